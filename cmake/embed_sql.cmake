@@ -1,0 +1,22 @@
+# Turns every sql/*.sql file into a C string constant so the library never
+# reads SQL from disk: fdx_sql_<name> holds the text of sql/<name>.sql.
+# Invoked as: cmake -DSQL_DIR=... -DOUT_C=... -DOUT_H=... -P embed_sql.cmake
+file(GLOB sql_files "${SQL_DIR}/*.sql")
+list(SORT sql_files)
+set(c_text "/* Generated from the files in sql/ by cmake/embed_sql.cmake. Do not edit. */\n#include \"sql_text.h\"\n\n")
+set(h_text "/* Generated from the files in sql/ by cmake/embed_sql.cmake. Do not edit. */\n#ifndef FDX_SQL_TEXT_H\n#define FDX_SQL_TEXT_H\n\n")
+foreach(f IN LISTS sql_files)
+  get_filename_component(name "${f}" NAME_WE)
+  file(READ "${f}" body)
+  string(REPLACE "\\" "\\\\" body "${body}")
+  string(REPLACE "\"" "\\\"" body "${body}")
+  string(REPLACE "\n" "\\n\"\n    \"" body "${body}")
+  string(APPEND c_text "const char fdx_sql_${name}[] =\n    \"${body}\";\n\n")
+  string(APPEND h_text "extern const char fdx_sql_${name}[];\n")
+endforeach()
+string(APPEND h_text "\n#endif\n")
+file(WRITE "${OUT_C}.new" "${c_text}")
+file(WRITE "${OUT_H}.new" "${h_text}")
+file(COPY_FILE "${OUT_C}.new" "${OUT_C}" ONLY_IF_DIFFERENT)
+file(COPY_FILE "${OUT_H}.new" "${OUT_H}" ONLY_IF_DIFFERENT)
+file(REMOVE "${OUT_C}.new" "${OUT_H}.new")

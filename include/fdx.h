@@ -1,0 +1,185 @@
+/*
+ * fdx: a persistent store for kernel-dispatch telemetry.
+ *
+ * A store is one SQLite database file holding aggregated miss cells and
+ * dispatch cells (see WIRE.md). The API follows SQLite's conventions: opaque
+ * handles, int status codes, out-parameters, and one errmsg accessor per
+ * handle. No function aborts or exits the process.
+ *
+ * A store handle is not thread-safe: use one handle per thread (several
+ * handles, threads or processes may open the same file at once).
+ */
+#ifndef FDX_H
+#define FDX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FDX_VERSION "0.1.0"
+/* The wire schema (the "schema" field of every record) this build reads. */
+#define FDX_WIRE_SCHEMA 2
+
+/* Status codes. */
+enum {
+    FDX_OK = 0,
+    FDX_ERROR = 1,   /* internal or SQLite error without a better code */
+    FDX_EDATA = 2,   /* bad input record or line */
+    FDX_EIO = 3,     /* reading or writing a file failed */
+    FDX_ENOMEM = 4,  /* out of memory */
+    FDX_EBUSY = 5,   /* the store stayed locked past the busy timeout */
+    FDX_ESCHEMA = 6, /* store written by a newer fdx */
+    FDX_ENOTSTORE = 7, /* file is not an fdx store, or is corrupt */
+    FDX_EMISUSE = 8, /* call not valid in the handle's current state */
+    FDX_ENOENT = 9,  /* a path that must exist does not */
+    FDX_EREADONLY = 10 /* the store cannot be written */
+};
+
+/* Short English name of a status code ("bad data", "I/O error", ...). */
+const char *fdx_strerror(int status);
+
+/* ---- Records (WIRE.md section 1) --------------------------------------
+ * Strings are NUL-terminated UTF-8 and are only borrowed for the duration of
+ * a call. Optional values carry a has_* flag. */
+
+typedef struct fdx_impl {
+    const char *backend;
+    const char *op;
+    const char *const *dtypes;
+    size_t n_dtypes;
+    const char *kernel_source;
+    uint64_t kernel_revision_hash;
+} fdx_impl;
+
+typedef struct fdx_hw {
+    int has_compute_capability; /* 0 for a CPU / non-CUDA device */
+    uint32_t cc_major;
+    uint32_t cc_minor;
+    const char *hardware_sku;
+    const char *driver_version;
+} fdx_hw;
+
+typedef struct fdx_candidate {
+    fdx_impl impl_id;
+    int has_latency; /* 0: unmeasured (distinct from a latency of 0) */
+    uint64_t latency_ns;
+} fdx_candidate;
+
+typedef struct fdx_miss {
+    const char *wanted;
+    fdx_impl fallback;
+    uint64_t count; /* 0 counts as one observation */
+    fdx_hw hw;
+} fdx_miss;
+
+typedef struct fdx_dispatch {
+    const char *structure_key; /* NULL: unkeyed */
+    fdx_impl chosen;
+    const fdx_candidate *candidates;
+    size_t n_candidates;
+    uint64_t count; /* 0 counts as one observation */
+    fdx_hw hw;
+} fdx_dispatch;
+
+/* ---- Store ------------------------------------------------------------ */
+
+typedef struct fdx_store fdx_store;
+
+/* fdx_store_open flags. */
+#define FDX_OPEN_CREATE 0x1 /* create the file when it does not exist */
+
+/*
+ * Opens (and with FDX_OPEN_CREATE, creates) the store at path, migrating an
+ * older schema. Like sqlite3_open_v2, *out is set even on failure (to NULL
+ * only when memory ran out) so fdx_store_errmsg can explain; close it either
+ * way.
+ */
+int fdx_store_open(const char *path, int flags, fdx_store **out);
+
+/* Closes the store, rolling back an uncommitted transaction. NULL is a no-op. */
+int fdx_store_close(fdx_store *store);
+
+/* The message of the last failed call on this handle ("" if none). */
+const char *fdx_store_errmsg(const fdx_store *store);
+
+/* Milliseconds to wait for another writer before FDX_EBUSY (default 10000). */
+int fdx_store_set_busy_timeout(fdx_store *store, int ms);
+
+/*
+ * Write transactions. Records and ingests are only accepted inside one;
+ * nothing is visible to other connections until fdx_store_commit returns
+ * FDX_OK. A failed commit leaves the store as it was before begin.
+ */
+typedef struct fdx_commit_stats {
+    uint64_t cells_added;   /* cells that did not exist before */
+    uint64_t cells_updated; /* existing cells whose count grew */
+} fdx_commit_stats;
+
+int fdx_store_begin(fdx_store *store);
+int fdx_store_commit(fdx_store *store, fdx_commit_stats *stats);
+int fdx_store_rollback(fdx_store *store);
+
+/*
+ * Adds one record to the open transaction. Returns FDX_EDATA (and leaves the
+ * transaction untouched) when a string is not valid UTF-8. Cells are
+ * aggregated in memory and written at commit; reads see them after commit.
+ */
+int fdx_store_record_miss(fdx_store *store, const fdx_miss *miss);
+int fdx_store_record_dispatch(fdx_store *store, const fdx_dispatch *dispatch);
+
+/* ---- Ingest ------------------------------------------------------------ */
+
+/* Called once per bad line: "where" is "file:line", reason says what is wrong. */
+typedef void (*fdx_diag_fn)(void *ctx, const char *where, const char *reason);
+
+typedef struct fdx_ingest_opts {
+    fdx_diag_fn on_error; /* NULL: only the first error reaches errmsg */
+    void *ctx;
+    size_t max_line_bytes; /* 0: FDX_DEFAULT_MAX_LINE */
+    int max_depth;         /* 0: FDX_DEFAULT_MAX_DEPTH */
+} fdx_ingest_opts;
+
+#define FDX_DEFAULT_MAX_LINE ((size_t)1 << 20)
+#define FDX_DEFAULT_MAX_DEPTH 5
+
+typedef struct fdx_ingest_stats {
+    uint64_t files;
+    uint64_t lines;   /* lines read, blank ones included */
+    uint64_t records; /* lines that held a valid record */
+    uint64_t bad_lines;
+    uint64_t bytes;
+} fdx_ingest_stats;
+
+/*
+ * Ingests path into the open transaction: a JSONL file (kinds mixed or not),
+ * a run directory holding misses.jsonl and/or dispatches.jsonl, or "-" for
+ * standard input. Every bad line is reported through opts->on_error; if there
+ * was any, FDX_EDATA is returned and nothing from path is applied (the rest
+ * of the transaction stays). stats (optional) is added to, not reset.
+ */
+int fdx_store_ingest_path(fdx_store *store, const char *path,
+                          const fdx_ingest_opts *opts, fdx_ingest_stats *stats);
+
+/* ---- Export ------------------------------------------------------------ */
+
+typedef struct fdx_export_stats {
+    uint64_t miss_lines;
+    uint64_t dispatch_lines;
+} fdx_export_stats;
+
+/*
+ * Writes outdir/misses.jsonl and outdir/dispatches.jsonl (WIRE.md section 3)
+ * from one consistent read, each replaced atomically. Creates outdir (one
+ * level) when missing. Not allowed while a write transaction is open.
+ */
+int fdx_store_export(fdx_store *store, const char *outdir,
+                     fdx_export_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FDX_H */

@@ -1,0 +1,1 @@
+RELEASE fdx_ingest;

@@ -1,0 +1,51 @@
+-- Schema version 1: one row per aggregated cell (WIRE.md section 2).
+--
+-- Every field of the aggregation tuple is a key column. Absent values are
+-- stored as values that equal themselves and differ from every real value,
+-- because SQLite treats NULLs in a key as all distinct:
+--   * an unkeyed dispatch has keyed = 0 and structure_key = '';
+--   * a stamp without compute capability has cc_major = cc_minor = -1.
+-- kernel_revision_hash holds the unsigned 64-bit value's bit pattern
+-- (values >= 2^63 read back negative); export orders it as unsigned.
+-- dtypes and candidates hold the compact JSON text exactly as exported.
+PRAGMA application_id = 1717860401;
+
+CREATE TABLE miss_cell (
+    wanted               TEXT    NOT NULL,
+    backend              TEXT    NOT NULL,
+    op                   TEXT    NOT NULL,
+    dtypes               TEXT    NOT NULL,
+    kernel_source        TEXT    NOT NULL,
+    kernel_revision_hash INTEGER NOT NULL,
+    cc_major             INTEGER NOT NULL CHECK (cc_major BETWEEN -1 AND 4294967295),
+    cc_minor             INTEGER NOT NULL CHECK (cc_minor BETWEEN -1 AND 4294967295),
+    hardware_sku         TEXT    NOT NULL,
+    driver_version       TEXT    NOT NULL,
+    count                INTEGER NOT NULL CHECK (count >= 1),
+    CHECK ((cc_major = -1) = (cc_minor = -1)),
+    PRIMARY KEY (wanted, backend, op, dtypes, kernel_source, kernel_revision_hash,
+                 cc_major, cc_minor, hardware_sku, driver_version)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE dispatch_cell (
+    keyed                INTEGER NOT NULL CHECK (keyed IN (0, 1)),
+    structure_key        TEXT    NOT NULL,
+    backend              TEXT    NOT NULL,
+    op                   TEXT    NOT NULL,
+    dtypes               TEXT    NOT NULL,
+    kernel_source        TEXT    NOT NULL,
+    kernel_revision_hash INTEGER NOT NULL,
+    cc_major             INTEGER NOT NULL CHECK (cc_major BETWEEN -1 AND 4294967295),
+    cc_minor             INTEGER NOT NULL CHECK (cc_minor BETWEEN -1 AND 4294967295),
+    hardware_sku         TEXT    NOT NULL,
+    driver_version       TEXT    NOT NULL,
+    candidates           TEXT    NOT NULL DEFAULT '[]',
+    count                INTEGER NOT NULL CHECK (count >= 1),
+    CHECK (keyed = 1 OR structure_key = ''),
+    CHECK ((cc_major = -1) = (cc_minor = -1)),
+    PRIMARY KEY (keyed, structure_key, backend, op, dtypes, kernel_source,
+                 kernel_revision_hash, cc_major, cc_minor, hardware_sku,
+                 driver_version)
+) STRICT, WITHOUT ROWID;
+
+PRAGMA user_version = 1;

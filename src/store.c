@@ -1,0 +1,373 @@
+/*
+ * Opening a store (creation, identity and schema migration), write
+ * transactions, the statement cache and error reporting.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cell.h"
+#include "sql_text.h"
+#include "store_internal.h"
+
+/* PRAGMA application_id of every fdx store: "fdx1". */
+#define FDX_APPLICATION_ID 0x66647831
+#define FDX_DEFAULT_BUSY_MS 10000
+
+/* migrations[v] upgrades a store from schema version v to v + 1. */
+static const char *const migrations[] = {fdx_sql_schema_1};
+#define FDX_SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
+
+static const char *const stmt_text[FDX_STMT_COUNT] = {
+    [FDX_STMT_BEGIN_WRITE] = fdx_sql_begin_write,
+    [FDX_STMT_BEGIN_READ] = fdx_sql_begin_read,
+    [FDX_STMT_COMMIT] = fdx_sql_commit,
+    [FDX_STMT_ROLLBACK] = fdx_sql_rollback,
+    [FDX_STMT_SAVEPOINT] = fdx_sql_savepoint,
+    [FDX_STMT_RELEASE] = fdx_sql_release,
+    [FDX_STMT_ROLLBACK_TO] = fdx_sql_rollback_to,
+    [FDX_STMT_MISS_UPSERT] = fdx_sql_miss_upsert,
+    [FDX_STMT_DISPATCH_UPSERT] = fdx_sql_dispatch_upsert,
+    [FDX_STMT_MISS_EXISTS] = fdx_sql_miss_exists,
+    [FDX_STMT_DISPATCH_EXISTS] = fdx_sql_dispatch_exists,
+    [FDX_STMT_MISS_EXPORT] = fdx_sql_miss_export,
+    [FDX_STMT_DISPATCH_EXPORT] = fdx_sql_dispatch_export,
+};
+
+const char *fdx_strerror(int status)
+{
+    static const char *const names[] = {
+        "ok",          "error",         "bad data",        "I/O error",
+        "out of memory", "store is busy", "newer schema",  "not an fdx store",
+        "misuse",      "no such file",  "read-only store",
+    };
+    if (status < 0 || (size_t)status >= sizeof names / sizeof names[0])
+        return "unknown status";
+    return names[status];
+}
+
+int fdx_store_fail(fdx_store *s, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->errmsg, sizeof s->errmsg, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+static int code_of_sqlite(int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED: return FDX_EBUSY;
+    case SQLITE_NOMEM: return FDX_ENOMEM;
+    case SQLITE_READONLY: return FDX_EREADONLY;
+    case SQLITE_NOTADB:
+    case SQLITE_CORRUPT: return FDX_ENOTSTORE;
+    case SQLITE_IOERR:
+    case SQLITE_FULL:
+    case SQLITE_CANTOPEN: return FDX_EIO;
+    default: return FDX_ERROR;
+    }
+}
+
+int fdx_store_fail_sqlite(fdx_store *s, int rc, const char *what)
+{
+    int code = code_of_sqlite(rc);
+    const char *msg = s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
+    if (code == FDX_EBUSY)
+        return fdx_store_fail(s, code, "%s: %s: locked by another process for more than %d ms",
+                              s->path, what, s->busy_ms);
+    return fdx_store_fail(s, code, "%s: %s: %s", s->path, what, msg);
+}
+
+int fdx_store_stmt(fdx_store *s, fdx_stmt_id id, sqlite3_stmt **out)
+{
+    sqlite3_stmt *st = s->stmts[id];
+    if (!st) {
+        int rc = sqlite3_prepare_v3(s->db, stmt_text[id], -1, SQLITE_PREPARE_PERSISTENT, &st,
+                                    NULL);
+        if (rc != SQLITE_OK)
+            return fdx_store_fail_sqlite(s, rc, "preparing a statement");
+        s->stmts[id] = st;
+    } else {
+        sqlite3_reset(st);
+        sqlite3_clear_bindings(st);
+    }
+    *out = st;
+    return FDX_OK;
+}
+
+int fdx_store_exec(fdx_store *s, fdx_stmt_id id)
+{
+    sqlite3_stmt *st;
+    int rc = fdx_store_stmt(s, id, &st);
+    if (rc != FDX_OK)
+        return rc;
+    rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return fdx_store_fail_sqlite(s, rc, "running a statement");
+    return FDX_OK;
+}
+
+/* Runs a one-off query returning one integer (PRAGMA reads, counts). */
+static int query_int(fdx_store *s, const char *sql, int64_t *out)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            *out = sqlite3_column_int64(st, 0);
+            rc = SQLITE_OK;
+        }
+    }
+    if (rc != SQLITE_OK) {
+        int code = fdx_store_fail_sqlite(s, rc, "reading the store header");
+        sqlite3_finalize(st);
+        return code;
+    }
+    sqlite3_finalize(st);
+    return FDX_OK;
+}
+
+typedef struct identity {
+    int64_t app_id;
+    int64_t version;
+    int64_t objects;
+} identity;
+
+static int read_identity(fdx_store *s, identity *id)
+{
+    int rc = query_int(s, fdx_sql_application_id, &id->app_id);
+    if (rc == FDX_OK)
+        rc = query_int(s, fdx_sql_user_version, &id->version);
+    if (rc == FDX_OK)
+        rc = query_int(s, fdx_sql_schema_object_count, &id->objects);
+    if (rc == FDX_ENOTSTORE)
+        return fdx_store_fail(s, rc, "%s: not an fdx store (not an SQLite database, or corrupt)",
+                              s->path);
+    return rc;
+}
+
+static int check_identity(fdx_store *s, const identity *id)
+{
+    int fresh = id->app_id == 0 && id->version == 0 && id->objects == 0;
+    if (!fresh && id->app_id != FDX_APPLICATION_ID)
+        return fdx_store_fail(s, FDX_ENOTSTORE,
+                              "%s: not an fdx store (an SQLite database of another kind)",
+                              s->path);
+    if (id->version > FDX_SCHEMA_VERSION)
+        return fdx_store_fail(s, FDX_ESCHEMA,
+                              "%s: written by a newer fdx (store schema version %lld; this "
+                              "build reads up to %d): upgrade fdx",
+                              s->path, (long long)id->version, FDX_SCHEMA_VERSION);
+    return FDX_OK;
+}
+
+/* Brings the schema up to date in one transaction (another process may race). */
+static int migrate(fdx_store *s)
+{
+    identity id;
+    int rc = fdx_store_exec(s, FDX_STMT_BEGIN_WRITE);
+    if (rc != FDX_OK)
+        return rc;
+    rc = read_identity(s, &id);
+    if (rc == FDX_OK)
+        rc = check_identity(s, &id);
+    for (int64_t v = id.version; rc == FDX_OK && v < FDX_SCHEMA_VERSION; v++) {
+        char *msg = NULL;
+        int src = sqlite3_exec(s->db, migrations[v], NULL, NULL, &msg);
+        if (src != SQLITE_OK)
+            rc = fdx_store_fail(s, code_of_sqlite(src), "%s: migrating to schema %lld: %s",
+                                s->path, (long long)v + 1, msg ? msg : sqlite3_errstr(src));
+        sqlite3_free(msg);
+    }
+    if (rc != FDX_OK) {
+        sqlite3_exec(s->db, fdx_sql_rollback, NULL, NULL, NULL);
+        return rc;
+    }
+    return fdx_store_exec(s, FDX_STMT_COMMIT);
+}
+
+static int configure(fdx_store *s)
+{
+    sqlite3_extended_result_codes(s->db, 1);
+    sqlite3_busy_timeout(s->db, s->busy_ms);
+    identity id;
+    int rc = read_identity(s, &id);
+    if (rc == FDX_OK)
+        rc = check_identity(s, &id);
+    if (rc != FDX_OK)
+        return rc;
+    char *msg = NULL;
+    int src = sqlite3_exec(s->db, fdx_sql_connection, NULL, NULL, &msg);
+    if (src != SQLITE_OK) {
+        rc = fdx_store_fail(s, code_of_sqlite(src), "%s: configuring the connection: %s",
+                            s->path, msg ? msg : sqlite3_errstr(src));
+        sqlite3_free(msg);
+        return rc;
+    }
+    return id.version < FDX_SCHEMA_VERSION ? migrate(s) : FDX_OK;
+}
+
+static int open_db(fdx_store *s, const char *path, int flags)
+{
+    struct stat st;
+    if (!(flags & FDX_OPEN_CREATE) && stat(path, &st) != 0)
+        return fdx_store_fail(s, errno == ENOENT ? FDX_ENOENT : FDX_EIO, "%s: %s", path,
+                              errno == ENOENT ? "no such store" : strerror(errno));
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return fdx_store_fail(s, FDX_ENOTSTORE, "%s: is a directory, not an fdx store", path);
+    int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
+    if (flags & FDX_OPEN_CREATE)
+        oflags |= SQLITE_OPEN_CREATE;
+    int rc = sqlite3_open_v2(path, &s->db, oflags, NULL);
+    if (rc != SQLITE_OK)
+        return fdx_store_fail_sqlite(s, rc, "opening");
+    return configure(s);
+}
+
+int fdx_store_open(const char *path, int flags, fdx_store **out)
+{
+    fdx_store *s = calloc(1, sizeof *s);
+    *out = s;
+    if (!s)
+        return FDX_ENOMEM;
+    s->busy_ms = FDX_DEFAULT_BUSY_MS;
+    s->path = strdup(path ? path : "");
+    s->pending = fdx_agg_new();
+    if (!s->path || !s->pending)
+        return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
+    if (!path || !*path)
+        return fdx_store_fail(s, FDX_EMISUSE, "no store path given");
+    return open_db(s, path, flags);
+}
+
+int fdx_store_close(fdx_store *s)
+{
+    if (!s)
+        return FDX_OK;
+    if (s->in_txn)
+        fdx_store_rollback(s);
+    for (int i = 0; i < FDX_STMT_COUNT; i++)
+        sqlite3_finalize(s->stmts[i]);
+    int rc = sqlite3_close(s->db) == SQLITE_OK ? FDX_OK : FDX_ERROR;
+    fdx_agg_free(s->pending);
+    fdx_buf_free(&s->dtypes);
+    fdx_buf_free(&s->cands);
+    free(s->path);
+    free(s);
+    return rc;
+}
+
+const char *fdx_store_errmsg(const fdx_store *s)
+{
+    return s ? s->errmsg : "out of memory";
+}
+
+int fdx_store_set_busy_timeout(fdx_store *s, int ms)
+{
+    if (ms < 0)
+        return fdx_store_fail(s, FDX_EMISUSE, "busy timeout must not be negative");
+    s->busy_ms = ms;
+    if (s->db)
+        sqlite3_busy_timeout(s->db, ms);
+    return FDX_OK;
+}
+
+/* ---- write transactions ---- */
+
+static int need_db(fdx_store *s)
+{
+    if (!s->db)
+        return fdx_store_fail(s, FDX_EMISUSE, "the store is not open");
+    return FDX_OK;
+}
+
+int fdx_store_begin(fdx_store *s)
+{
+    int rc = need_db(s);
+    if (rc != FDX_OK)
+        return rc;
+    if (s->in_txn)
+        return fdx_store_fail(s, FDX_EMISUSE, "a transaction is already open");
+    if ((rc = fdx_store_exec(s, FDX_STMT_BEGIN_WRITE)) != FDX_OK)
+        return rc;
+    s->in_txn = 1;
+    memset(&s->txn_stats, 0, sizeof s->txn_stats);
+    fdx_agg_clear(s->pending);
+    return FDX_OK;
+}
+
+int fdx_store_rollback(fdx_store *s)
+{
+    if (!s->in_txn)
+        return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open");
+    s->in_txn = 0;
+    fdx_agg_clear(s->pending);
+    if (sqlite3_get_autocommit(s->db))
+        return FDX_OK;
+    return fdx_store_exec(s, FDX_STMT_ROLLBACK);
+}
+
+int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
+{
+    if (!s->in_txn)
+        return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open");
+    int rc = fdx_store_flush_pending(s);
+    if (rc == FDX_OK)
+        rc = fdx_store_exec(s, FDX_STMT_COMMIT);
+    if (rc != FDX_OK) {
+        char saved[sizeof s->errmsg];
+        memcpy(saved, s->errmsg, sizeof saved);
+        fdx_store_rollback(s);
+        memcpy(s->errmsg, saved, sizeof saved);
+        return rc;
+    }
+    s->in_txn = 0;
+    if (stats)
+        *stats = s->txn_stats;
+    return FDX_OK;
+}
+
+static int need_txn(fdx_store *s)
+{
+    if (!s->in_txn)
+        return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open (call fdx_store_begin)");
+    return FDX_OK;
+}
+
+static int add_pending(fdx_store *s, const fdx_cell *cell, uint64_t count, fdx_str cands)
+{
+    if (fdx_agg_add(s->pending, cell, count, cands) != FDX_OK)
+        return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
+    if (fdx_agg_cells(s->pending) >= FDX_SPILL_CELLS)
+        return fdx_store_flush_pending(s);
+    return FDX_OK;
+}
+
+int fdx_store_record_miss(fdx_store *s, const fdx_miss *m)
+{
+    fdx_cell cell;
+    fdx_str none = {"[]", 2};
+    int rc = need_txn(s);
+    if (rc == FDX_OK)
+        rc = fdx_cell_from_miss(&cell, m, &s->dtypes, s->errmsg, sizeof s->errmsg);
+    return rc == FDX_OK ? add_pending(s, &cell, m->count, none) : rc;
+}
+
+int fdx_store_record_dispatch(fdx_store *s, const fdx_dispatch *d)
+{
+    fdx_cell cell;
+    int rc = need_txn(s);
+    if (rc == FDX_OK)
+        rc = fdx_cell_from_dispatch(&cell, d, &s->dtypes, &s->cands, s->errmsg,
+                                    sizeof s->errmsg);
+    fdx_str cands = {s->cands.data, s->cands.len};
+    return rc == FDX_OK ? add_pending(s, &cell, d->count, cands) : rc;
+}

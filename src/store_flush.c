@@ -1,0 +1,94 @@
+/*
+ * Writing pending cells into SQLite: one upsert per distinct cell, telling
+ * inserts from updates for the commit statistics.
+ */
+#include "store_internal.h"
+
+/* Binds the key columns in the order the .sql files number them; returns the
+ * next parameter index. */
+static int bind_key(sqlite3_stmt *st, const fdx_cell *c)
+{
+    int i = 1;
+    if (c->kind == FDX_KIND_DISPATCH)
+        sqlite3_bind_int(st, i++, c->keyed);
+    const fdx_str *texts1[] = {&c->token, &c->backend, &c->op, &c->dtypes_json,
+                               &c->kernel_source};
+    for (size_t k = 0; k < sizeof texts1 / sizeof texts1[0]; k++, i++)
+        sqlite3_bind_text(st, i, texts1[k]->p, (int)texts1[k]->n, SQLITE_STATIC);
+    sqlite3_bind_int64(st, i++, (int64_t)c->revision);
+    sqlite3_bind_int64(st, i++, c->cc_major);
+    sqlite3_bind_int64(st, i++, c->cc_minor);
+    sqlite3_bind_text(st, i++, c->sku.p, (int)c->sku.n, SQLITE_STATIC);
+    sqlite3_bind_text(st, i++, c->driver.p, (int)c->driver.n, SQLITE_STATIC);
+    return i;
+}
+
+static int cell_exists(fdx_store *s, const fdx_cell *c, int *exists)
+{
+    sqlite3_stmt *st;
+    fdx_stmt_id id = c->kind == FDX_KIND_MISS ? FDX_STMT_MISS_EXISTS : FDX_STMT_DISPATCH_EXISTS;
+    int rc = fdx_store_stmt(s, id, &st);
+    if (rc != FDX_OK)
+        return rc;
+    bind_key(st, c);
+    rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return fdx_store_fail_sqlite(s, rc, "looking up a cell");
+    *exists = rc == SQLITE_ROW;
+    return FDX_OK;
+}
+
+/* Upserts one cell; *added tells whether it was new. */
+static int upsert(fdx_store *s, const fdx_cell *c, uint64_t count, fdx_str cands, int *added)
+{
+    int existed = -1;
+    if (count == FDX_COUNT_MAX) { /* the returned count cannot tell */
+        int rc = cell_exists(s, c, &existed);
+        if (rc != FDX_OK)
+            return rc;
+    }
+    sqlite3_stmt *st;
+    fdx_stmt_id id = c->kind == FDX_KIND_MISS ? FDX_STMT_MISS_UPSERT : FDX_STMT_DISPATCH_UPSERT;
+    int rc = fdx_store_stmt(s, id, &st);
+    if (rc != FDX_OK)
+        return rc;
+    int i = bind_key(st, c);
+    if (c->kind == FDX_KIND_DISPATCH)
+        sqlite3_bind_text(st, i++, cands.p, (int)cands.n, SQLITE_STATIC);
+    sqlite3_bind_int64(st, i, (int64_t)count);
+    rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        int code = fdx_store_fail_sqlite(s, rc, "writing a cell");
+        sqlite3_reset(st);
+        return code;
+    }
+    uint64_t stored = (uint64_t)sqlite3_column_int64(st, 0);
+    rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return fdx_store_fail_sqlite(s, rc, "writing a cell");
+    *added = existed >= 0 ? !existed : stored == count;
+    return FDX_OK;
+}
+
+int fdx_store_flush_pending(fdx_store *s)
+{
+    size_t n = fdx_agg_cells(s->pending);
+    for (size_t i = 0; i < n; i++) {
+        fdx_cell cell;
+        uint64_t count;
+        fdx_str cands;
+        int added = 0;
+        fdx_agg_get(s->pending, i, &cell, &count, &cands);
+        int rc = upsert(s, &cell, count, cands, &added);
+        if (rc != FDX_OK)
+            return rc;
+        if (added)
+            s->txn_stats.cells_added++;
+        else
+            s->txn_stats.cells_updated++;
+    }
+    fdx_agg_clear(s->pending);
+    return FDX_OK;
+}

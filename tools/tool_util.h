@@ -1,0 +1,16 @@
+/* What every fdx command-line program shares: exit codes and messages. */
+#ifndef FDX_TOOL_UTIL_H
+#define FDX_TOOL_UTIL_H
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+/* "prog: message\n" on stderr. */
+void tool_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints the usage error and the hint to run --help; returns EXIT_USAGE. */
+int tool_usage_error(const char *prog, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void tool_version(const char *prog);
+/* Parses a non-negative decimal number; 0 on success. */
+int tool_parse_size(const char *s, unsigned long long max, unsigned long long *out);
+
+#endif
