@@ -130,6 +130,10 @@ int fdx_store_rollback(fdx_store *store);
 int fdx_store_record_miss(fdx_store *store, const fdx_miss *miss);
 int fdx_store_record_dispatch(fdx_store *store, const fdx_dispatch *dispatch);
 
+/* Cells of each kind in the store (records pending in an open transaction are
+ * not counted until commit). */
+int fdx_store_cell_counts(fdx_store *store, uint64_t *misses, uint64_t *dispatches);
+
 /* ---- Ingest ------------------------------------------------------------ */
 
 /* Called once per bad line: "where" is "file:line", reason says what is wrong. */

@@ -35,6 +35,7 @@ static const char *const stmt_text[FDX_STMT_COUNT] = {
     [FDX_STMT_DISPATCH_EXISTS] = fdx_sql_dispatch_exists,
     [FDX_STMT_MISS_EXPORT] = fdx_sql_miss_export,
     [FDX_STMT_DISPATCH_EXPORT] = fdx_sql_dispatch_export,
+    [FDX_STMT_CELL_COUNTS] = fdx_sql_cell_counts,
 };
 
 const char *fdx_strerror(int status)
@@ -370,4 +371,21 @@ int fdx_store_record_dispatch(fdx_store *s, const fdx_dispatch *d)
                                     sizeof s->errmsg);
     fdx_str cands = {s->cands.data, s->cands.len};
     return rc == FDX_OK ? add_pending(s, &cell, d->count, cands) : rc;
+}
+
+int fdx_store_cell_counts(fdx_store *s, uint64_t *misses, uint64_t *dispatches)
+{
+    sqlite3_stmt *st;
+    int rc = need_db(s);
+    if (rc == FDX_OK)
+        rc = fdx_store_stmt(s, FDX_STMT_CELL_COUNTS, &st);
+    if (rc != FDX_OK)
+        return rc;
+    int src = sqlite3_step(st);
+    if (src == SQLITE_ROW) {
+        *misses = (uint64_t)sqlite3_column_int64(st, 0);
+        *dispatches = (uint64_t)sqlite3_column_int64(st, 1);
+    }
+    sqlite3_reset(st);
+    return src == SQLITE_ROW ? FDX_OK : fdx_store_fail_sqlite(s, src, "counting cells");
 }

@@ -25,6 +25,7 @@ typedef enum fdx_stmt_id {
     FDX_STMT_DISPATCH_EXISTS,
     FDX_STMT_MISS_EXPORT,
     FDX_STMT_DISPATCH_EXPORT,
+    FDX_STMT_CELL_COUNTS,
     FDX_STMT_COUNT
 } fdx_stmt_id;
 

@@ -1,0 +1,260 @@
+/* The wire codec: decoding every record shape, every error of WIRE.md
+ * section 4, exact u64 digits, and the writer's escaping. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cell.h"
+#include "decode.h"
+#include "encode.h"
+
+#define IMPL_A                                                                                 \
+    "{\"backend\":\"Cuda\",\"op\":\"MatMul\",\"dtypes\":[\"F16\",\"F16\"],"                     \
+    "\"kernel_source\":\"baracuda\",\"kernel_revision_hash\":2748}"
+#define HW_GPU "{\"compute_capability\":[8,9],\"hardware_sku\":\"RTX\",\"driver_version\":\"552\"}"
+#define MISS(body) "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_A body "}"
+
+static fdx_decoder *dec;
+static char err[512];
+
+static void setup(void) { dec = fdx_decoder_new(0); }
+static void teardown(void) { fdx_decoder_free(dec); }
+
+static int decode(const char *line, fdx_record *rec)
+{
+    err[0] = '\0';
+    return fdx_decode_line(dec, line, strlen(line), rec, err, sizeof err);
+}
+
+/* Re-encodes a decoded record as one exported line. */
+static char *reencode(const fdx_record *rec)
+{
+    fdx_buf dtypes = FDX_BUF_INIT, cands = FDX_BUF_INIT, line = FDX_BUF_INIT;
+    fdx_cell cell;
+    char e[256];
+    int rc = rec->kind == FDX_KIND_MISS
+                 ? fdx_cell_from_miss(&cell, &rec->miss, &dtypes, e, sizeof e)
+                 : fdx_cell_from_dispatch(&cell, &rec->dispatch, &dtypes, &cands, e, sizeof e);
+    ck_assert_msg(rc == FDX_OK, "%s", e);
+    fdx_str c = {cands.data ? cands.data : "[]", cands.data ? cands.len : 2};
+    uint64_t count = rec->kind == FDX_KIND_MISS ? rec->miss.count : rec->dispatch.count;
+    fdx_enc_cell_line(&line, &cell, count, c);
+    fdx_buf_free(&dtypes);
+    fdx_buf_free(&cands);
+    return line.data;
+}
+
+START_TEST(decodes_a_miss)
+{
+    fdx_record r;
+    ck_assert_int_eq(decode(MISS(",\"count\":3,\"hw\":" HW_GPU), &r), FDX_OK);
+    ck_assert_int_eq(r.kind, FDX_KIND_MISS);
+    ck_assert_str_eq(r.miss.wanted, "w");
+    ck_assert_str_eq(r.miss.fallback.backend, "Cuda");
+    ck_assert_uint_eq(r.miss.fallback.n_dtypes, 2);
+    ck_assert_str_eq(r.miss.fallback.dtypes[1], "F16");
+    ck_assert_uint_eq(r.miss.fallback.kernel_revision_hash, 2748);
+    ck_assert_uint_eq(r.miss.count, 3);
+    ck_assert_int_eq(r.miss.hw.has_compute_capability, 1);
+    ck_assert_uint_eq(r.miss.hw.cc_major, 8);
+    ck_assert_uint_eq(r.miss.hw.cc_minor, 9);
+}
+END_TEST
+
+START_TEST(decodes_a_dispatch_with_optional_fields)
+{
+    fdx_record r;
+    const char *line =
+        "{\"structure_key\":null,\"schema\":2,\"chosen\":" IMPL_A ",\"candidates\":["
+        "{\"impl_id\":" IMPL_A ",\"latency_ns\":null},{\"impl_id\":" IMPL_A ",\"latency_ns\":0}],"
+        "\"count\":0,\"hw\":{\"compute_capability\":null,\"hardware_sku\":\"cpu\","
+        "\"driver_version\":\"n/a\",\"extra\":{\"nested\":[1.5,-2e3]}}}";
+    ck_assert_msg(decode(line, &r) == FDX_OK, "%s", err);
+    ck_assert_int_eq(r.kind, FDX_KIND_DISPATCH);
+    ck_assert_ptr_null(r.dispatch.structure_key);
+    ck_assert_uint_eq(r.dispatch.n_candidates, 2);
+    ck_assert_int_eq(r.dispatch.candidates[0].has_latency, 0);
+    ck_assert_int_eq(r.dispatch.candidates[1].has_latency, 1);
+    ck_assert_uint_eq(r.dispatch.candidates[1].latency_ns, 0);
+    ck_assert_uint_eq(r.dispatch.count, 0);
+    ck_assert_int_eq(r.dispatch.hw.has_compute_capability, 0);
+}
+END_TEST
+
+START_TEST(absent_candidates_are_empty)
+{
+    fdx_record r;
+    ck_assert_int_eq(decode("{\"schema\":2,\"structure_key\":\"\",\"chosen\":" IMPL_A
+                            ",\"count\":1,\"hw\":" HW_GPU "}",
+                            &r),
+                     FDX_OK);
+    ck_assert_str_eq(r.dispatch.structure_key, "");
+    ck_assert_uint_eq(r.dispatch.n_candidates, 0);
+}
+END_TEST
+
+/* Values above 2^53 (double loses digits) and 2^63 (SQLite's INTEGER ends). */
+START_TEST(u64_extremes_round_trip_exactly)
+{
+    static const char *const values[] = {"0",
+                                         "9007199254740993",
+                                         "9223372036854775807",
+                                         "9223372036854775808",
+                                         "9223372036854775809",
+                                         "18446744073709551614",
+                                         "18446744073709551615"};
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        char line[1024];
+        fdx_record r;
+        snprintf(line, sizeof line,
+                 "{\"schema\":2,\"structure_key\":\"k\",\"chosen\":{\"backend\":\"B\",\"op\":"
+                 "\"O\",\"dtypes\":[],\"kernel_source\":\"s\",\"kernel_revision_hash\":%s},"
+                 "\"candidates\":[{\"impl_id\":{\"backend\":\"B\",\"op\":\"O\",\"dtypes\":[],"
+                 "\"kernel_source\":\"s\",\"kernel_revision_hash\":%s},\"latency_ns\":%s}],"
+                 "\"count\":1,\"hw\":{\"hardware_sku\":\"x\",\"driver_version\":\"y\"}}\n",
+                 values[i], values[i], values[i]);
+        ck_assert_msg(decode(line, &r) == FDX_OK, "%s: %s", values[i], err);
+        char *out = reencode(&r);
+        ck_assert_str_eq(out, line);
+        free(out);
+    }
+}
+END_TEST
+
+typedef struct bad_case {
+    const char *line;
+    const char *reason; /* a substring of the message */
+} bad_case;
+
+static const bad_case bad_cases[] = {
+    {MISS(",\"count\":-3,\"hw\":" HW_GPU), "count: expected an unsigned integer, got -3"},
+    {MISS(",\"count\":1.5,\"hw\":" HW_GPU), "count: expected an unsigned integer, got 1.5"},
+    {MISS(",\"count\":1e3,\"hw\":" HW_GPU), "count: expected an unsigned integer, got 1e3"},
+    {MISS(",\"count\":18446744073709551616,\"hw\":" HW_GPU),
+     "count: 18446744073709551616 is out of range"},
+    {MISS(",\"count\":\"1\",\"hw\":" HW_GPU), "count: expected an unsigned integer, got a string"},
+    {MISS(",\"count\":1"), "hw: missing"},
+    {MISS(",\"hw\":" HW_GPU), "count: missing"},
+    {MISS(",\"count\":1,\"hw\":{\"compute_capability\":[8],\"hardware_sku\":\"a\","
+          "\"driver_version\":\"b\"}"),
+     "hw.compute_capability: expected [major, minor], got an array"},
+    {MISS(",\"count\":1,\"hw\":{\"compute_capability\":[8,4294967296],\"hardware_sku\":\"a\","
+          "\"driver_version\":\"b\"}"),
+     "hw.compute_capability[1]: 4294967296 is out of range"},
+    {MISS(",\"count\":1,\"hw\":{\"hardware_sku\":\"a\"}"), "hw.driver_version: missing"},
+    {MISS(",\"count\":1,\"count\":2,\"hw\":" HW_GPU), "duplicate key \"count\""},
+    {MISS(",\"count\":1,\"hw\":{\"hardware_sku\":\"a\",\"hardware_sku\":\"a\","
+          "\"driver_version\":\"b\"}"),
+     "hw: duplicate key \"hardware_sku\""},
+    {"{\"schema\":1,\"wanted\":\"w\"}", "schema: unsupported version 1 (this build reads schema 2)"},
+    {"{\"schema\":3,\"wanted\":\"w\"}", "schema: unsupported version 3"},
+    {"{\"schema\":2.0,\"wanted\":\"w\"}", "schema: unsupported version 2.0"},
+    {"{\"schema\":\"2\",\"wanted\":\"w\"}", "schema: expected 2, got a string"},
+    {"{\"wanted\":\"w\"}", "schema: missing"},
+    {"{\"schema\":2,\"wanted\":null}", "wanted: expected a string, got null"},
+    {"{\"schema\":2,\"wanted\":\"w\",\"fallback\":{\"backend\":\"B\",\"op\":\"O\",\"dtypes\":[1]}}",
+     "fallback.dtypes[0]: expected a string, got 1"},
+    {"{\"schema\":2,\"wanted\":\"w\",\"fallback\":{\"backend\":\"B\",\"op\":\"O\"}}",
+     "fallback.dtypes: missing"},
+    {"{\"schema\":2,\"wanted\":\"w\",\"fallback\":[]}", "fallback: expected an object, got an array"},
+    {"{\"schema\":2,\"structure_key\":5}", "structure_key: expected a string or null, got 5"},
+    {"{\"schema\":2,\"chosen\":" IMPL_A ",\"candidates\":null,\"count\":1,\"hw\":" HW_GPU "}",
+     "candidates: expected an array, got null"},
+    {"{\"schema\":2,\"chosen\":" IMPL_A ",\"candidates\":[{\"impl_id\":" IMPL_A
+     ",\"latency_ns\":-1}],\"count\":1,\"hw\":" HW_GPU "}",
+     "candidates[0].latency_ns: expected an unsigned integer, got -1"},
+    {"{\"schema\":2,\"chosen\":" IMPL_A ",\"candidates\":[3],\"count\":1,\"hw\":" HW_GPU "}",
+     "candidates[0]: expected an object, got 3"},
+    {"{\"schema\":2,\"chosen\":" IMPL_A ",\"candidates\":[{}],\"count\":1,\"hw\":" HW_GPU "}",
+     "candidates[0].impl_id: missing"},
+    {"{\"schema\":2,\"wanted\":\"a\xff\"}", "invalid UTF-8 at byte 24"},
+    {"{\"schema\":2,\"wanted\":\"\xc0\xaf\"}", "invalid UTF-8"},
+    {"{\"schema\":2,\"wanted\":\"\xed\xa0\x80\"}", "invalid UTF-8"},
+    {"{\"schema\":2,\"wanted\":\"a\\u0000b\"}", "U+0000"},
+    {"{\"schema\":2,\"wanted\":\"\\ud800\"}", "lone UTF-16 surrogate"},
+    {"{\"schema\":2,\"wanted\":\"\\udc00\\ud800\"}", "lone UTF-16 surrogate"},
+    {"{\"schema\":2,\"wanted\":\"\\ud800\\u0041\"}", "lone UTF-16 surrogate"},
+    {"{\"schema\":2,\"wanted\":\"\\x\"}", "invalid escape"},
+    {"{\"schema\":2,\"wanted\":\"tab\there\"}", "unescaped control character"},
+    {"{\"schema\":2,\"x\":[[[[[1]]]]]}", "nesting deeper than 5 levels"},
+    {"{\"schema\":2,\"wanted\":\"w\"} x", "trailing bytes"},
+    {"{\"schema\":2}{\"schema\":2}", "trailing bytes"},
+    {"[{\"schema\":2}]", "not a JSON object"},
+    {"\"text\"", "not a JSON object"},
+    {"{\"schema\":02}", "invalid number"},
+    {"{\"schema\":2,}", "invalid JSON"},
+    {"{\"schema\":2", "invalid JSON"},
+    {"{\"schema\":2,\"wanted\":\"w", "unterminated string"},
+    {"{\"schema\":2,\x01\"wanted\":\"w\"}", "control character outside a string"},
+};
+
+START_TEST(rejects_bad_line)
+{
+    const bad_case *c = &bad_cases[_i];
+    fdx_record r;
+    ck_assert_msg(decode(c->line, &r) == FDX_EDATA, "accepted: %s", c->line);
+    ck_assert_msg(strstr(err, c->reason), "line %s\n  got:  %s\n  want: %s", c->line, err,
+                  c->reason);
+}
+END_TEST
+
+START_TEST(surrogate_pairs_and_escapes_decode)
+{
+    fdx_record r;
+    const char *line = MISS(",\"count\":1,\"hw\":{\"hardware_sku\":\"\\ud83d\\ude00\\/\\u00e9\","
+                            "\"driver_version\":\"\\u001f\"}");
+    ck_assert_msg(decode(line, &r) == FDX_OK, "%s", err);
+    ck_assert_str_eq(r.miss.hw.hardware_sku, "\xf0\x9f\x98\x80/\xc3\xa9");
+    ck_assert_str_eq(r.miss.hw.driver_version, "\x1f");
+}
+END_TEST
+
+START_TEST(writer_escapes_exactly)
+{
+    fdx_buf b = FDX_BUF_INIT;
+    const char in[] = "\"\\/\x7f\xc3\xa9\b\f\n\r\t\x01\x1f";
+    fdx_enc_string(&b, in, sizeof in - 1);
+    ck_assert_str_eq(b.data, "\"\\\"\\\\/\x7f\xc3\xa9\\b\\f\\n\\r\\t\\u0001\\u001f\"");
+    fdx_buf_free(&b);
+}
+END_TEST
+
+/* Random mutations of a valid line never crash and either decode or explain. */
+START_TEST(mutated_lines_never_crash)
+{
+    const char *base = "{\"schema\":2,\"chosen\":" IMPL_A ",\"candidates\":[{\"impl_id\":" IMPL_A
+                       ",\"latency_ns\":5}],\"count\":1,\"hw\":" HW_GPU "}";
+    size_t n = strlen(base);
+    char *line = malloc(n + 1);
+    srand(12345);
+    for (int iter = 0; iter < 20000; iter++) {
+        memcpy(line, base, n + 1);
+        int edits = 1 + rand() % 4;
+        for (int e = 0; e < edits; e++)
+            line[rand() % n] = (char)(rand() % 256);
+        fdx_record r;
+        err[0] = '\0';
+        int rc = fdx_decode_line(dec, line, n, &r, err, sizeof err);
+        ck_assert(rc == FDX_OK || (rc == FDX_EDATA && err[0] != '\0'));
+    }
+    free(line);
+}
+END_TEST
+
+Suite *codec_suite(void)
+{
+    Suite *s = suite_create("codec");
+    TCase *tc = tcase_create("decode");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, decodes_a_miss);
+    tcase_add_test(tc, decodes_a_dispatch_with_optional_fields);
+    tcase_add_test(tc, absent_candidates_are_empty);
+    tcase_add_test(tc, u64_extremes_round_trip_exactly);
+    tcase_add_loop_test(tc, rejects_bad_line, 0, (int)(sizeof bad_cases / sizeof bad_cases[0]));
+    tcase_add_test(tc, surrogate_pairs_and_escapes_decode);
+    tcase_add_test(tc, writer_escapes_exactly);
+    tcase_add_test(tc, mutated_lines_never_crash);
+    suite_add_tcase(s, tc);
+    return s;
+}

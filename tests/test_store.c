@@ -1,0 +1,511 @@
+/* The store: golden vectors, aggregation across ingests and reopenings,
+ * saturation, u64 order, atomic failure, schema versions and bad files. */
+#include <check.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "test_util.h"
+
+static char *dir;
+
+static void setup(void) { dir = tu_tempdir(); }
+
+static void teardown(void)
+{
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* expected/misses.jsonl + "--\n" + expected/dispatches.jsonl of a vector. */
+static char *expected_of(const char *vector)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "%s/expected/misses.jsonl", vector);
+    char *m = tu_read_file(tu_data(rel), NULL);
+    snprintf(rel, sizeof rel, "%s/expected/dispatches.jsonl", vector);
+    char *d = tu_read_file(tu_data(rel), NULL);
+    ck_assert_ptr_nonnull(m);
+    ck_assert_ptr_nonnull(d);
+    char *all = malloc(strlen(m) + strlen(d) + 4);
+    sprintf(all, "%s--\n%s", m, d);
+    free(m);
+    free(d);
+    return all;
+}
+
+static const char *run_dir(const char *vector, int run)
+{
+    static char rel[256];
+    snprintf(rel, sizeof rel, "%s/input/run_%04d", vector, run);
+    return tu_data(rel);
+}
+
+static void check_vector(const char *vector, int runs, int one_by_one)
+{
+    char *want = expected_of(vector);
+    const char *db_path = tu_path(dir, "v.db");
+    const char *paths[8];
+    for (int r = 0; r < runs; r++)
+        paths[r] = strdup(run_dir(vector, r));
+    if (one_by_one) {
+        for (int r = 0; r < runs; r++) { /* reopened for every run */
+            fdx_store *db = tu_open(db_path);
+            ck_assert_msg(tu_ingest(db, &paths[r], 1) == FDX_OK, "%s", fdx_store_errmsg(db));
+            fdx_store_close(db);
+        }
+    } else {
+        fdx_store *db = tu_open(db_path);
+        ck_assert_msg(tu_ingest(db, paths, (size_t)runs) == FDX_OK, "%s", fdx_store_errmsg(db));
+        fdx_store_close(db);
+    }
+    fdx_store *db = tu_open(db_path);
+    char *got = tu_export(db, tu_path(dir, "out"));
+    ck_assert_str_eq(got, want);
+    fdx_store_close(db);
+    for (int r = 0; r < runs; r++)
+        free((char *)paths[r]);
+    free(got);
+    free(want);
+}
+
+START_TEST(golden_basic_at_once) { check_vector("basic", 2, 0); }
+END_TEST
+START_TEST(golden_basic_run_by_run) { check_vector("basic", 2, 1); }
+END_TEST
+START_TEST(golden_nasty_at_once) { check_vector("nasty", 3, 0); }
+END_TEST
+START_TEST(golden_nasty_run_by_run) { check_vector("nasty", 3, 1); }
+END_TEST
+
+/* ---- helpers for hand-written feeds ---- */
+
+#define IMPL_H(src, hash)                                                                      \
+    "{\"backend\":\"Cuda\",\"op\":\"MatMul\",\"dtypes\":[\"F16\"],\"kernel_source\":\"" src     \
+    "\",\"kernel_revision_hash\":" hash "}"
+#define CPU "{\"hardware_sku\":\"cpu\",\"driver_version\":\"n/a\"}"
+#define GPU "{\"compute_capability\":[8,9],\"hardware_sku\":\"gpu\",\"driver_version\":\"1\"}"
+
+/* Writes text to a file in the test directory and ingests it in its own
+ * transaction, through a freshly opened store. */
+static int ingest_text(const char *name, const char *text)
+{
+    const char *path = strdup(tu_path(dir, name));
+    tu_write_file(path, text);
+    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    int rc = tu_ingest(db, &path, 1);
+    fdx_store_close(db);
+    free((char *)path);
+    return rc;
+}
+
+static char *export_store(void)
+{
+    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    char *out = tu_export(db, tu_path(dir, "out"));
+    fdx_store_close(db);
+    return out;
+}
+
+START_TEST(unkeyed_and_cpu_cells_aggregate_across_ingests)
+{
+    const char *line = "{\"schema\":2,\"chosen\":" IMPL_H("k", "1") ",\"count\":2,\"hw\":" CPU
+                       "}\n";
+    const char *line_null = "{\"schema\":2,\"structure_key\":null,\"chosen\":" IMPL_H(
+        "k", "1") ",\"count\":3,\"hw\":{\"compute_capability\":null,\"hardware_sku\":\"cpu\","
+                  "\"driver_version\":\"n/a\"}}\n";
+    ck_assert_int_eq(ingest_text("a.jsonl", line), FDX_OK);
+    ck_assert_int_eq(ingest_text("b.jsonl", line_null), FDX_OK);
+    ck_assert_int_eq(ingest_text("c.jsonl", line), FDX_OK);
+    char *out = export_store();
+    ck_assert_str_eq(out, "--\n{\"schema\":2,\"chosen\":" IMPL_H("k", "1") ",\"count\":7,\"hw\":" CPU
+                          "}\n");
+    free(out);
+}
+END_TEST
+
+START_TEST(empty_structure_key_differs_from_unkeyed)
+{
+    const char *feed = "{\"schema\":2,\"structure_key\":\"\",\"chosen\":" IMPL_H(
+        "k", "1") ",\"count\":1,\"hw\":" CPU "}\n"
+                  "{\"schema\":2,\"chosen\":" IMPL_H("k", "1") ",\"count\":1,\"hw\":" CPU "}\n";
+    ck_assert_int_eq(ingest_text("a.jsonl", feed), FDX_OK);
+    ck_assert_int_eq(ingest_text("b.jsonl", feed), FDX_OK);
+    char *out = export_store();
+    ck_assert_str_eq(out, "--\n{\"schema\":2,\"chosen\":" IMPL_H("k", "1") ",\"count\":2,\"hw\":" CPU
+                          "}\n{\"schema\":2,\"structure_key\":\"\",\"chosen\":" IMPL_H(
+                              "k", "1") ",\"count\":2,\"hw\":" CPU "}\n");
+    free(out);
+}
+END_TEST
+
+#define MISS_LINE(count) "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_H("k", "1") \
+    ",\"count\":" count ",\"hw\":" GPU "}\n"
+#define MISS_OUT(count) "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_H("k", "1") \
+    ",\"count\":" count ",\"hw\":" GPU "}\n--\n"
+
+START_TEST(counts_saturate_within_one_ingest)
+{
+    ck_assert_int_eq(ingest_text("a.jsonl", MISS_LINE("18446744073709551615") MISS_LINE("7")),
+                     FDX_OK);
+    char *out = export_store();
+    ck_assert_str_eq(out, MISS_OUT("9223372036854775807"));
+    free(out);
+}
+END_TEST
+
+START_TEST(counts_saturate_across_ingests)
+{
+    ck_assert_int_eq(ingest_text("a.jsonl", MISS_LINE("9223372036854775800")), FDX_OK);
+    ck_assert_int_eq(ingest_text("b.jsonl", MISS_LINE("7")), FDX_OK);
+    char *out = export_store();
+    ck_assert_str_eq(out, MISS_OUT("9223372036854775807"));
+    free(out);
+    ck_assert_int_eq(ingest_text("c.jsonl", MISS_LINE("9223372036854775807")), FDX_OK);
+    ck_assert_int_eq(ingest_text("d.jsonl", MISS_LINE("0")), FDX_OK);
+    out = export_store();
+    ck_assert_str_eq(out, MISS_OUT("9223372036854775807"));
+    free(out);
+    /* The stored value stays an INTEGER, never a REAL. */
+    sqlite3 *raw;
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_open(tu_path(dir, "s.db"), &raw), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_prepare_v2(raw, "SELECT typeof(count) FROM miss_cell", -1, &st, NULL),
+                     SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), "integer");
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+}
+END_TEST
+
+START_TEST(zero_count_counts_once)
+{
+    ck_assert_int_eq(ingest_text("a.jsonl", MISS_LINE("0") MISS_LINE("0")), FDX_OK);
+    ck_assert_int_eq(ingest_text("b.jsonl", MISS_LINE("0")), FDX_OK);
+    char *out = export_store();
+    ck_assert_str_eq(out, MISS_OUT("3"));
+    free(out);
+}
+END_TEST
+
+#define HASH_LINE(h) "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_H("k", h) \
+    ",\"count\":1,\"hw\":" CPU "}\n"
+
+START_TEST(revision_hashes_keep_u64_and_sort_unsigned)
+{
+    ck_assert_int_eq(ingest_text("a.jsonl", HASH_LINE("18446744073709551615")
+                                               HASH_LINE("9223372036854775809") HASH_LINE("1")
+                                                   HASH_LINE("9223372036854775807")
+                                                       HASH_LINE("9223372036854775808")),
+                     FDX_OK);
+    ck_assert_int_eq(ingest_text("b.jsonl", HASH_LINE("9223372036854775809")), FDX_OK);
+    char *out = export_store();
+    const char *order[] = {"1}", "9223372036854775807}", "9223372036854775808}",
+                           "9223372036854775809}", "18446744073709551615}"};
+    const char *at = out;
+    for (size_t i = 0; i < 5; i++) {
+        char needle[64];
+        snprintf(needle, sizeof needle, "\"kernel_revision_hash\":%s", order[i]);
+        const char *hit = strstr(out, needle);
+        ck_assert_msg(hit && hit >= at, "%s out of order in\n%s", order[i], out);
+        at = hit;
+    }
+    ck_assert_ptr_nonnull(strstr(out, "\"kernel_revision_hash\":9223372036854775809},\"count\":2"));
+    free(out);
+}
+END_TEST
+
+#define DISP(cands, count) "{\"schema\":2,\"structure_key\":\"s\",\"chosen\":" IMPL_H("k", "1") \
+    cands ",\"count\":" count ",\"hw\":" GPU "}\n"
+#define CANDS(lat) ",\"candidates\":[{\"impl_id\":" IMPL_H("c", "2") ",\"latency_ns\":" lat "}]"
+
+START_TEST(latest_non_empty_candidates_win_across_ingests)
+{
+    ck_assert_int_eq(ingest_text("a.jsonl", DISP(CANDS("5"), "1")), FDX_OK);
+    ck_assert_int_eq(ingest_text("b.jsonl", DISP("", "1") DISP(",\"candidates\":[]", "1")), FDX_OK);
+    char *out = export_store();
+    ck_assert_str_eq(out, "--\n" DISP(CANDS("5"), "3"));
+    free(out);
+    ck_assert_int_eq(ingest_text("c.jsonl", DISP(CANDS("7"), "1") DISP(CANDS("9"), "1")), FDX_OK);
+    out = export_store();
+    ck_assert_str_eq(out, "--\n" DISP(CANDS("9"), "5"));
+    free(out);
+}
+END_TEST
+
+/* A store closed, reopened and added to keeps accumulating. */
+START_TEST(reopened_store_accumulates)
+{
+    for (int run = 0; run < 5; run++)
+        ck_assert_int_eq(ingest_text("run.jsonl", MISS_LINE("2")), FDX_OK);
+    char *out = export_store();
+    ck_assert_str_eq(out, MISS_OUT("10"));
+    free(out);
+}
+END_TEST
+
+/* Every WIRE.md section 4 error leaves the store exactly as it was. */
+static const char *const bad_lines[] = {
+    "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_H("k", "1") ",\"count\":-3,\"hw\":" GPU "}",
+    "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_H("k", "18446744073709551616") ",\"count\":1,\"hw\":" GPU "}",
+    "{\"schema\":1,\"wanted\":\"w\"}",
+    "{\"schema\":2,\"wanted\":\"\xff\"}",
+    "{\"schema\":2,\"wanted\":\"\\u0000\"}",
+    "{\"schema\":2,\"wanted\":\"\\udead\"}",
+    "{\"schema\":2,\"a\":[[[[[[]]]]]]}",
+    "{\"schema\":2} {}",
+    "[1,2]",
+    "{\"schema\":2,\"schema\":2}",
+    "{\"schema\":2,\"chosen\":" IMPL_H("k", "1") ",\"candidates\":null,\"count\":1,\"hw\":" GPU "}",
+    "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_H("k", "1.0") ",\"count\":1,\"hw\":" GPU "}",
+    "not json",
+};
+
+START_TEST(bad_line_leaves_store_unchanged)
+{
+    ck_assert_int_eq(ingest_text("seed.jsonl", MISS_LINE("4") DISP(CANDS("5"), "1")), FDX_OK);
+    char *before = export_store();
+    char feed[2048];
+    snprintf(feed, sizeof feed, "%s\n%s\n%s\n", MISS_LINE("1"), bad_lines[_i],
+             DISP(CANDS("6"), "1"));
+    ck_assert_int_eq(ingest_text("bad.jsonl", feed), FDX_EDATA);
+    char *after = export_store();
+    ck_assert_str_eq(after, before);
+    free(before);
+    free(after);
+}
+END_TEST
+
+START_TEST(errors_name_file_and_line)
+{
+    const char *path = strdup(tu_path(dir, "bad.jsonl"));
+    tu_write_file(path, "\n" MISS_LINE("1") "{\"schema\":2,\"wanted\":\"w\",\"count\":-3}\n");
+    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_path(db, path, NULL, NULL), FDX_EDATA);
+    char want[4200];
+    snprintf(want, sizeof want, "%s:3: fallback: missing", path);
+    ck_assert_msg(strstr(fdx_store_errmsg(db), want), "%s", fdx_store_errmsg(db));
+    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    fdx_store_close(db);
+    free((char *)path);
+}
+END_TEST
+
+/* One bad path undoes only itself inside the caller's transaction. */
+START_TEST(failed_path_is_undone_alone)
+{
+    const char *good = strdup(tu_path(dir, "good.jsonl"));
+    const char *bad = strdup(tu_path(dir, "bad.jsonl"));
+    tu_write_file(good, MISS_LINE("2"));
+    tu_write_file(bad, MISS_LINE("5") "oops\n");
+    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    fdx_ingest_stats st = {0};
+    fdx_commit_stats cs;
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_path(db, good, NULL, &st), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_path(db, bad, NULL, &st), FDX_EDATA);
+    ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
+    ck_assert_uint_eq(cs.cells_added, 1);
+    ck_assert_uint_eq(st.files, 2);
+    ck_assert_uint_eq(st.records, 2);
+    ck_assert_uint_eq(st.bad_lines, 1);
+    fdx_store_close(db);
+    char *out = export_store();
+    ck_assert_str_eq(out, MISS_OUT("2"));
+    free(out);
+    free((char *)good);
+    free((char *)bad);
+}
+END_TEST
+
+START_TEST(over_long_line_is_an_error)
+{
+    const char *path = strdup(tu_path(dir, "long.jsonl"));
+    tu_write_file(path, MISS_LINE("1") MISS_LINE("2"));
+    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    fdx_ingest_opts opts = {NULL, NULL, 100, 0};
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_path(db, path, &opts, NULL), FDX_EDATA);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), ":1: line longer than 100 bytes"));
+    fdx_store_rollback(db);
+    fdx_store_close(db);
+    free((char *)path);
+}
+END_TEST
+
+START_TEST(records_need_a_transaction_and_valid_text)
+{
+    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    const char *dt[] = {"F16"};
+    fdx_miss m = {"w", {"Cuda", "MatMul", dt, 1, "src", 1}, 1, {0, 0, 0, "cpu", "n/a"}};
+    ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_EMISUSE);
+    m.wanted = "bad\xc3";
+    ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_EDATA);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "wanted: invalid UTF-8"));
+    m.wanted = "w";
+    m.fallback.kernel_source = NULL;
+    ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_EDATA);
+    m.fallback.kernel_source = "src";
+    ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_OK);
+    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    uint64_t misses, dispatches;
+    ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
+    ck_assert_uint_eq(misses, 0);
+    ck_assert_int_eq(fdx_store_export(db, tu_path(dir, "out"), NULL), FDX_OK);
+    fdx_store_close(db);
+}
+END_TEST
+
+START_TEST(many_distinct_cells_spill_and_stay_exact)
+{
+    /* More distinct cells than are kept in memory, each seen twice. */
+    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    const char *dt[] = {"F16"};
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    char wanted[32];
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < 70000; i++) {
+            snprintf(wanted, sizeof wanted, "w%d", i);
+            fdx_miss m = {wanted, {"Cuda", "MatMul", dt, 1, "src", 1}, 1, {0, 0, 0, "c", "d"}};
+            ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_OK);
+        }
+    fdx_commit_stats cs;
+    ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
+    ck_assert_uint_eq(cs.cells_added, 70000);
+    uint64_t misses, dispatches;
+    ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
+    ck_assert_uint_eq(misses, 70000);
+    fdx_export_stats es;
+    ck_assert_int_eq(fdx_store_export(db, tu_path(dir, "out"), &es), FDX_OK);
+    char *m = tu_read_file(tu_path(tu_path(dir, "out"), "misses.jsonl"), NULL);
+    ck_assert_ptr_null(strstr(m, "\"count\":1,"));
+    free(m);
+    fdx_store_close(db);
+}
+END_TEST
+
+/* ---- opening: identity and schema versions ---- */
+
+static void raw_exec(const char *path, const char *sql)
+{
+    sqlite3 *raw;
+    ck_assert_int_eq(sqlite3_open(path, &raw), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(raw, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(raw);
+}
+
+static int open_status(const char *path, int flags, const char *expect_msg)
+{
+    fdx_store *db;
+    int rc = fdx_store_open(path, flags, &db);
+    if (expect_msg)
+        ck_assert_msg(strstr(fdx_store_errmsg(db), expect_msg), "%s", fdx_store_errmsg(db));
+    fdx_store_close(db);
+    return rc;
+}
+
+START_TEST(newer_schema_is_refused)
+{
+    const char *path = tu_path(dir, "s.db");
+    fdx_store_close(tu_open(path));
+    raw_exec(path, "PRAGMA user_version = 99");
+    ck_assert_int_eq(open_status(path, 0, "newer fdx (store schema version 99"), FDX_ESCHEMA);
+}
+END_TEST
+
+START_TEST(missing_store_is_not_created_without_create)
+{
+    const char *path = tu_path(dir, "none.db");
+    ck_assert_int_eq(open_status(path, 0, "no such store"), FDX_ENOENT);
+    struct stat st;
+    ck_assert_int_ne(stat(path, &st), 0);
+}
+END_TEST
+
+START_TEST(foreign_files_are_refused)
+{
+    const char *junk = tu_path(dir, "junk.db");
+    tu_write_file(junk, "this is not a database, just text that is long enough to matter....."
+                        "...............................................................");
+    ck_assert_int_eq(open_status(junk, FDX_OPEN_CREATE, "not an fdx store"), FDX_ENOTSTORE);
+    const char *other = tu_path(dir, "other.db");
+    raw_exec(other, "CREATE TABLE t(x)");
+    ck_assert_int_eq(open_status(other, 0, "another kind"), FDX_ENOTSTORE);
+    ck_assert_int_eq(open_status(dir, 0, "is a directory"), FDX_ENOTSTORE);
+}
+END_TEST
+
+START_TEST(empty_file_becomes_a_store)
+{
+    const char *path = tu_path(dir, "empty.db");
+    tu_write_file(path, "");
+    ck_assert_int_eq(open_status(path, 0, NULL), FDX_OK);
+    ck_assert_int_eq(ingest_text("x.jsonl", MISS_LINE("1")), FDX_OK);
+}
+END_TEST
+
+START_TEST(export_needs_a_directory)
+{
+    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    const char *file = tu_path(dir, "file");
+    tu_write_file(file, "x");
+    ck_assert_int_eq(fdx_store_export(db, file, NULL), FDX_EIO);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "not a directory"));
+    fdx_store_close(db);
+}
+END_TEST
+
+START_TEST(export_replaces_files_and_leaves_no_temporaries)
+{
+    ck_assert_int_eq(ingest_text("a.jsonl", MISS_LINE("1")), FDX_OK);
+    free(export_store());
+    ck_assert_int_eq(ingest_text("b.jsonl", MISS_LINE("1")), FDX_OK);
+    char *out = export_store();
+    ck_assert_str_eq(out, MISS_OUT("2"));
+    free(out);
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "test $(ls -A '%s/out' | wc -l) -eq 2", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+Suite *store_suite(void)
+{
+    Suite *s = suite_create("store");
+    TCase *tc = tcase_create("store");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, golden_basic_at_once);
+    tcase_add_test(tc, golden_basic_run_by_run);
+    tcase_add_test(tc, golden_nasty_at_once);
+    tcase_add_test(tc, golden_nasty_run_by_run);
+    tcase_add_test(tc, unkeyed_and_cpu_cells_aggregate_across_ingests);
+    tcase_add_test(tc, empty_structure_key_differs_from_unkeyed);
+    tcase_add_test(tc, counts_saturate_within_one_ingest);
+    tcase_add_test(tc, counts_saturate_across_ingests);
+    tcase_add_test(tc, zero_count_counts_once);
+    tcase_add_test(tc, revision_hashes_keep_u64_and_sort_unsigned);
+    tcase_add_test(tc, latest_non_empty_candidates_win_across_ingests);
+    tcase_add_test(tc, reopened_store_accumulates);
+    tcase_add_loop_test(tc, bad_line_leaves_store_unchanged, 0,
+                        (int)(sizeof bad_lines / sizeof bad_lines[0]));
+    tcase_add_test(tc, errors_name_file_and_line);
+    tcase_add_test(tc, failed_path_is_undone_alone);
+    tcase_add_test(tc, over_long_line_is_an_error);
+    tcase_add_test(tc, records_need_a_transaction_and_valid_text);
+    tcase_add_test(tc, many_distinct_cells_spill_and_stay_exact);
+    tcase_add_test(tc, newer_schema_is_refused);
+    tcase_add_test(tc, missing_store_is_not_created_without_create);
+    tcase_add_test(tc, foreign_files_are_refused);
+    tcase_add_test(tc, empty_file_becomes_a_store);
+    tcase_add_test(tc, export_needs_a_directory);
+    tcase_add_test(tc, export_replaces_files_and_leaves_no_temporaries);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,107 @@
+/* Test helpers (see test_util.h). */
+#include "test_util.h"
+
+#include <check.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef FDX_TEST_DATA
+#error "FDX_TEST_DATA must name tests/data"
+#endif
+
+char *tu_tempdir(void)
+{
+    const char *base = getenv("TMPDIR");
+    char *tmpl;
+    ck_assert_int_ne(asprintf(&tmpl, "%s/fdx-test-XXXXXX", base && *base ? base : "/tmp"), -1);
+    ck_assert_ptr_nonnull(mkdtemp(tmpl));
+    return tmpl;
+}
+
+const char *tu_path(const char *dir, const char *name)
+{
+    static char bufs[8][4096];
+    static int next;
+    char *b = bufs[next++ % 8];
+    snprintf(b, sizeof bufs[0], "%s/%s", dir, name);
+    return b;
+}
+
+void tu_write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(text, 1, strlen(text), f), strlen(text));
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+char *tu_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += got;
+        if (cap - n < 2)
+            buf = realloc(buf, cap *= 2);
+    }
+    fclose(f);
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+void tu_rmtree(const char *path) { nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
+const char *tu_data(const char *rel) { return tu_path(FDX_TEST_DATA, rel); }
+
+fdx_store *tu_open(const char *path)
+{
+    fdx_store *db;
+    int rc = fdx_store_open(path, FDX_OPEN_CREATE, &db);
+    ck_assert_msg(rc == FDX_OK, "open %s: %s", path, fdx_store_errmsg(db));
+    return db;
+}
+
+int tu_ingest(fdx_store *db, const char *const *paths, size_t n)
+{
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    for (size_t i = 0; i < n; i++) {
+        int rc = fdx_store_ingest_path(db, paths[i], NULL, NULL);
+        if (rc != FDX_OK) {
+            fdx_store_rollback(db);
+            return rc;
+        }
+    }
+    return fdx_store_commit(db, NULL);
+}
+
+char *tu_export(fdx_store *db, const char *dir)
+{
+    int rc = fdx_store_export(db, dir, NULL);
+    ck_assert_msg(rc == FDX_OK, "export: %s", fdx_store_errmsg(db));
+    char *m = tu_read_file(tu_path(dir, "misses.jsonl"), NULL);
+    char *d = tu_read_file(tu_path(dir, "dispatches.jsonl"), NULL);
+    ck_assert_ptr_nonnull(m);
+    ck_assert_ptr_nonnull(d);
+    char *all;
+    ck_assert_int_ne(asprintf(&all, "%s--\n%s", m, d), -1);
+    free(m);
+    free(d);
+    return all;
+}

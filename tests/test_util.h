@@ -1,0 +1,28 @@
+/* Helpers shared by the test programs: temporary directories and files. */
+#ifndef FDX_TEST_UTIL_H
+#define FDX_TEST_UTIL_H
+
+#include <stddef.h>
+
+#include "fdx.h"
+
+/* A fresh directory under $TMPDIR (or /tmp); caller frees the path. */
+char *tu_tempdir(void);
+/* dir/name in a static rotating buffer. */
+const char *tu_path(const char *dir, const char *name);
+void tu_write_file(const char *path, const char *text);
+/* Whole file, NUL-terminated; NULL when it cannot be read. Caller frees. */
+char *tu_read_file(const char *path, size_t *len);
+/* Removes a directory tree. */
+void tu_rmtree(const char *path);
+/* The path of a file in tests/data. */
+const char *tu_data(const char *rel);
+
+/* Opens (creating) a store and fails the test on error. */
+fdx_store *tu_open(const char *path);
+/* Ingests each path in one transaction; returns the status of the first failure. */
+int tu_ingest(fdx_store *db, const char *const *paths, size_t n);
+/* Exports to dir and returns misses.jsonl + "--\n" + dispatches.jsonl. Caller frees. */
+char *tu_export(fdx_store *db, const char *dir);
+
+#endif
