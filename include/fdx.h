@@ -176,8 +176,8 @@ typedef struct fdx_export_stats {
 
 /*
  * Writes outdir/misses.jsonl and outdir/dispatches.jsonl (WIRE.md section 3)
- * from one consistent read, each replaced atomically. Creates outdir (one
- * level) when missing. Not allowed while a write transaction is open.
+ * from one consistent read, each replaced atomically. Creates outdir (and its
+ * parents) when missing. Not allowed while a write transaction is open.
  */
 int fdx_store_export(fdx_store *store, const char *outdir,
                      fdx_export_stats *stats);

@@ -85,12 +85,35 @@ static int write_kind(fdx_store *s, const char *path, fdx_kind kind, uint64_t *l
     return FDX_OK;
 }
 
+/* mkdir -p: creates outdir and any missing parents. */
+static int make_dirs(fdx_store *s, char *path)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        int rc = mkdir(path, 0777);
+        *p = '/';
+        if (rc != 0 && errno != EEXIST)
+            return fdx_store_fail(s, FDX_EIO, "%s: creating the output directory: %s", path,
+                                  strerror(errno));
+    }
+    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+        return fdx_store_fail(s, FDX_EIO, "%s: creating the output directory: %s", path,
+                              strerror(errno));
+    return FDX_OK;
+}
+
 static int make_outdir(fdx_store *s, const char *outdir)
 {
     struct stat st;
-    if (mkdir(outdir, 0777) != 0 && errno != EEXIST)
-        return fdx_store_fail(s, FDX_EIO, "%s: creating the output directory: %s", outdir,
-                              strerror(errno));
+    char *copy = strdup(outdir);
+    if (!copy)
+        return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
+    int rc = make_dirs(s, copy);
+    free(copy);
+    if (rc != FDX_OK)
+        return rc;
     if (stat(outdir, &st) != 0)
         return fdx_store_fail(s, FDX_EIO, "%s: %s", outdir, strerror(errno));
     if (!S_ISDIR(st.st_mode))

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what fdx needs to build, test and run its demo on Debian, when it
+# is missing. Runs apt-get as root, or through sudo otherwise.
+set -euo pipefail
+
+need_pkgs=()
+for cmd_pkg in cc:build-essential make:build-essential cmake:cmake pkg-config:pkg-config \
+               sqlite3:sqlite3 python3:python3; do
+  command -v "${cmd_pkg%%:*}" >/dev/null 2>&1 || need_pkgs+=("${cmd_pkg#*:}")
+done
+for lib in libsqlite3-dev libcjson-dev check; do
+  dpkg-query -W -f='${Status}' "$lib" 2>/dev/null | grep -q 'install ok installed' \
+    || need_pkgs+=("$lib")
+done
+if [ "${FDX_WITH_CLANG:-0}" = 1 ] && ! command -v clang >/dev/null 2>&1; then
+  need_pkgs+=(clang)
+fi
+
+if [ "${#need_pkgs[@]}" -gt 0 ]; then
+  mapfile -t need_pkgs < <(printf '%s\n' "${need_pkgs[@]}" | sort -u)
+  echo "deps: installing ${need_pkgs[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need_pkgs[@]}" >/dev/null
+fi

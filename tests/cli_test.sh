@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# End-to-end checks of the fdx command-line programs: exit codes, messages,
+# golden output and the store left unchanged by a failed ingest.
+# Usage: cli_test.sh FDX_INGEST FDX_EXPORT DATA_DIR
+set -u
+INGEST=$1 EXPORT=$2 DATA=$3
+T=$(mktemp -d "${TMPDIR:-/tmp}/fdx-cli-XXXXXX")
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+# expect CODE DESCRIPTION -- COMMAND...: runs COMMAND, output in $T/out, $T/err
+expect() {
+  local want=$1 what=$2; shift 3
+  "$@" >"$T/out" 2>"$T/err"
+  local got=$?
+  if [ "$got" -eq "$want" ]; then ok; else bad "$what: exit $got, want $want"; cat "$T/err" >&2; fi
+}
+has() { if grep -qF -- "$2" "$T/$1"; then ok; else bad "$1 lacks '$2'"; cat "$T/$1" >&2; fi; }
+same() { if cmp -s "$1" "$2"; then ok; else bad "$1 differs from $2"; diff "$1" "$2" | head >&2; fi; }
+snapshot() { "$EXPORT" "$1" "$2" >/dev/null 2>&1 || bad "export of $1 failed"; }
+
+MISS='{"schema":2,"wanted":"w","fallback":{"backend":"Cuda","op":"MatMul","dtypes":["F16"],"kernel_source":"k","kernel_revision_hash":1},"count":1,"hw":{"hardware_sku":"cpu","driver_version":"n/a"}}'
+
+# --help, --version and usage errors
+for tool in "$INGEST" "$EXPORT"; do
+  expect 0 "help" -- "$tool" --help; has out "Usage:"
+  expect 0 "version" -- "$tool" --version; has out "fdx"
+  expect 2 "no arguments" -- "$tool"; has err "Try"
+  expect 2 "unknown option" -- "$tool" --bogus x y; has err "unknown option"
+done
+expect 2 "bad --max-line-bytes" -- "$INGEST" --max-line-bytes abc "$T/db" x
+expect 2 "export with one argument" -- "$EXPORT" "$T/db"
+
+# golden vectors, run by run and all at once
+for v in basic nasty; do
+  for r in "$DATA/$v"/input/run_*; do
+    expect 0 "ingest $r" -- "$INGEST" "$T/$v-1.db" "$r"
+  done
+  expect 0 "ingest $v at once" -- "$INGEST" "$T/$v-2.db" "$DATA/$v"/input/run_*
+  has err "cells added"
+  for db in 1 2; do
+    expect 0 "export $v" -- "$EXPORT" "$T/$v-$db.db" "$T/$v-out$db/sub"
+    has out "misses.jsonl: "
+    same "$T/$v-out$db/sub/misses.jsonl" "$DATA/$v/expected/misses.jsonl"
+    same "$T/$v-out$db/sub/dispatches.jsonl" "$DATA/$v/expected/dispatches.jsonl"
+  done
+done
+
+# standard input and a single file holding both kinds
+cat "$DATA"/basic/input/run_0000/*.jsonl >"$T/mixed.jsonl"
+expect 0 "stdin" -- "$INGEST" "$T/stdin.db" - <"$DATA/basic/input/run_0001/misses.jsonl"
+expect 0 "mixed file" -- "$INGEST" "$T/stdin.db" "$T/mixed.jsonl" "$DATA/basic/input/run_0001/dispatches.jsonl"
+expect 0 "export" -- "$EXPORT" "$T/stdin.db" "$T/stdin-out"
+same "$T/stdin-out/misses.jsonl" "$DATA/basic/expected/misses.jsonl"
+same "$T/stdin-out/dispatches.jsonl" "$DATA/basic/expected/dispatches.jsonl"
+
+# a bad feed: every bad line listed (capped), exit 1, store unchanged
+snapshot "$T/basic-1.db" "$T/before"
+{ echo "$MISS"; for i in $(seq 1 30); do echo '{"schema":2,"wanted":"w","count":-3}'; done; } >"$T/bad.jsonl"
+expect 1 "bad feed" -- "$INGEST" "$T/basic-1.db" "$DATA/basic/input/run_0000" "$T/bad.jsonl"
+has err "$T/bad.jsonl:2: fallback: missing"
+has err "$T/bad.jsonl:21: fallback: missing"
+has err "... and 10 more bad lines"
+has err "30 bad lines: nothing ingested"
+if grep -q "bad.jsonl:22:" "$T/err"; then bad "cap not applied"; else ok; fi
+snapshot "$T/basic-1.db" "$T/after"
+same "$T/before/misses.jsonl" "$T/after/misses.jsonl"
+same "$T/before/dispatches.jsonl" "$T/after/dispatches.jsonl"
+expect 1 "bad feed, all errors" -- "$INGEST" --max-errors 0 "$T/basic-1.db" "$T/bad.jsonl"
+has err "$T/bad.jsonl:31: fallback: missing"
+
+# a bad line in a new store leaves no store behind holding data
+expect 1 "bad feed into new store" -- "$INGEST" "$T/new.db" "$T/bad.jsonl"
+expect 0 "export new store" -- "$EXPORT" "$T/new.db" "$T/new-out"
+has out "misses.jsonl: 0 lines"
+
+# over-long lines
+expect 1 "long line" -- "$INGEST" --max-line-bytes 50 "$T/long.db" "$T/mixed.jsonl"
+has err "line longer than 50 bytes"
+
+# missing inputs and outputs
+expect 1 "missing path" -- "$INGEST" "$T/basic-1.db" "$T/nope.jsonl"
+has err "nope.jsonl"
+mkdir -p "$T/emptyrun"
+expect 1 "empty run dir" -- "$INGEST" "$T/basic-1.db" "$T/emptyrun"
+has err "neither misses.jsonl nor dispatches.jsonl"
+expect 1 "export of a missing store" -- "$EXPORT" "$T/missing.db" "$T/x"
+has err "no such store"
+if [ -e "$T/missing.db" ]; then bad "export created a store"; else ok; fi
+echo "just some text, not a database at all; long enough to be read as a header" >"$T/afile"
+expect 1 "export into a file" -- "$EXPORT" "$T/basic-1.db" "$T/afile"
+has err "not a directory"
+expect 1 "ingest into a non-store" -- "$INGEST" "$T/afile" "$T/mixed.jsonl"
+expect 1 "quiet" -- "$INGEST" -q "$T/afile" "$T/mixed.jsonl"
+expect 0 "quiet success" -- "$INGEST" -q "$T/q.db" "$T/mixed.jsonl"
+if [ -s "$T/err" ]; then bad "--quiet printed"; else ok; fi
+
+echo "cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
