@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -141,19 +142,26 @@ typedef void (*fdx_diag_fn)(void *ctx, const char *where, const char *reason);
 
 typedef struct fdx_ingest_opts {
     fdx_diag_fn on_error; /* NULL: only the first error reaches errmsg */
-    void *ctx;
-    size_t max_line_bytes; /* 0: FDX_DEFAULT_MAX_LINE */
-    int max_depth;         /* 0: FDX_DEFAULT_MAX_DEPTH */
+    void *ctx;            /* passed to on_error and on_warning */
+    size_t max_line_bytes; /* 0: FDX_DEFAULT_MAX_LINE (at most FDX_MAX_LINE_LIMIT) */
+    int max_depth;         /* 0: FDX_DEFAULT_MAX_DEPTH (at most FDX_MAX_DEPTH_LIMIT) */
+    int skip_invalid;      /* 1: ingest the good lines; report and skip the bad ones */
+    FILE *rejects;         /* with skip_invalid: every skipped line, verbatim, one per line */
+    /* Notices that are not errors, such as content already ingested before:
+     * "where" is the path. */
+    fdx_diag_fn on_warning;
 } fdx_ingest_opts;
 
 #define FDX_DEFAULT_MAX_LINE ((size_t)1 << 20)
+#define FDX_MAX_LINE_LIMIT ((size_t)1 << 30)
 #define FDX_DEFAULT_MAX_DEPTH 5
+#define FDX_MAX_DEPTH_LIMIT 64
 
 typedef struct fdx_ingest_stats {
     uint64_t files;
     uint64_t lines;   /* lines read, blank ones included */
     uint64_t records; /* lines that held a valid record */
-    uint64_t bad_lines;
+    uint64_t bad_lines; /* reported; skipped when skip_invalid */
     uint64_t bytes;
 } fdx_ingest_stats;
 
@@ -166,6 +174,31 @@ typedef struct fdx_ingest_stats {
  */
 int fdx_store_ingest_path(fdx_store *store, const char *path,
                           const fdx_ingest_opts *opts, fdx_ingest_stats *stats);
+
+/* The same for JSONL held in memory; name is what messages and the ledger call it. */
+int fdx_store_ingest_buffer(fdx_store *store, const char *name, const char *data,
+                            size_t len, const fdx_ingest_opts *opts,
+                            fdx_ingest_stats *stats);
+
+/* ---- Ingest ledger ------------------------------------------------------
+ * Every committed transaction that changed the store leaves a row in the
+ * ingest_ledger table (and one ingest_source row per file it read), written
+ * in that same transaction. A run id makes an ingest exactly-once. */
+
+typedef struct fdx_ledger_entry {
+    int64_t id;
+    char content_hash[65]; /* "" when the transaction read no files */
+    char committed_at[40]; /* UTC, ISO 8601 */
+} fdx_ledger_entry;
+
+/* Tags the open transaction with run_id (unique across the store). */
+int fdx_store_set_run_id(fdx_store *store, const char *run_id);
+/* Looks run_id up in the ledger; *found tells whether it was there. */
+int fdx_store_find_run(fdx_store *store, const char *run_id, fdx_ledger_entry *entry,
+                       int *found);
+/* The content hash the ledger would record for ingesting these paths. */
+int fdx_store_hash_paths(fdx_store *store, const char *const *paths, size_t n,
+                         char hex[65]);
 
 /* ---- Export ------------------------------------------------------------ */
 

@@ -2,3 +2,4 @@
 -- writer; synchronous=FULL makes a committed ingest survive a power cut.
 PRAGMA journal_mode = WAL;
 PRAGMA synchronous = FULL;
+PRAGMA foreign_keys = ON;

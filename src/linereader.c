@@ -1,4 +1,4 @@
-/* Buffered line reading over read(2) with a hard per-line limit. */
+/* Buffered line reading over read(2) or memory, with a hard per-line limit. */
 #include "linereader.h"
 
 #include <errno.h>
@@ -11,10 +11,17 @@
 
 #define CHUNK ((size_t)64 << 10)
 
-int fdx_lr_open(fdx_linereader *lr, const char *path, size_t max_line)
+static void init(fdx_linereader *lr, size_t max_line)
 {
     memset(lr, 0, sizeof *lr);
+    lr->fd = -1;
     lr->max_line = max_line ? max_line : FDX_DEFAULT_MAX_LINE;
+    fdx_sha256_init(&lr->hash);
+}
+
+int fdx_lr_open(fdx_linereader *lr, const char *path, size_t max_line)
+{
+    init(lr, max_line);
     if (!path) {
         lr->fd = STDIN_FILENO;
         return FDX_OK;
@@ -26,11 +33,24 @@ int fdx_lr_open(fdx_linereader *lr, const char *path, size_t max_line)
     return FDX_OK;
 }
 
+void fdx_lr_open_mem(fdx_linereader *lr, const char *data, size_t len, size_t max_line)
+{
+    static char empty[1];
+    init(lr, max_line);
+    lr->borrowed = 1;
+    lr->buf = len ? (char *)data : empty;
+    lr->cap = lr->end = len;
+    lr->bytes = len;
+    lr->eof = 1;
+    fdx_sha256_update(&lr->hash, data, len);
+}
+
 void fdx_lr_close(fdx_linereader *lr)
 {
     if (lr->own_fd && lr->fd >= 0)
         close(lr->fd);
-    free(lr->buf);
+    if (!lr->borrowed)
+        free(lr->buf);
     lr->buf = NULL;
     lr->fd = -1;
 }
@@ -60,16 +80,19 @@ static int make_room(fdx_linereader *lr)
     return 0;
 }
 
-/* Reads more data; 1 if some arrived, 0 at EOF, -1 on error. */
+/* Reads more data; 1 if some arrived (or the buffer is full), 0 at EOF, -1 on error. */
 static int fill(fdx_linereader *lr)
 {
+    if (lr->eof)
+        return 0;
     if (make_room(lr) != 0)
         return -1;
-    if (lr->end == lr->cap) /* full of one over-long line: caller discards */
+    if (lr->end == lr->cap)
         return 1;
     for (;;) {
         ssize_t got = read(lr->fd, lr->buf + lr->end, lr->cap - lr->end);
         if (got > 0) {
+            fdx_sha256_update(&lr->hash, lr->buf + lr->end, (size_t)got);
             lr->end += (size_t)got;
             lr->bytes += (uint64_t)got;
             return 1;
@@ -83,16 +106,25 @@ static int fill(fdx_linereader *lr)
     }
 }
 
-/* Discards the rest of an over-long line, up to and including its '\n'. */
+static void skipped(fdx_linereader *lr, const char *p, size_t n)
+{
+    if (lr->on_skip && n)
+        lr->on_skip(lr->skip_ctx, p, n);
+}
+
+/* Discards an over-long line, up to and including its '\n'. */
 static int skip_line(fdx_linereader *lr)
 {
     for (;;) {
-        char *nl = memchr(lr->buf + lr->start, '\n', lr->end - lr->start);
+        char *from = lr->buf + lr->start;
+        char *nl = memchr(from, '\n', lr->end - lr->start);
         if (nl) {
+            skipped(lr, from, (size_t)(nl - from));
             lr->start = (size_t)(nl - lr->buf) + 1;
             return FDX_LR_TOO_LONG;
         }
-        lr->start = lr->end = 0;
+        skipped(lr, from, lr->end - lr->start);
+        lr->start = lr->end;
         int r = fill(lr);
         if (r < 0)
             return FDX_LR_ERROR;
@@ -113,7 +145,7 @@ int fdx_lr_next(fdx_linereader *lr, const char **line, size_t *len)
         size_t n = nl ? (size_t)(nl - from) : avail;
         if (n > lr->max_line) {
             lr->lineno++;
-            return nl ? (lr->start += n + 1, FDX_LR_TOO_LONG) : skip_line(lr);
+            return skip_line(lr);
         }
         if (nl || (lr->eof && avail > 0)) {
             lr->lineno++;

@@ -18,7 +18,7 @@
 #define FDX_DEFAULT_BUSY_MS 10000
 
 /* migrations[v] upgrades a store from schema version v to v + 1. */
-static const char *const migrations[] = {fdx_sql_schema_1};
+static const char *const migrations[] = {fdx_sql_schema_1, fdx_sql_schema_2};
 #define FDX_SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
 static const char *const stmt_text[FDX_STMT_COUNT] = {
@@ -36,6 +36,12 @@ static const char *const stmt_text[FDX_STMT_COUNT] = {
     [FDX_STMT_MISS_EXPORT] = fdx_sql_miss_export,
     [FDX_STMT_DISPATCH_EXPORT] = fdx_sql_dispatch_export,
     [FDX_STMT_CELL_COUNTS] = fdx_sql_cell_counts,
+    [FDX_STMT_LEDGER_INSERT] = fdx_sql_ledger_insert,
+    [FDX_STMT_LEDGER_UPDATE] = fdx_sql_ledger_update,
+    [FDX_STMT_LEDGER_DELETE] = fdx_sql_ledger_delete,
+    [FDX_STMT_LEDGER_SOURCE_INSERT] = fdx_sql_ledger_source_insert,
+    [FDX_STMT_LEDGER_FIND_RUN] = fdx_sql_ledger_find_run,
+    [FDX_STMT_LEDGER_FIND_SOURCE] = fdx_sql_ledger_find_source,
 };
 
 const char *fdx_strerror(int status)
@@ -259,6 +265,7 @@ int fdx_store_close(fdx_store *s)
         sqlite3_finalize(s->stmts[i]);
     int rc = sqlite3_close(s->db) == SQLITE_OK ? FDX_OK : FDX_ERROR;
     fdx_agg_free(s->pending);
+    fdx_ledger_reset(s);
     fdx_buf_free(&s->dtypes);
     fdx_buf_free(&s->cands);
     free(s->path);
@@ -302,6 +309,7 @@ int fdx_store_begin(fdx_store *s)
     s->in_txn = 1;
     memset(&s->txn_stats, 0, sizeof s->txn_stats);
     fdx_agg_clear(s->pending);
+    fdx_ledger_reset(s);
     return FDX_OK;
 }
 
@@ -311,6 +319,7 @@ int fdx_store_rollback(fdx_store *s)
         return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open");
     s->in_txn = 0;
     fdx_agg_clear(s->pending);
+    fdx_ledger_reset(s);
     if (sqlite3_get_autocommit(s->db))
         return FDX_OK;
     return fdx_store_exec(s, FDX_STMT_ROLLBACK);
@@ -322,6 +331,8 @@ int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
         return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open");
     int rc = fdx_store_flush_pending(s);
     if (rc == FDX_OK)
+        rc = fdx_ledger_finish(s);
+    if (rc == FDX_OK)
         rc = fdx_store_exec(s, FDX_STMT_COMMIT);
     if (rc != FDX_OK) {
         char saved[sizeof s->errmsg];
@@ -331,6 +342,7 @@ int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
         return rc;
     }
     s->in_txn = 0;
+    fdx_ledger_reset(s);
     if (stats)
         *stats = s->txn_stats;
     return FDX_OK;
@@ -347,6 +359,7 @@ static int add_pending(fdx_store *s, const fdx_cell *cell, uint64_t count, fdx_s
 {
     if (fdx_agg_add(s->pending, cell, count, cands) != FDX_OK)
         return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
+    s->ledger.records++;
     if (fdx_agg_cells(s->pending) >= FDX_SPILL_CELLS)
         return fdx_store_flush_pending(s);
     return FDX_OK;

@@ -10,6 +10,7 @@
 #include "agg.h"
 #include "buf.h"
 #include "fdx.h"
+#include "sha256.h"
 
 typedef enum fdx_stmt_id {
     FDX_STMT_BEGIN_WRITE,
@@ -26,12 +27,30 @@ typedef enum fdx_stmt_id {
     FDX_STMT_MISS_EXPORT,
     FDX_STMT_DISPATCH_EXPORT,
     FDX_STMT_CELL_COUNTS,
+    FDX_STMT_LEDGER_INSERT,
+    FDX_STMT_LEDGER_UPDATE,
+    FDX_STMT_LEDGER_DELETE,
+    FDX_STMT_LEDGER_SOURCE_INSERT,
+    FDX_STMT_LEDGER_FIND_RUN,
+    FDX_STMT_LEDGER_FIND_SOURCE,
     FDX_STMT_COUNT
 } fdx_stmt_id;
 
 /* Pending cells are written to SQLite (inside the open transaction) once
  * there are this many, which bounds memory whatever the input holds. */
 #define FDX_SPILL_CELLS 65536
+
+/* What the ledger row of the open transaction will say. */
+typedef struct fdx_txn_ledger {
+    int64_t id; /* 0 until the row exists */
+    char *run_id;
+    fdx_sha256 content; /* over the digests of the sources, in order */
+    uint64_t sources;
+    uint64_t bytes;
+    uint64_t lines;
+    uint64_t records;
+    uint64_t skipped;
+} fdx_txn_ledger;
 
 struct fdx_store {
     sqlite3 *db;
@@ -43,6 +62,7 @@ struct fdx_store {
     fdx_buf dtypes; /* scratch for recording */
     fdx_buf cands;
     fdx_commit_stats txn_stats;
+    fdx_txn_ledger ledger;
     sqlite3_stmt *stmts[FDX_STMT_COUNT];
 };
 
@@ -59,5 +79,24 @@ int fdx_store_exec(fdx_store *s, fdx_stmt_id id);
 
 /* Writes the pending cells into the open transaction (store_flush.c). */
 int fdx_store_flush_pending(fdx_store *s);
+
+/* Ledger (ledger.c). */
+void fdx_ledger_reset(fdx_store *s);
+/* Creates the transaction's ledger row if it does not exist yet. */
+int fdx_ledger_open_row(fdx_store *s);
+typedef struct fdx_source_info {
+    const char *path;
+    unsigned char digest[32];
+    uint64_t bytes;
+    uint64_t lines;
+    uint64_t records;
+    uint64_t skipped;
+} fdx_source_info;
+int fdx_ledger_add_source(fdx_store *s, const fdx_source_info *src);
+/* Completes (or, when nothing changed, removes) the row before COMMIT. */
+int fdx_ledger_finish(fdx_store *s);
+/* The latest earlier ingest that read content with this digest. */
+int fdx_ledger_find_source(fdx_store *s, const char *hex, char *path, size_t pathsz,
+                           fdx_ledger_entry *entry, int *found);
 
 #endif

@@ -327,7 +327,7 @@ START_TEST(over_long_line_is_an_error)
     const char *path = strdup(tu_path(dir, "long.jsonl"));
     tu_write_file(path, MISS_LINE("1") MISS_LINE("2"));
     fdx_store *db = tu_open(tu_path(dir, "s.db"));
-    fdx_ingest_opts opts = {NULL, NULL, 100, 0};
+    fdx_ingest_opts opts = {.max_line_bytes = 100};
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
     ck_assert_int_eq(fdx_store_ingest_path(db, path, &opts, NULL), FDX_EDATA);
     ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), ":1: line longer than 100 bytes"));

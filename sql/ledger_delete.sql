@@ -1,0 +1,2 @@
+-- Drops the ledger row of a transaction that changed nothing.
+DELETE FROM ingest_ledger WHERE id = ?1;

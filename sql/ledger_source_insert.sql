@@ -1,0 +1,4 @@
+-- Records one source read by the current ingest.
+INSERT INTO ingest_source (ledger_id, position, path, content_hash, bytes, lines, records,
+                           skipped)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8);
