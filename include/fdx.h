@@ -215,6 +215,63 @@ typedef struct fdx_export_stats {
 int fdx_store_export(fdx_store *store, const char *outdir,
                      fdx_export_stats *stats);
 
+/* ---- In-process sink ----------------------------------------------------
+ * The reference sink in C, for a runtime's hot path: record calls aggregate
+ * in memory (no I/O, amortised O(1), no allocation for a cell already seen)
+ * and never fail; the run's end flushes to JSONL files or drains into a store.
+ *
+ * Thread safety: a sink has no lock. Use one sink per thread; each thread
+ * drains its own sink into the store (through its own fdx_store handle),
+ * which serialises the writers. Sinks on different threads share nothing.
+ */
+
+typedef struct fdx_sink fdx_sink;
+
+/* NULL when memory runs out. */
+fdx_sink *fdx_sink_new(void);
+void fdx_sink_free(fdx_sink *sink);
+
+/*
+ * Aggregate one record into its cell. Never fails: a record that cannot be
+ * kept (a string that is not valid UTF-8, or no memory) is counted by
+ * fdx_sink_dropped and explained by fdx_sink_errmsg instead.
+ */
+void fdx_sink_record_miss(fdx_sink *sink, const fdx_miss *miss);
+void fdx_sink_record_dispatch(fdx_sink *sink, const fdx_dispatch *dispatch);
+
+size_t fdx_sink_miss_cell_count(const fdx_sink *sink);
+size_t fdx_sink_dispatch_cell_count(const fdx_sink *sink);
+int fdx_sink_is_empty(const fdx_sink *sink);
+uint64_t fdx_sink_dropped(const fdx_sink *sink);
+const char *fdx_sink_errmsg(const fdx_sink *sink);
+
+/* The aggregated records in export order; free with fdx_records_free. */
+typedef struct fdx_records {
+    const fdx_miss *misses;
+    size_t n_misses;
+    const fdx_dispatch *dispatches;
+    size_t n_dispatches;
+} fdx_records;
+
+int fdx_sink_records(fdx_sink *sink, fdx_records **out);
+void fdx_records_free(fdx_records *records);
+
+/* Write the misses, the dispatches, or both (dir/misses.jsonl and
+ * dir/dispatches.jsonl, dir created when missing) exactly as fdx-export
+ * would, each file replaced atomically. The sink keeps its cells. */
+int fdx_sink_flush(fdx_sink *sink, const char *path, size_t *lines);
+int fdx_sink_flush_dispatches(fdx_sink *sink, const char *path, size_t *lines);
+int fdx_sink_flush_all(fdx_sink *sink, const char *dir, size_t *miss_lines,
+                       size_t *dispatch_lines);
+
+/*
+ * Adds every cell to the store in one transaction of its own (the store must
+ * have none open), leaving what flushing to JSONL and running fdx-ingest
+ * would. On success the sink is emptied, so draining twice never counts a
+ * record twice; on failure the sink and the store are unchanged.
+ */
+int fdx_sink_drain_to_store(fdx_sink *sink, fdx_store *store, fdx_commit_stats *stats);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,14 +2,12 @@
  * fdx_store_export: both feeds from one read transaction, in the total order
  * of WIRE.md section 3, each file replaced atomically.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "atomic_file.h"
 #include "encode.h"
+#include "fsutil.h"
 #include "store_internal.h"
 
 static fdx_str column_text(sqlite3_stmt *st, int i)
@@ -41,122 +39,69 @@ static int row_cell(sqlite3_stmt *st, fdx_kind kind, fdx_cell *c)
     return i;
 }
 
-static int write_kind(fdx_store *s, const char *path, fdx_kind kind, uint64_t *lines)
-{
-    fdx_afile af;
-    char err[512];
-    int rc = fdx_afile_open(&af, path, err, sizeof err);
-    if (rc != FDX_OK)
-        return fdx_store_fail(s, rc, "%s", err);
+typedef struct rows {
+    fdx_store *s;
     sqlite3_stmt *st;
-    fdx_stmt_id id = kind == FDX_KIND_MISS ? FDX_STMT_MISS_EXPORT : FDX_STMT_DISPATCH_EXPORT;
-    if ((rc = fdx_store_stmt(s, id, &st)) != FDX_OK) {
-        fdx_afile_abort(&af);
-        return rc;
+    fdx_kind kind;
+} rows;
+
+static int next_row(void *ctx, fdx_buf *line, char *err, size_t errsz)
+{
+    rows *r = ctx;
+    int rc = sqlite3_step(r->st);
+    if (rc == SQLITE_DONE)
+        return 0;
+    if (rc != SQLITE_ROW) {
+        snprintf(err, errsz, "%s", sqlite3_errmsg(r->s->db));
+        return -FDX_ERROR;
     }
-    fdx_buf line = FDX_BUF_INIT;
-    int src;
-    *lines = 0;
-    while (rc == FDX_OK && (src = sqlite3_step(st)) == SQLITE_ROW) {
-        fdx_cell cell;
-        fdx_str cands = {"[]", 2};
-        int i = row_cell(st, kind, &cell);
-        if (kind == FDX_KIND_DISPATCH)
-            cands = column_text(st, i++);
-        uint64_t count = (uint64_t)sqlite3_column_int64(st, i);
-        fdx_buf_clear(&line);
-        fdx_enc_cell_line(&line, &cell, count, cands);
-        rc = line.oom ? fdx_store_fail(s, FDX_ENOMEM, "out of memory")
-                      : fdx_afile_write(&af, line.data, line.len, err, sizeof err);
-        if (rc != FDX_OK && !line.oom)
-            fdx_store_fail(s, rc, "%s", err);
-        (*lines)++;
-    }
-    fdx_buf_free(&line);
-    if (rc == FDX_OK && src != SQLITE_DONE)
-        rc = fdx_store_fail_sqlite(s, src, "reading cells");
-    sqlite3_reset(st);
-    if (rc != FDX_OK) {
-        fdx_afile_abort(&af);
-        return rc;
-    }
-    if ((rc = fdx_afile_commit(&af, err, sizeof err)) != FDX_OK)
-        return fdx_store_fail(s, rc, "%s", err);
-    return FDX_OK;
+    fdx_cell cell;
+    fdx_str cands = {"[]", 2};
+    int i = row_cell(r->st, r->kind, &cell);
+    if (r->kind == FDX_KIND_DISPATCH)
+        cands = column_text(r->st, i++);
+    fdx_enc_cell_line(line, &cell, (uint64_t)sqlite3_column_int64(r->st, i), cands);
+    return 1;
 }
 
-/* mkdir -p: creates outdir and any missing parents. */
-static int make_dirs(fdx_store *s, char *path)
+static int write_kind(fdx_store *s, const char *dir, fdx_kind kind, uint64_t *lines)
 {
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        int rc = mkdir(path, 0777);
-        *p = '/';
-        if (rc != 0 && errno != EEXIST)
-            return fdx_store_fail(s, FDX_EIO, "%s: creating the output directory: %s", path,
-                                  strerror(errno));
-    }
-    if (mkdir(path, 0777) != 0 && errno != EEXIST)
-        return fdx_store_fail(s, FDX_EIO, "%s: creating the output directory: %s", path,
-                              strerror(errno));
-    return FDX_OK;
-}
-
-static int make_outdir(fdx_store *s, const char *outdir)
-{
-    struct stat st;
-    char *copy = strdup(outdir);
-    if (!copy)
+    char err[512];
+    const char *name = kind == FDX_KIND_MISS ? "misses.jsonl" : "dispatches.jsonl";
+    char *path = fdx_path_join(dir, name);
+    if (!path)
         return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
-    int rc = make_dirs(s, copy);
-    free(copy);
-    if (rc != FDX_OK)
-        return rc;
-    if (stat(outdir, &st) != 0)
-        return fdx_store_fail(s, FDX_EIO, "%s: %s", outdir, strerror(errno));
-    if (!S_ISDIR(st.st_mode))
-        return fdx_store_fail(s, FDX_EIO, "%s: exists and is not a directory", outdir);
-    return FDX_OK;
-}
-
-static char *join(const char *dir, const char *name)
-{
-    size_t len = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(len);
-    if (p)
-        snprintf(p, len, "%s/%s", dir, name);
-    return p;
-}
-
-static int export_both(fdx_store *s, const char *outdir, fdx_export_stats *stats)
-{
-    char *misses = join(outdir, "misses.jsonl");
-    char *dispatches = join(outdir, "dispatches.jsonl");
-    int rc = misses && dispatches ? FDX_OK : fdx_store_fail(s, FDX_ENOMEM, "out of memory");
-    if (rc == FDX_OK)
-        rc = write_kind(s, misses, FDX_KIND_MISS, &stats->miss_lines);
-    if (rc == FDX_OK)
-        rc = write_kind(s, dispatches, FDX_KIND_DISPATCH, &stats->dispatch_lines);
-    free(misses);
-    free(dispatches);
+    rows r = {s, NULL, kind};
+    int rc = fdx_store_stmt(s, kind == FDX_KIND_MISS ? FDX_STMT_MISS_EXPORT
+                                                     : FDX_STMT_DISPATCH_EXPORT,
+                            &r.st);
+    if (rc == FDX_OK) {
+        rc = fdx_write_jsonl(path, next_row, &r, lines, err, sizeof err);
+        sqlite3_reset(r.st);
+        if (rc != FDX_OK)
+            fdx_store_fail(s, rc, "%s", err);
+    }
+    free(path);
     return rc;
 }
 
 int fdx_store_export(fdx_store *s, const char *outdir, fdx_export_stats *stats)
 {
     fdx_export_stats local;
+    char err[512];
+    stats = stats ? stats : &local;
     if (!s->db)
         return fdx_store_fail(s, FDX_EMISUSE, "the store is not open");
     if (s->in_txn)
         return fdx_store_fail(s, FDX_EMISUSE, "cannot export while a transaction is open");
-    int rc = make_outdir(s, outdir);
+    int rc = fdx_mkdirs(outdir, err, sizeof err);
     if (rc != FDX_OK)
-        return rc;
+        return fdx_store_fail(s, rc, "%s", err);
     if ((rc = fdx_store_exec(s, FDX_STMT_BEGIN_READ)) != FDX_OK)
         return rc;
-    rc = export_both(s, outdir, stats ? stats : &local);
+    rc = write_kind(s, outdir, FDX_KIND_MISS, &stats->miss_lines);
+    if (rc == FDX_OK)
+        rc = write_kind(s, outdir, FDX_KIND_DISPATCH, &stats->dispatch_lines);
     int end = fdx_store_exec(s, rc == FDX_OK ? FDX_STMT_COMMIT : FDX_STMT_ROLLBACK);
     return rc != FDX_OK ? rc : end;
 }

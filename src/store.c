@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cell.h"
 #include "sql_text.h"
@@ -108,13 +109,40 @@ int fdx_store_stmt(fdx_store *s, fdx_stmt_id id, sqlite3_stmt **out)
     return FDX_OK;
 }
 
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * SQLite's busy handler covers ordinary lock waits, but some SQLITE_BUSY
+ * results (WAL recovery by another connection, for one) bypass it. Those are
+ * retried here with a growing pause until the busy timeout has passed.
+ */
+static int step_retrying(fdx_store *s, sqlite3_stmt *st)
+{
+    int64_t deadline = now_ms() + s->busy_ms;
+    int pause_ms = 1;
+    for (;;) {
+        int rc = sqlite3_step(st);
+        if ((rc & 0xff) != SQLITE_BUSY || now_ms() >= deadline)
+            return rc;
+        sqlite3_reset(st);
+        struct timespec ts = {0, (long)pause_ms * 1000000L};
+        nanosleep(&ts, NULL);
+        pause_ms = pause_ms < 64 ? pause_ms * 2 : 64;
+    }
+}
+
 int fdx_store_exec(fdx_store *s, fdx_stmt_id id)
 {
     sqlite3_stmt *st;
     int rc = fdx_store_stmt(s, id, &st);
     if (rc != FDX_OK)
         return rc;
-    rc = sqlite3_step(st);
+    rc = step_retrying(s, st);
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)
         return fdx_store_fail_sqlite(s, rc, "running a statement");
@@ -122,26 +150,6 @@ int fdx_store_exec(fdx_store *s, fdx_stmt_id id)
 }
 
 /* Runs a one-off query returning one integer (PRAGMA reads, counts). */
-static int query_int(fdx_store *s, const char *sql, int64_t *out)
-{
-    sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW) {
-            *out = sqlite3_column_int64(st, 0);
-            rc = SQLITE_OK;
-        }
-    }
-    if (rc != SQLITE_OK) {
-        int code = fdx_store_fail_sqlite(s, rc, "reading the store header");
-        sqlite3_finalize(st);
-        return code;
-    }
-    sqlite3_finalize(st);
-    return FDX_OK;
-}
-
 typedef struct identity {
     int64_t app_id;
     int64_t version;
@@ -150,15 +158,23 @@ typedef struct identity {
 
 static int read_identity(fdx_store *s, identity *id)
 {
-    int rc = query_int(s, fdx_sql_application_id, &id->app_id);
-    if (rc == FDX_OK)
-        rc = query_int(s, fdx_sql_user_version, &id->version);
-    if (rc == FDX_OK)
-        rc = query_int(s, fdx_sql_schema_object_count, &id->objects);
-    if (rc == FDX_ENOTSTORE)
-        return fdx_store_fail(s, rc, "%s: not an fdx store (not an SQLite database, or corrupt)",
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, fdx_sql_identity, -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = step_retrying(s, st);
+    if (rc == SQLITE_ROW) {
+        id->app_id = sqlite3_column_int64(st, 0);
+        id->version = sqlite3_column_int64(st, 1);
+        id->objects = sqlite3_column_int64(st, 2);
+    }
+    sqlite3_finalize(st);
+    if (rc == SQLITE_ROW)
+        return FDX_OK;
+    int code = fdx_store_fail_sqlite(s, rc, "reading the store header");
+    if (code == FDX_ENOTSTORE)
+        return fdx_store_fail(s, code, "%s: not an fdx store (not an SQLite database, or corrupt)",
                               s->path);
-    return rc;
+    return code;
 }
 
 static int check_identity(fdx_store *s, const identity *id)
@@ -201,6 +217,21 @@ static int migrate(fdx_store *s)
     return fdx_store_exec(s, FDX_STMT_COMMIT);
 }
 
+/* sqlite3_exec with the same retrying as step_retrying. */
+static int exec_retrying(fdx_store *s, const char *sql, char **msg)
+{
+    int64_t deadline = now_ms() + s->busy_ms;
+    for (;;) {
+        int rc = sqlite3_exec(s->db, sql, NULL, NULL, msg);
+        if ((rc & 0xff) != SQLITE_BUSY || now_ms() >= deadline)
+            return rc;
+        sqlite3_free(*msg);
+        *msg = NULL;
+        struct timespec ts = {0, 5000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
 static int configure(fdx_store *s)
 {
     sqlite3_extended_result_codes(s->db, 1);
@@ -212,7 +243,7 @@ static int configure(fdx_store *s)
     if (rc != FDX_OK)
         return rc;
     char *msg = NULL;
-    int src = sqlite3_exec(s->db, fdx_sql_connection, NULL, NULL, &msg);
+    int src = exec_retrying(s, fdx_sql_connection, &msg);
     if (src != SQLITE_OK) {
         rc = fdx_store_fail(s, code_of_sqlite(src), "%s: configuring the connection: %s",
                             s->path, msg ? msg : sqlite3_errstr(src));
@@ -355,7 +386,7 @@ static int need_txn(fdx_store *s)
     return FDX_OK;
 }
 
-static int add_pending(fdx_store *s, const fdx_cell *cell, uint64_t count, fdx_str cands)
+int fdx_store_add_cell(fdx_store *s, const fdx_cell *cell, uint64_t count, fdx_str cands)
 {
     if (fdx_agg_add(s->pending, cell, count, cands) != FDX_OK)
         return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
@@ -372,7 +403,7 @@ int fdx_store_record_miss(fdx_store *s, const fdx_miss *m)
     int rc = need_txn(s);
     if (rc == FDX_OK)
         rc = fdx_cell_from_miss(&cell, m, &s->dtypes, s->errmsg, sizeof s->errmsg);
-    return rc == FDX_OK ? add_pending(s, &cell, m->count, none) : rc;
+    return rc == FDX_OK ? fdx_store_add_cell(s, &cell, m->count, none) : rc;
 }
 
 int fdx_store_record_dispatch(fdx_store *s, const fdx_dispatch *d)
@@ -383,7 +414,7 @@ int fdx_store_record_dispatch(fdx_store *s, const fdx_dispatch *d)
         rc = fdx_cell_from_dispatch(&cell, d, &s->dtypes, &s->cands, s->errmsg,
                                     sizeof s->errmsg);
     fdx_str cands = {s->cands.data, s->cands.len};
-    return rc == FDX_OK ? add_pending(s, &cell, d->count, cands) : rc;
+    return rc == FDX_OK ? fdx_store_add_cell(s, &cell, d->count, cands) : rc;
 }
 
 int fdx_store_cell_counts(fdx_store *s, uint64_t *misses, uint64_t *dispatches)

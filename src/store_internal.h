@@ -77,6 +77,9 @@ int fdx_store_stmt(fdx_store *s, fdx_stmt_id id, sqlite3_stmt **out);
 /* Runs a statement that returns no rows (BEGIN, COMMIT, ...). */
 int fdx_store_exec(fdx_store *s, fdx_stmt_id id);
 
+/* Adds an already-built cell to the open transaction (ingest, sinks). */
+int fdx_store_add_cell(fdx_store *s, const fdx_cell *cell, uint64_t count, fdx_str cands);
+
 /* Writes the pending cells into the open transaction (store_flush.c). */
 int fdx_store_flush_pending(fdx_store *s);
 

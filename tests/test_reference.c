@@ -4,34 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ref_records.h"
 #include "test_util.h"
-
-static const char *const f16x3[] = {"F16", "F16", "F16"};
-
-static fdx_impl impl_id(const char *source)
-{
-    fdx_impl id = {"Cuda", "MatMul", f16x3, 3, source, 0xabc};
-    return id;
-}
-
-static fdx_hw cpu_hw(void)
-{
-    fdx_hw hw = {0, 0, 0, "Intel(R) Core(TM) i9-14900K", "n/a"};
-    return hw;
-}
-
-static fdx_miss miss(const char *wanted, const char *fallback)
-{
-    fdx_miss m = {wanted, impl_id(fallback), 1, cpu_hw()};
-    return m;
-}
-
-static fdx_dispatch dispatch_rec(const char *key, const char *chosen, const fdx_candidate *c,
-                                 size_t n)
-{
-    fdx_dispatch d = {key, impl_id(chosen), c, n, 1, cpu_hw()};
-    return d;
-}
 
 static char *dir;
 static fdx_store *db;
@@ -83,7 +57,7 @@ static char *export_file(const char *name)
 
 START_TEST(generic_only_cell_emits_one_aggregated_miss_record)
 {
-    fdx_miss m = miss("matmul:innerdiv16:vec8:f16", "baracuda-generic-strided");
+    fdx_miss m = ref_miss("matmul:innerdiv16:vec8:f16", "baracuda-generic-strided");
     for (int i = 0; i < 3; i++)
         ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_OK);
     commit();
@@ -97,8 +71,8 @@ END_TEST
 
 START_TEST(distinct_fallbacks_are_distinct_cells)
 {
-    fdx_miss a = miss("matmul:k", "baracuda-generic-strided");
-    fdx_miss b = miss("matmul:k", "portable-cpu-strided");
+    fdx_miss a = ref_miss("matmul:k", "baracuda-generic-strided");
+    fdx_miss b = ref_miss("matmul:k", "portable-cpu-strided");
     ck_assert_int_eq(fdx_store_record_miss(db, &a), FDX_OK);
     ck_assert_int_eq(fdx_store_record_miss(db, &b), FDX_OK);
     commit();
@@ -108,7 +82,7 @@ END_TEST
 
 START_TEST(flush_writes_valid_jsonl_that_round_trips)
 {
-    fdx_miss m = miss("matmul:innerdiv16:f16", "baracuda-generic-strided");
+    fdx_miss m = ref_miss("matmul:innerdiv16:f16", "baracuda-generic-strided");
     ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_OK);
     commit();
     fdx_export_stats st;
@@ -146,9 +120,9 @@ END_TEST
 
 START_TEST(dispatch_records_aggregate_by_cell_and_keep_candidates)
 {
-    fdx_candidate c = {impl_id("baracuda"), 1, 41230};
-    fdx_dispatch detailed = dispatch_rec("mm:innerdiv16", "baracuda", &c, 1);
-    fdx_dispatch coarse = dispatch_rec("mm:innerdiv16", "baracuda", NULL, 0);
+    fdx_candidate c = {ref_impl("baracuda"), 1, 41230};
+    fdx_dispatch detailed = ref_dispatch("mm:innerdiv16", "baracuda", &c, 1);
+    fdx_dispatch coarse = ref_dispatch("mm:innerdiv16", "baracuda", NULL, 0);
     ck_assert_int_eq(fdx_store_record_dispatch(db, &detailed), FDX_OK);
     ck_assert_int_eq(fdx_store_record_dispatch(db, &coarse), FDX_OK);
     commit();
@@ -163,8 +137,8 @@ END_TEST
 
 START_TEST(distinct_chosen_are_distinct_dispatch_cells)
 {
-    fdx_dispatch a = dispatch_rec("mm", "baracuda", NULL, 0);
-    fdx_dispatch b = dispatch_rec("mm", "cublas", NULL, 0);
+    fdx_dispatch a = ref_dispatch("mm", "baracuda", NULL, 0);
+    fdx_dispatch b = ref_dispatch("mm", "cublas", NULL, 0);
     ck_assert_int_eq(fdx_store_record_dispatch(db, &a), FDX_OK);
     ck_assert_int_eq(fdx_store_record_dispatch(db, &b), FDX_OK);
     commit();
@@ -174,9 +148,9 @@ END_TEST
 
 START_TEST(flush_all_writes_separate_files)
 {
-    fdx_miss m = miss("matmul:innerdiv16:f16", "baracuda-generic-strided");
-    fdx_candidate c = {impl_id("baracuda"), 1, 41230};
-    fdx_dispatch d = dispatch_rec("mm:innerdiv16", "baracuda", &c, 1);
+    fdx_miss m = ref_miss("matmul:innerdiv16:f16", "baracuda-generic-strided");
+    fdx_candidate c = {ref_impl("baracuda"), 1, 41230};
+    fdx_dispatch d = ref_dispatch("mm:innerdiv16", "baracuda", &c, 1);
     ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_OK);
     ck_assert_int_eq(fdx_store_record_dispatch(db, &d), FDX_OK);
     commit();

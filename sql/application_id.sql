@@ -1,1 +1,0 @@
-PRAGMA application_id;

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Concurrent writers and readers on one store.
+
+Six fdx-ingest processes start at once on a store that does not exist yet,
+each running several ingests; meanwhile fdx-export and a plain SQLite reader
+keep reading. Every ingest adds exactly 400 to the miss counts and 600 to the
+dispatch counts, so a reader that ever saw a half-applied ingest, or two
+files from different moments, finds miss_sum * 3 != dispatch_sum * 2. At the
+end every cell's count must be exactly what was ingested: nothing lost,
+nothing counted twice.
+
+Usage: concurrency_test.py FDX_INGEST FDX_EXPORT
+"""
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+
+WRITERS, INGESTS_EACH = 6, 8
+IMPL = {"backend": "Cuda", "op": "MatMul", "dtypes": ["F16"], "kernel_source": "k",
+        "kernel_revision_hash": 2748}
+HW = {"compute_capability": [8, 9], "hardware_sku": "gpu", "driver_version": "1"}
+
+
+def feed(path, writer):
+    """40 miss lines of count 10 and 60 dispatch lines of count 10, over cells
+    shared by every writer and cells of this writer's own."""
+    with open(path, "w") as f:
+        for i in range(40):
+            f.write(json.dumps({"schema": 2, "wanted": f"w{i % 8}" if i % 2 else f"own{writer}-{i}",
+                                "fallback": IMPL, "count": 10, "hw": HW}) + "\n")
+        for i in range(60):
+            f.write(json.dumps({"schema": 2, "structure_key": f"s{i % 5}", "chosen": IMPL,
+                                "candidates": [{"impl_id": IMPL, "latency_ns": writer}],
+                                "count": 10, "hw": HW}) + "\n")
+
+
+def sums_of_export(out):
+    total = []
+    for name in ("misses.jsonl", "dispatches.jsonl"):
+        with open(os.path.join(out, name)) as f:
+            total.append(sum(json.loads(line)["count"] for line in f))
+    return total
+
+
+def creation_race(ingest, tmp, failures):
+    """Several processes creating the same new store at once all succeed."""
+    path = os.path.join(tmp, "race.jsonl")
+    feed(path, 0)
+    for round_ in range(25):
+        db = os.path.join(tmp, f"race{round_}.db")
+        procs = [subprocess.Popen([ingest, "-q", db, path], stderr=subprocess.PIPE)
+                 for _ in range(6)]
+        for p in procs:
+            _, err = p.communicate()
+            if p.returncode != 0:
+                failures.append(f"creating a store concurrently: {err.decode()}")
+                return
+
+
+def main():
+    ingest, export = sys.argv[1], sys.argv[2]
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="fdx-conc-") as tmp:
+        creation_race(ingest, tmp, failures)
+        db = os.path.join(tmp, "shared.db")
+        feeds = []
+        for w in range(WRITERS):
+            feeds.append(os.path.join(tmp, f"feed{w}.jsonl"))
+            feed(feeds[-1], w)
+        scripts = [f"for i in $(seq {INGESTS_EACH}); do '{ingest}' -q --busy-timeout 60000 "
+                   f"'{db}' '{feeds[w]}' || exit 1; done" for w in range(WRITERS)]
+        writers = [subprocess.Popen(["bash", "-c", s], stderr=subprocess.PIPE) for s in scripts]
+        stop = threading.Event()
+        reads = {"export": 0, "sql": 0}
+
+        def export_reader():
+            out = os.path.join(tmp, "out")
+            while not stop.is_set():
+                p = subprocess.run([export, "--busy-timeout", "60000", db, out],
+                                   capture_output=True)
+                if p.returncode != 0:
+                    if b"no such store" in p.stderr:
+                        continue
+                    failures.append(f"export failed: {p.stderr.decode()}")
+                    return
+                m, d = sums_of_export(out)
+                reads["export"] += 1
+                if m * 3 != d * 2:
+                    failures.append(f"export saw a partial ingest: misses {m}, dispatches {d}")
+
+        def sql_reader():
+            while not stop.is_set():
+                if not os.path.exists(db):
+                    continue
+                try:
+                    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=60)
+                    row = con.execute("SELECT (SELECT sum(count) FROM miss_cell),"
+                                      " (SELECT sum(count) FROM dispatch_cell)").fetchone()
+                    con.close()
+                except sqlite3.OperationalError:
+                    continue  # the schema may not exist yet
+                m, d = row[0] or 0, row[1] or 0
+                reads["sql"] += 1
+                if m * 3 != d * 2:
+                    failures.append(f"SQL saw a partial ingest: misses {m}, dispatches {d}")
+
+        readers = [threading.Thread(target=export_reader), threading.Thread(target=sql_reader)]
+        for t in readers:
+            t.start()
+        for w, p in enumerate(writers):
+            _, err = p.communicate()
+            if p.returncode != 0:
+                failures.append(f"writer {w} failed: {err.decode()}")
+        stop.set()
+        for t in readers:
+            t.join()
+
+        out = os.path.join(tmp, "final")
+        subprocess.run([export, db, out], check=True, capture_output=True)
+        runs = WRITERS * INGESTS_EACH
+        m, d = sums_of_export(out)
+        if (m, d) != (400 * runs, 600 * runs):
+            failures.append(f"totals {m}, {d}; want {400 * runs}, {600 * runs}")
+        with open(os.path.join(out, "misses.jsonl")) as f:
+            for line in f:
+                rec = json.loads(line)
+                want = 50 * runs if rec["wanted"].startswith("w") else 10 * INGESTS_EACH
+                if rec["count"] != want:
+                    failures.append(f"cell {rec['wanted']}: count {rec['count']}, want {want}")
+        con = sqlite3.connect(db)
+        ledger = con.execute("SELECT count(*), sum(lines) FROM ingest_ledger").fetchone()
+        con.close()
+        if ledger != (runs, 100 * runs):
+            failures.append(f"ledger holds {ledger}, want ({runs}, {100 * runs})")
+        print(f"reads while writing: {reads['export']} exports, {reads['sql']} SQL queries")
+    for f in failures[:10]:
+        print("FAIL:", f, file=sys.stderr)
+    print(f"concurrency: {0 if failures else 1} passed, {1 if failures else 0} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

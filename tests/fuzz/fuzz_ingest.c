@@ -1,0 +1,37 @@
+/*
+ * libFuzzer target: ingesting a whole buffer into an in-memory store, in
+ * both all-or-nothing and --skip-invalid modes. Nothing may crash, a failed
+ * ingest must leave the store empty, and a successful one must commit.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fdx.h"
+
+static void check(int ok, fdx_store *db, const char *what)
+{
+    if (!ok) {
+        fprintf(stderr, "%s: %s\n", what, fdx_store_errmsg(db));
+        abort();
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static fdx_store *db;
+    if (!db)
+        check(fdx_store_open(":memory:", FDX_OPEN_CREATE, &db) == FDX_OK, db, "open");
+    int skip = size > 0 && (data[0] & 1);
+    fdx_ingest_opts opts = {.skip_invalid = skip, .max_line_bytes = 4096};
+    check(fdx_store_begin(db) == FDX_OK, db, "begin");
+    int rc = fdx_store_ingest_buffer(db, "fuzz", (const char *)data, size, &opts, NULL);
+    check(rc == FDX_OK || (rc == FDX_EDATA && !skip), db, "ingest");
+    uint64_t misses, dispatches;
+    if (rc != FDX_OK) {
+        check(fdx_store_cell_counts(db, &misses, &dispatches) == FDX_OK, db, "count");
+        check(misses == 0 && dispatches == 0, db, "failed ingest left cells");
+    }
+    check(fdx_store_rollback(db) == FDX_OK, db, "rollback");
+    return 0;
+}

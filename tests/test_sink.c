@@ -1,0 +1,409 @@
+/* The in-process sink: the reference tests on it, the golden vectors through
+ * it, draining into a store, allocation-free recording, and threads. */
+#include <check.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "decode.h"
+#include "ref_records.h"
+#include "test_util.h"
+
+/* Allocation counting (the test links with --wrap for these). */
+void *__real_malloc(size_t n);
+void *__real_realloc(void *p, size_t n);
+void *__real_calloc(size_t n, size_t m);
+static __thread long allocations;
+void *__wrap_malloc(size_t n)
+{
+    allocations++;
+    return __real_malloc(n);
+}
+void *__wrap_realloc(void *p, size_t n)
+{
+    allocations++;
+    return __real_realloc(p, n);
+}
+void *__wrap_calloc(size_t n, size_t m)
+{
+    allocations++;
+    return __real_calloc(n, m);
+}
+
+static char *dir;
+static fdx_sink *sink;
+
+static void setup(void)
+{
+    dir = tu_tempdir();
+    sink = fdx_sink_new();
+    ck_assert_ptr_nonnull(sink);
+}
+
+static void teardown(void)
+{
+    fdx_sink_free(sink);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* ---- the reference's tests ---- */
+
+START_TEST(generic_only_cell_emits_one_aggregated_miss_record)
+{
+    fdx_miss m = ref_miss("matmul:innerdiv16:vec8:f16", "baracuda-generic-strided");
+    for (int i = 0; i < 3; i++)
+        fdx_sink_record_miss(sink, &m);
+    ck_assert_uint_eq(fdx_sink_miss_cell_count(sink), 1);
+    fdx_records *r;
+    ck_assert_int_eq(fdx_sink_records(sink, &r), FDX_OK);
+    ck_assert_uint_eq(r->n_misses, 1);
+    ck_assert_str_eq(r->misses[0].wanted, "matmul:innerdiv16:vec8:f16");
+    ck_assert_str_eq(r->misses[0].fallback.kernel_source, "baracuda-generic-strided");
+    ck_assert_uint_eq(r->misses[0].fallback.n_dtypes, 3);
+    ck_assert_str_eq(r->misses[0].fallback.dtypes[2], "F16");
+    ck_assert_uint_eq(r->misses[0].fallback.kernel_revision_hash, 0xabc);
+    ck_assert_uint_eq(r->misses[0].count, 3);
+    ck_assert_int_eq(r->misses[0].hw.has_compute_capability, 0);
+    ck_assert_str_eq(r->misses[0].hw.hardware_sku, ref_cpu_hw().hardware_sku);
+    fdx_records_free(r);
+}
+END_TEST
+
+START_TEST(distinct_fallbacks_are_distinct_cells)
+{
+    fdx_miss a = ref_miss("matmul:k", "baracuda-generic-strided");
+    fdx_miss b = ref_miss("matmul:k", "portable-cpu-strided");
+    fdx_sink_record_miss(sink, &a);
+    fdx_sink_record_miss(sink, &b);
+    ck_assert_uint_eq(fdx_sink_miss_cell_count(sink), 2);
+}
+END_TEST
+
+START_TEST(flush_writes_valid_jsonl_that_round_trips)
+{
+    fdx_miss m = ref_miss("matmul:innerdiv16:f16", "baracuda-generic-strided");
+    fdx_sink_record_miss(sink, &m);
+    size_t n = 0;
+    const char *path = tu_path(dir, "telemetry.jsonl");
+    ck_assert_int_eq(fdx_sink_flush(sink, path, &n), FDX_OK);
+    ck_assert_uint_eq(n, 1);
+    size_t len;
+    char *body = tu_read_file(path, &len);
+    ck_assert_ptr_eq(strchr(body, '\n'), body + len - 1);
+    ck_assert_ptr_null(strstr(body, "est_speedup"));
+    ck_assert_ptr_null(strstr(body, "compute_capability"));
+    fdx_decoder *dec = fdx_decoder_new(0);
+    fdx_record rec;
+    char err[256];
+    ck_assert_int_eq(fdx_decode_line(dec, body, len - 1, &rec, err, sizeof err), FDX_OK);
+    ck_assert_str_eq(rec.miss.wanted, "matmul:innerdiv16:f16");
+    ck_assert_str_eq(rec.miss.fallback.kernel_source, "baracuda-generic-strided");
+    ck_assert_int_eq(rec.miss.hw.has_compute_capability, 0);
+    fdx_decoder_free(dec);
+    free(body);
+}
+END_TEST
+
+START_TEST(empty_sink_flushes_empty_file)
+{
+    ck_assert(fdx_sink_is_empty(sink));
+    size_t n = 99, len = 99;
+    const char *path = tu_path(dir, "empty.jsonl");
+    ck_assert_int_eq(fdx_sink_flush(sink, path, &n), FDX_OK);
+    ck_assert_uint_eq(n, 0);
+    free(tu_read_file(path, &len));
+    ck_assert_uint_eq(len, 0);
+}
+END_TEST
+
+START_TEST(dispatch_records_aggregate_by_cell_and_keep_candidates)
+{
+    fdx_candidate c = {ref_impl("baracuda"), 1, 41230};
+    fdx_dispatch detailed = ref_dispatch("mm:innerdiv16", "baracuda", &c, 1);
+    fdx_dispatch coarse = ref_dispatch("mm:innerdiv16", "baracuda", NULL, 0);
+    fdx_sink_record_dispatch(sink, &detailed);
+    fdx_sink_record_dispatch(sink, &coarse);
+    ck_assert_uint_eq(fdx_sink_dispatch_cell_count(sink), 1);
+    fdx_records *r;
+    ck_assert_int_eq(fdx_sink_records(sink, &r), FDX_OK);
+    ck_assert_uint_eq(r->n_dispatches, 1);
+    ck_assert_uint_eq(r->dispatches[0].count, 2);
+    ck_assert_uint_eq(r->dispatches[0].n_candidates, 1);
+    ck_assert_str_eq(r->dispatches[0].candidates[0].impl_id.kernel_source, "baracuda");
+    ck_assert_int_eq(r->dispatches[0].candidates[0].has_latency, 1);
+    ck_assert_uint_eq(r->dispatches[0].candidates[0].latency_ns, 41230);
+    fdx_records_free(r);
+}
+END_TEST
+
+START_TEST(distinct_chosen_are_distinct_dispatch_cells)
+{
+    fdx_dispatch a = ref_dispatch("mm", "baracuda", NULL, 0);
+    fdx_dispatch b = ref_dispatch("mm", "cublas", NULL, 0);
+    fdx_sink_record_dispatch(sink, &a);
+    fdx_sink_record_dispatch(sink, &b);
+    ck_assert_uint_eq(fdx_sink_dispatch_cell_count(sink), 2);
+}
+END_TEST
+
+START_TEST(flush_all_writes_separate_files)
+{
+    fdx_miss m = ref_miss("matmul:innerdiv16:f16", "baracuda-generic-strided");
+    fdx_candidate c = {ref_impl("baracuda"), 1, 41230};
+    fdx_dispatch d = ref_dispatch("mm:innerdiv16", "baracuda", &c, 1);
+    fdx_sink_record_miss(sink, &m);
+    fdx_sink_record_dispatch(sink, &d);
+    size_t nm = 0, nd = 0;
+    char out[4096];
+    snprintf(out, sizeof out, "%s/run/0001", dir);
+    ck_assert_int_eq(fdx_sink_flush_all(sink, out, &nm, &nd), FDX_OK);
+    ck_assert_uint_eq(nm, 1);
+    ck_assert_uint_eq(nd, 1);
+    char *mb = tu_read_file(tu_path(out, "misses.jsonl"), NULL);
+    char *db = tu_read_file(tu_path(out, "dispatches.jsonl"), NULL);
+    ck_assert_ptr_nonnull(strstr(mb, "\"wanted\":\"matmul:innerdiv16:f16\""));
+    ck_assert_ptr_nonnull(strstr(db, "\"latency_ns\":41230"));
+    ck_assert_ptr_null(strstr(db, "\"wanted\""));
+    free(mb);
+    free(db);
+}
+END_TEST
+
+/* ---- the golden vectors through the sink ---- */
+
+static void record_file(fdx_sink *s, fdx_decoder *dec, const char *path)
+{
+    char *text = tu_read_file(path, NULL);
+    ck_assert_ptr_nonnull(text);
+    for (char *line = text, *nl; *line; line = nl + 1) {
+        nl = strchr(line, '\n');
+        ck_assert_ptr_nonnull(nl);
+        fdx_record rec;
+        char err[256];
+        ck_assert_int_eq(fdx_decode_line(dec, line, (size_t)(nl - line), &rec, err, sizeof err),
+                         FDX_OK);
+        if (rec.kind == FDX_KIND_MISS)
+            fdx_sink_record_miss(s, &rec.miss);
+        else
+            fdx_sink_record_dispatch(s, &rec.dispatch);
+    }
+    free(text);
+}
+
+static void golden(const char *vector, int runs)
+{
+    fdx_decoder *dec = fdx_decoder_new(0);
+    char rel[256];
+    for (int r = 0; r < runs; r++)
+        for (int k = 0; k < 2; k++) {
+            snprintf(rel, sizeof rel, "%s/input/run_%04d/%s", vector, r,
+                     k ? "dispatches.jsonl" : "misses.jsonl");
+            record_file(sink, dec, tu_data(rel));
+        }
+    fdx_decoder_free(dec);
+    char *out = strdup(tu_path(dir, "out"));
+    ck_assert_int_eq(fdx_sink_flush_all(sink, out, NULL, NULL), FDX_OK);
+    for (int k = 0; k < 2; k++) {
+        const char *name = k ? "dispatches.jsonl" : "misses.jsonl";
+        snprintf(rel, sizeof rel, "%s/expected/%s", vector, name);
+        char *want = tu_read_file(tu_data(rel), NULL);
+        char *got = tu_read_file(tu_path(out, name), NULL);
+        ck_assert_str_eq(got, want);
+        free(want);
+        free(got);
+    }
+    /* Draining into a store gives the same export. */
+    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    ck_assert_int_eq(fdx_sink_drain_to_store(sink, db, NULL), FDX_OK);
+    ck_assert(fdx_sink_is_empty(sink));
+    char *exported = tu_export(db, tu_path(dir, "export"));
+    char *m = tu_read_file(tu_path(out, "misses.jsonl"), NULL);
+    char *d = tu_read_file(tu_path(out, "dispatches.jsonl"), NULL);
+    char *flushed = malloc(strlen(m) + strlen(d) + 4);
+    sprintf(flushed, "%s--\n%s", m, d);
+    ck_assert_str_eq(exported, flushed);
+    fdx_store_close(db);
+    free(exported);
+    free(flushed);
+    free(m);
+    free(d);
+    free(out);
+}
+
+START_TEST(golden_basic) { golden("basic", 2); }
+END_TEST
+START_TEST(golden_nasty) { golden("nasty", 3); }
+END_TEST
+
+START_TEST(drain_counts_once_and_refuses_an_open_transaction)
+{
+    fdx_miss m = ref_miss("w", "generic");
+    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    fdx_sink_record_miss(sink, &m);
+    fdx_sink_record_miss(sink, &m);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_sink_drain_to_store(sink, db, NULL), FDX_EMISUSE);
+    ck_assert_uint_eq(fdx_sink_miss_cell_count(sink), 1);
+    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    fdx_commit_stats cs;
+    ck_assert_int_eq(fdx_sink_drain_to_store(sink, db, &cs), FDX_OK);
+    ck_assert_uint_eq(cs.cells_added, 1);
+    ck_assert_int_eq(fdx_sink_drain_to_store(sink, db, &cs), FDX_OK);
+    ck_assert_uint_eq(cs.cells_added + cs.cells_updated, 0);
+    fdx_sink_record_miss(sink, &m);
+    ck_assert_int_eq(fdx_sink_drain_to_store(sink, db, &cs), FDX_OK);
+    ck_assert_uint_eq(cs.cells_updated, 1);
+    char *out = tu_export(db, tu_path(dir, "out"));
+    ck_assert_ptr_nonnull(strstr(out, "\"count\":3,"));
+    free(out);
+    fdx_store_close(db);
+}
+END_TEST
+
+START_TEST(bad_records_are_dropped_and_counted)
+{
+    fdx_miss m = ref_miss("bad\xff", "generic");
+    fdx_sink_record_miss(sink, &m);
+    ck_assert_uint_eq(fdx_sink_dropped(sink), 1);
+    ck_assert_ptr_nonnull(strstr(fdx_sink_errmsg(sink), "wanted: invalid UTF-8"));
+    ck_assert(fdx_sink_is_empty(sink));
+    m.wanted = "ok";
+    m.hw.hardware_sku = NULL;
+    fdx_sink_record_miss(sink, &m);
+    ck_assert_uint_eq(fdx_sink_dropped(sink), 2);
+    ck_assert(fdx_sink_is_empty(sink));
+}
+END_TEST
+
+START_TEST(recording_a_seen_cell_allocates_nothing)
+{
+    fdx_candidate c[2] = {{ref_impl("a"), 1, 5}, {ref_impl("b"), 0, 0}};
+    fdx_miss m = ref_miss("w", "generic");
+    fdx_dispatch d = ref_dispatch("k", "a", c, 2);
+    fdx_sink_record_miss(sink, &m); /* first sight may allocate */
+    fdx_sink_record_dispatch(sink, &d);
+    long before = allocations;
+    for (int i = 0; i < 10000; i++) {
+        fdx_sink_record_miss(sink, &m);
+        fdx_sink_record_dispatch(sink, &d);
+    }
+    ck_assert_int_eq(allocations - before, 0);
+    ck_assert_uint_eq(fdx_sink_miss_cell_count(sink), 1);
+}
+END_TEST
+
+/* ---- one sink per thread, all drained into one store ---- */
+
+typedef struct worker {
+    const char *db_path;
+    int id;
+    int rc;
+} worker;
+
+enum { THREADS = 4, RECORDS = 20000, SHARED_CELLS = 50 };
+
+static void *work(void *arg)
+{
+    worker *w = arg;
+    fdx_sink *own = fdx_sink_new();
+    char wanted[32];
+    for (int i = 0; i < RECORDS; i++) {
+        snprintf(wanted, sizeof wanted, "w%d", i % SHARED_CELLS);
+        fdx_miss m = ref_miss(wanted, "generic");
+        fdx_sink_record_miss(own, &m);
+    }
+    fdx_store *db;
+    w->rc = fdx_store_open(w->db_path, FDX_OPEN_CREATE, &db);
+    if (w->rc == FDX_OK)
+        w->rc = fdx_sink_drain_to_store(own, db, NULL);
+    fdx_store_close(db);
+    fdx_sink_free(own);
+    return NULL;
+}
+
+static void check_totals(const char *db_path, uint64_t writers)
+{
+    fdx_store *db = tu_open(db_path);
+    char *out = tu_export(db, tu_path(dir, "out"));
+    char want[64];
+    snprintf(want, sizeof want, "\"count\":%llu,",
+             (unsigned long long)(writers * RECORDS / SHARED_CELLS));
+    int lines = 0;
+    for (char *p = out; (p = strstr(p, "\"wanted\"")); p++, lines++)
+        ;
+    ck_assert_int_eq(lines, SHARED_CELLS);
+    for (char *p = out; (p = strstr(p, "\"count\":")); p++)
+        ck_assert_msg(strncmp(p, want, strlen(want)) == 0, "%.40s", p);
+    free(out);
+    fdx_store_close(db);
+}
+
+START_TEST(one_sink_per_thread_drains_exactly)
+{
+    const char *db_path = strdup(tu_path(dir, "threads.db"));
+    pthread_t t[THREADS];
+    worker w[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        w[i] = (worker){db_path, i, -1};
+        ck_assert_int_eq(pthread_create(&t[i], NULL, work, &w[i]), 0);
+    }
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(t[i], NULL);
+        ck_assert_int_eq(w[i].rc, FDX_OK);
+    }
+    check_totals(db_path, THREADS);
+    free((char *)db_path);
+}
+END_TEST
+
+START_TEST(sinks_in_several_processes_drain_exactly)
+{
+    const char *db_path = strdup(tu_path(dir, "procs.db"));
+    enum { PROCS = 5 };
+    pid_t pids[PROCS];
+    for (int i = 0; i < PROCS; i++) {
+        pids[i] = fork();
+        ck_assert_int_ge(pids[i], 0);
+        if (pids[i] == 0) {
+            worker w = {db_path, i, -1};
+            work(&w);
+            _exit(w.rc == FDX_OK ? 0 : 1);
+        }
+    }
+    for (int i = 0; i < PROCS; i++) {
+        int status;
+        ck_assert_int_eq(waitpid(pids[i], &status, 0), pids[i]);
+        ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    check_totals(db_path, PROCS);
+    free((char *)db_path);
+}
+END_TEST
+
+Suite *sink_suite(void)
+{
+    Suite *s = suite_create("sink");
+    TCase *tc = tcase_create("sink");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, generic_only_cell_emits_one_aggregated_miss_record);
+    tcase_add_test(tc, distinct_fallbacks_are_distinct_cells);
+    tcase_add_test(tc, flush_writes_valid_jsonl_that_round_trips);
+    tcase_add_test(tc, empty_sink_flushes_empty_file);
+    tcase_add_test(tc, dispatch_records_aggregate_by_cell_and_keep_candidates);
+    tcase_add_test(tc, distinct_chosen_are_distinct_dispatch_cells);
+    tcase_add_test(tc, flush_all_writes_separate_files);
+    tcase_add_test(tc, golden_basic);
+    tcase_add_test(tc, golden_nasty);
+    tcase_add_test(tc, drain_counts_once_and_refuses_an_open_transaction);
+    tcase_add_test(tc, bad_records_are_dropped_and_counted);
+    tcase_add_test(tc, recording_a_seen_cell_allocates_nothing);
+    tcase_add_test(tc, one_sink_per_thread_drains_exactly);
+    tcase_add_test(tc, sinks_in_several_processes_drain_exactly);
+    suite_add_tcase(s, tc);
+    return s;
+}
