@@ -5,7 +5,9 @@
  */
 #include "atomic_file.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -45,6 +47,35 @@ static char *base_of(const char *path)
     return base;
 }
 
+/* Removes temporary files of this target left by writers that were killed
+ * (their pid no longer runs); a live writer's file is left alone. */
+static void sweep_stale(const char *dir, const char *base)
+{
+    char prefix[512];
+    int plen = snprintf(prefix, sizeof prefix, ".%s.fdx-tmp.", base);
+    DIR *d = opendir(dir);
+    if (plen <= 0 || (size_t)plen >= sizeof prefix || !d) {
+        if (d)
+            closedir(d);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strncmp(e->d_name, prefix, (size_t)plen) != 0)
+            continue;
+        char *end;
+        long pid = strtol(e->d_name + plen, &end, 10);
+        if (end == e->d_name + plen || *end != '.' || pid <= 0 || pid == (long)getpid())
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        char path[4096];
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < sizeof path)
+            unlink(path);
+    }
+    closedir(d);
+}
+
 int fdx_afile_open(fdx_afile *af, const char *path, char *err, size_t errsz)
 {
     memset(af, 0, sizeof *af);
@@ -60,6 +91,7 @@ int fdx_afile_open(fdx_afile *af, const char *path, char *err, size_t errsz)
         snprintf(err, errsz, "%s: out of memory", path);
         return FDX_ENOMEM;
     }
+    sweep_stale(dir, base);
     snprintf(af->tmp_path, len, "%s/.%s.fdx-tmp.%ld.XXXXXX", dir, base, (long)getpid());
     free(dir);
     free(base);

@@ -52,8 +52,9 @@ static int next_row(void *ctx, fdx_buf *line, char *err, size_t errsz)
     if (rc == SQLITE_DONE)
         return 0;
     if (rc != SQLITE_ROW) {
-        snprintf(err, errsz, "%s", sqlite3_errmsg(r->s->db));
-        return -FDX_ERROR;
+        int code = fdx_store_fail_sqlite(r->s, rc, "reading cells");
+        snprintf(err, errsz, "%s", r->s->errmsg);
+        return -code;
     }
     fdx_cell cell;
     fdx_str cands = {"[]", 2};

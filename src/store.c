@@ -89,6 +89,9 @@ int fdx_store_fail_sqlite(fdx_store *s, int rc, const char *what)
     if (code == FDX_EBUSY)
         return fdx_store_fail(s, code, "%s: %s: locked by another process for more than %d ms",
                               s->path, what, s->busy_ms);
+    if (code == FDX_ENOTSTORE)
+        return fdx_store_fail(s, code, "%s: %s: %s (the store is corrupt or not a database)",
+                              s->path, what, msg);
     return fdx_store_fail(s, code, "%s: %s: %s", s->path, what, msg);
 }
 
@@ -232,7 +235,7 @@ static int exec_retrying(fdx_store *s, const char *sql, char **msg)
     }
 }
 
-static int configure(fdx_store *s)
+static int configure(fdx_store *s, int flags)
 {
     sqlite3_extended_result_codes(s->db, 1);
     sqlite3_busy_timeout(s->db, s->busy_ms);
@@ -242,6 +245,14 @@ static int configure(fdx_store *s)
         rc = check_identity(s, &id);
     if (rc != FDX_OK)
         return rc;
+    if (flags & FDX_OPEN_READONLY) {
+        if (id.version < FDX_SCHEMA_VERSION)
+            return fdx_store_fail(s, FDX_EREADONLY,
+                                  "%s: store schema version %lld needs migrating to %d, which a "
+                                  "read-only open cannot do: open it writable once",
+                                  s->path, (long long)id.version, FDX_SCHEMA_VERSION);
+        return FDX_OK;
+    }
     char *msg = NULL;
     int src = exec_retrying(s, fdx_sql_connection, &msg);
     if (src != SQLITE_OK) {
@@ -253,21 +264,63 @@ static int configure(fdx_store *s)
     return id.version < FDX_SCHEMA_VERSION ? migrate(s) : FDX_OK;
 }
 
+/* "file:" URI of path with immutable=1: how SQLite reads a WAL store on
+ * read-only media, where the shared-memory file cannot be created. */
+static char *immutable_uri(const char *path)
+{
+    size_t n = strlen(path);
+    char *uri = malloc(n * 3 + 32);
+    if (!uri)
+        return NULL;
+    char *p = uri + sprintf(uri, "file:");
+    for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
+        if (*c == '%' || *c == '?' || *c == '#' || *c < 0x20)
+            p += sprintf(p, "%%%02X", *c);
+        else
+            *p++ = (char)*c;
+    }
+    strcpy(p, "?immutable=1");
+    return uri;
+}
+
+static int reopen_immutable(fdx_store *s, const char *path)
+{
+    char *uri = immutable_uri(path);
+    if (!uri)
+        return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
+    sqlite3_close(s->db);
+    s->db = NULL;
+    int rc = sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    free(uri);
+    if (rc != SQLITE_OK)
+        return fdx_store_fail_sqlite(s, rc, "opening");
+    return configure(s, FDX_OPEN_READONLY);
+}
+
 static int open_db(fdx_store *s, const char *path, int flags)
 {
     struct stat st;
+    if ((flags & (FDX_OPEN_CREATE | FDX_OPEN_READONLY)) == (FDX_OPEN_CREATE | FDX_OPEN_READONLY))
+        return fdx_store_fail(s, FDX_EMISUSE, "FDX_OPEN_CREATE and FDX_OPEN_READONLY conflict");
     if (!(flags & FDX_OPEN_CREATE) && stat(path, &st) != 0)
         return fdx_store_fail(s, errno == ENOENT ? FDX_ENOENT : FDX_EIO, "%s: %s", path,
                               errno == ENOENT ? "no such store" : strerror(errno));
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return fdx_store_fail(s, FDX_ENOTSTORE, "%s: is a directory, not an fdx store", path);
-    int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
-    if (flags & FDX_OPEN_CREATE)
-        oflags |= SQLITE_OPEN_CREATE;
+    int oflags = SQLITE_OPEN_NOMUTEX;
+    s->readonly = (flags & FDX_OPEN_READONLY) != 0;
+    if (flags & FDX_OPEN_READONLY)
+        oflags |= SQLITE_OPEN_READONLY;
+    else
+        oflags |= SQLITE_OPEN_READWRITE | (flags & FDX_OPEN_CREATE ? SQLITE_OPEN_CREATE : 0);
     int rc = sqlite3_open_v2(path, &s->db, oflags, NULL);
     if (rc != SQLITE_OK)
         return fdx_store_fail_sqlite(s, rc, "opening");
-    return configure(s);
+    rc = configure(s, flags);
+    if (rc == FDX_EIO && s->readonly &&
+        (sqlite3_extended_errcode(s->db) & 0xff) == SQLITE_CANTOPEN)
+        return reopen_immutable(s, path);
+    return rc;
 }
 
 int fdx_store_open(const char *path, int flags, fdx_store **out)
@@ -335,6 +388,8 @@ int fdx_store_begin(fdx_store *s)
         return rc;
     if (s->in_txn)
         return fdx_store_fail(s, FDX_EMISUSE, "a transaction is already open");
+    if (s->readonly)
+        return fdx_store_fail(s, FDX_EREADONLY, "%s: opened read-only", s->path);
     if ((rc = fdx_store_exec(s, FDX_STMT_BEGIN_WRITE)) != FDX_OK)
         return rc;
     s->in_txn = 1;

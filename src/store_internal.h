@@ -57,6 +57,7 @@ struct fdx_store {
     char *path;
     char errmsg[1024];
     int in_txn;
+    int readonly;
     int busy_ms;
     fdx_agg *pending;
     fdx_buf dtypes; /* scratch for recording */

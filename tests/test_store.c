@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "sql_text.h"
 #include "test_util.h"
 
 static char *dir;
@@ -419,6 +420,52 @@ START_TEST(newer_schema_is_refused)
 }
 END_TEST
 
+/* A store of schema version 1 (before the ledger) is migrated on open and
+ * keeps its cells. */
+START_TEST(older_schema_is_migrated)
+{
+    const char *path = tu_path(dir, "s.db");
+    raw_exec(path, fdx_sql_schema_1);
+    raw_exec(path, "INSERT INTO miss_cell VALUES ('w','B','O','[]','k',-1,-1,-1,'cpu','n/a',4)");
+    fdx_store *db = tu_open(path);
+    char *out = tu_export(db, tu_path(dir, "out"));
+    ck_assert_str_eq(out, "{\"schema\":2,\"wanted\":\"w\",\"fallback\":{\"backend\":\"B\","
+                          "\"op\":\"O\",\"dtypes\":[],\"kernel_source\":\"k\","
+                          "\"kernel_revision_hash\":18446744073709551615},\"count\":4,\"hw\":"
+                          "{\"hardware_sku\":\"cpu\",\"driver_version\":\"n/a\"}}\n--\n");
+    free(out);
+    fdx_store_close(db);
+    ck_assert_int_eq(ingest_text("x.jsonl", MISS_LINE("1")), FDX_OK);
+    sqlite3 *raw;
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_open(path, &raw), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_prepare_v2(raw, "SELECT (SELECT user_version FROM pragma_user_version()),"
+                                             " (SELECT count(*) FROM ingest_ledger)", -1, &st, NULL),
+                     SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    ck_assert_int_eq(sqlite3_column_int(st, 0), 2);
+    ck_assert_int_eq(sqlite3_column_int(st, 1), 1);
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+}
+END_TEST
+
+START_TEST(read_only_open_never_writes)
+{
+    const char *path = tu_path(dir, "s.db");
+    ck_assert_int_eq(ingest_text("x.jsonl", MISS_LINE("1")), FDX_OK);
+    fdx_store *db;
+    ck_assert_int_eq(fdx_store_open(path, FDX_OPEN_READONLY, &db), FDX_OK);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_EREADONLY);
+    char *out = tu_export(db, tu_path(dir, "out"));
+    ck_assert_str_eq(out, MISS_OUT("1"));
+    free(out);
+    fdx_store_close(db);
+    raw_exec(path, "PRAGMA user_version = 1");
+    ck_assert_int_eq(open_status(path, FDX_OPEN_READONLY, "open it writable once"), FDX_EREADONLY);
+}
+END_TEST
+
 START_TEST(missing_store_is_not_created_without_create)
 {
     const char *path = tu_path(dir, "none.db");
@@ -501,6 +548,8 @@ Suite *store_suite(void)
     tcase_add_test(tc, records_need_a_transaction_and_valid_text);
     tcase_add_test(tc, many_distinct_cells_spill_and_stay_exact);
     tcase_add_test(tc, newer_schema_is_refused);
+    tcase_add_test(tc, older_schema_is_migrated);
+    tcase_add_test(tc, read_only_open_never_writes);
     tcase_add_test(tc, missing_store_is_not_created_without_create);
     tcase_add_test(tc, foreign_files_are_refused);
     tcase_add_test(tc, empty_file_becomes_a_store);

@@ -52,6 +52,10 @@ int main(int argc, char **argv)
     fdx_store *db;
     fdx_export_stats st = {0};
     int rc = fdx_store_open(argv[optind], 0, &db);
+    if (rc == FDX_EREADONLY || rc == FDX_EIO) { /* a store on read-only media still exports */
+        fdx_store_close(db);
+        rc = fdx_store_open(argv[optind], FDX_OPEN_READONLY, &db);
+    }
     if (rc == FDX_OK)
         rc = fdx_store_set_busy_timeout(db, (int)busy_ms);
     if (rc == FDX_OK)

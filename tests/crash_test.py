@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Crash safety: SIGKILL fdx-ingest and fdx-export at random moments.
+
+After each killed ingest the store passes PRAGMA integrity_check, exports
+either the state before that ingest or the state after it, and running the
+same ingest again (same --run-id) completes it exactly once. After each killed
+export the target files are either the previous complete files or the new
+complete ones, and the next export removes the temporary files left behind.
+
+Usage: crash_test.py FDX_INGEST FDX_EXPORT GEN_FEED [KILLS]
+"""
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True)
+    if p.returncode != 0:
+        raise SystemExit(f"{cmd} failed: {p.stderr.decode(errors='replace')}")
+    return p
+
+
+def read_export(out):
+    return tuple(open(os.path.join(out, n), "rb").read() for n in ("misses.jsonl", "dispatches.jsonl"))
+
+
+def killed_after(cmd, delay):
+    """Starts cmd, SIGKILLs it after delay seconds; True if it was still running."""
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(delay)
+    alive = p.poll() is None
+    if alive:
+        p.send_signal(signal.SIGKILL)
+    p.wait()
+    return alive
+
+
+def timed(cmd):
+    t = time.monotonic()
+    run(cmd)
+    return time.monotonic() - t
+
+
+def main():
+    ingest, export, gen = sys.argv[1:4]
+    kills = int(sys.argv[4]) if len(sys.argv) > 4 else 20
+    rng = random.Random(4242)
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="fdx-crash-") as tmp:
+        j = lambda *p: os.path.join(tmp, *p)
+        run([sys.executable, gen, j("small"), "--runs", "1", "--lines", "300", "--cells", "100",
+             "--seed", "1"])
+        run([sys.executable, gen, j("big"), "--runs", "2", "--lines", "20000", "--cells", "15000",
+             "--candidates", "0.3", "--seed", "2"])
+        big = [j("big", "run_0000"), j("big", "run_0001")]
+        run([ingest, "-q", j("base.db"), j("small", "run_0000")])
+        run([export, j("base.db"), j("before")])
+        before = read_export(j("before"))
+        shutil.copy(j("base.db"), j("after.db"))
+        full = timed([ingest, "-q", "--run-id", "big", j("after.db")] + big)
+        run([export, j("after.db"), j("after")])
+        after = read_export(j("after"))
+
+        seen = {"before": 0, "after": 0, "finished": 0}
+        for i in range(kills):
+            work = j("work.db")
+            for suffix in ("", "-wal", "-shm"):
+                if os.path.exists(work + suffix):
+                    os.remove(work + suffix)
+            shutil.copy(j("base.db"), work)
+            late = i % 2  # every other kill aims at the end of the ingest (the commit)
+            delay = full * (rng.uniform(0.8, 1.3) if late else rng.uniform(0, 1))
+            alive = killed_after([ingest, "-q", "--run-id", "big", work] + big, delay)
+            if not alive:
+                seen["finished"] += 1
+            con = sqlite3.connect(work)
+            check = con.execute("PRAGMA integrity_check").fetchone()[0]
+            con.close()
+            if check != "ok":
+                failures.append(f"kill {i}: integrity_check says {check}")
+                continue
+            run([export, work, j("probe")])
+            state = read_export(j("probe"))
+            if state == before:
+                seen["before"] += 1
+            elif state == after:
+                seen["after"] += 1
+            else:
+                failures.append(f"kill {i}: the store is neither before nor after the ingest")
+            run([ingest, "-q", "--run-id", "big", work] + big)
+            run([export, work, j("probe")])
+            if read_export(j("probe")) != after:
+                failures.append(f"kill {i}: ingesting again did not complete it exactly once")
+        print(f"ingest kills: {seen}")
+
+        # Export: alternate between the two stores so every kill has an older
+        # complete version in place to be replaced.
+        out = j("out")
+        run([export, j("base.db"), out])
+        full = timed([export, j("after.db"), out])
+        left_behind = 0
+        for i in range(kills):
+            src, state = (j("base.db"), before) if i % 2 else (j("after.db"), after)
+            killed_after([export, src, out], rng.uniform(0, full * 1.2))
+            files = read_export(out)
+            for k, name in enumerate(("misses", "dispatches")):
+                if files[k] not in (before[k], after[k]):
+                    failures.append(f"export kill {i}: {name}.jsonl is neither old nor new")
+            left_behind += len([n for n in os.listdir(out) if ".fdx-tmp." in n])
+        run([export, j("after.db"), out])
+        stale = [n for n in os.listdir(out) if n not in ("misses.jsonl", "dispatches.jsonl")]
+        if stale:
+            failures.append(f"temporary files left after a completed export: {stale}")
+        if read_export(out) != after:
+            failures.append("the final export is wrong")
+        print(f"export kills: {kills}, temporary files seen after kills: {left_behind}")
+    for f in failures[:10]:
+        print("FAIL:", f, file=sys.stderr)
+    print(f"crash: {0 if failures else 1} passed, {1 if failures else 0} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

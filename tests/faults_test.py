@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Faults: each gives a clear message, a non-zero exit and no change to the
+stored data. Disk full while ingesting and while exporting (a small tmpfs),
+a read-only store, a store locked past the busy timeout, a corrupt store,
+a non-SQLite file, a newer schema version. Checks that need mounting are
+skipped, with a message, where mounting is not permitted.
+
+Usage: faults_test.py FDX_INGEST FDX_EXPORT GEN_FEED
+"""
+import hashlib
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+passed, failed, skipped = 0, 0, 0
+
+
+def check(ok, what, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print(f"FAIL: {what} {detail}", file=sys.stderr)
+
+
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def digest(path):
+    h = hashlib.sha256()
+    for suffix in ("", "-wal"):
+        if os.path.exists(path + suffix):
+            h.update(open(path + suffix, "rb").read())
+    return h.hexdigest()
+
+
+def mount_tmpfs(path, size):
+    os.makedirs(path, exist_ok=True)
+    p = run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", path])
+    return p.returncode == 0, p.stderr.strip()
+
+
+def umount(path):
+    run(["umount", "-l", path])
+
+
+def expect_failure(p, what, *needles):
+    check(p.returncode == 1, f"{what}: exit {p.returncode}, want 1", p.stderr)
+    for n in needles:
+        check(n in p.stderr, f"{what}: message lacks {n!r}", p.stderr)
+
+
+def main():
+    global skipped
+    ingest, export, gen = sys.argv[1:4]
+    with tempfile.TemporaryDirectory(prefix="fdx-faults-") as tmp:
+        j = lambda *p: os.path.join(tmp, *p)
+        subprocess.run([sys.executable, gen, j("big"), "--runs", "1", "--lines", "20000",
+                        "--cells", "20000", "--seed", "3"], check=True)
+        subprocess.run([sys.executable, gen, j("small"), "--runs", "1", "--lines", "50",
+                        "--cells", "20", "--seed", "4"], check=True)
+        base = j("base.db")
+        check(run([ingest, "-q", base, j("small", "run_0000")]).returncode == 0, "seed ingest")
+        run([export, base, j("base-out")])
+
+        ok, why = mount_tmpfs(j("small-fs"), "512k")
+        if not ok:
+            skipped += 3
+            print(f"skipped: disk-full and read-only checks: cannot mount a tmpfs ({why})")
+        else:
+            try:
+                # Disk full while ingesting: the store lives on a 512 KiB tmpfs.
+                db = j("small-fs", "s.db")
+                shutil.copy(base, db)
+                before = digest(db)
+                p = run([ingest, db, j("big", "run_0000")])
+                expect_failure(p, "ingest onto a full disk", "s.db")
+                check("full" in p.stderr.lower(), "disk full is named", p.stderr)
+                check(digest(db) == before or run([export, db, j("o1")]).returncode == 0 and
+                      open(j("o1", "misses.jsonl")).read() ==
+                      open(j("base-out", "misses.jsonl")).read(), "store unchanged after a full disk")
+                run([export, db, j("o1")])
+                check(open(j("o1", "misses.jsonl")).read() == open(j("base-out", "misses.jsonl")).read(),
+                      "full-disk ingest left the data as it was")
+                for n in os.listdir(j("small-fs")):
+                    os.remove(j("small-fs", n))
+
+                # Disk full while exporting: a big store, the output on the tmpfs.
+                big = j("big.db")
+                run([ingest, "-q", big, j("big", "run_0000")])
+                out = j("small-fs", "out")
+                check(run([export, base, out]).returncode == 0, "small export fits")
+                old = open(os.path.join(out, "misses.jsonl"), "rb").read()
+                p = run([export, big, out])
+                expect_failure(p, "export onto a full disk", "No space left on device")
+                check(open(os.path.join(out, "misses.jsonl"), "rb").read() == old,
+                      "previous export intact after a full disk")
+                check(sorted(os.listdir(out)) == ["dispatches.jsonl", "misses.jsonl"],
+                      "no temporary files after a full disk", str(os.listdir(out)))
+
+                # A read-only store: ingest fails and changes nothing, export works.
+                shutil.copy(base, j("small-fs", "ro.db"))
+                subprocess.run(["mount", "-o", "remount,ro", j("small-fs")], check=True)
+                ro = j("small-fs", "ro.db")
+                before = digest(ro)
+                p = run([ingest, ro, j("small", "run_0000")])
+                expect_failure(p, "ingest into a read-only store", "read")
+                check(digest(ro) == before, "read-only store unchanged")
+                p = run([export, ro, j("ro-out")])
+                check(p.returncode == 0, "export of a read-only store", p.stderr)
+            finally:
+                umount(j("small-fs"))
+
+        # A store locked by another process past the busy timeout.
+        locked = j("locked.db")
+        shutil.copy(base, locked)
+        con = sqlite3.connect(locked, isolation_level=None)
+        con.execute("BEGIN IMMEDIATE")
+        p = run([ingest, "--busy-timeout", "300", locked, j("small", "run_0000")])
+        expect_failure(p, "ingest into a locked store", "locked by another process",
+                       "300 ms")
+        con.execute("ROLLBACK")
+        con.close()
+        run([export, locked, j("locked-out")])
+        check(open(j("locked-out", "misses.jsonl")).read() ==
+              open(j("base-out", "misses.jsonl")).read(), "locked store unchanged")
+
+        # A corrupt store: pages overwritten in the middle of a valid file.
+        corrupt = j("corrupt.db")
+        run([ingest, "-q", corrupt, j("big", "run_0000")])
+        size = os.path.getsize(corrupt)
+        with open(corrupt, "r+b") as f:
+            for off in range(4096 * 2, size, 4096 * 3):
+                f.seek(off)
+                f.write(b"\xde\xad\xbe\xef" * 256)
+        before = digest(corrupt)
+        p = run([ingest, corrupt, j("small", "run_0000")])
+        expect_failure(p, "ingest into a corrupt store", "corrupt")
+        check(digest(corrupt) == before, "corrupt store not written")
+        p = run([export, corrupt, j("corrupt-out")])
+        expect_failure(p, "export of a corrupt store", "corrupt")
+
+        # Not an SQLite file at all.
+        junk = j("junk.db")
+        with open(junk, "w") as f:
+            f.write("this is a text file, not a database; " * 40)
+        before = digest(junk)
+        p = run([ingest, junk, j("small", "run_0000")])
+        expect_failure(p, "ingest into a non-SQLite file", "not an fdx store")
+        check(digest(junk) == before, "non-SQLite file unchanged")
+        expect_failure(run([export, junk, j("junk-out")]), "export of a non-SQLite file",
+                       "not an fdx store")
+
+        # A store written by a newer fdx.
+        newer = j("newer.db")
+        shutil.copy(base, newer)
+        con = sqlite3.connect(newer)
+        con.execute("PRAGMA user_version = 99")
+        con.close()
+        before = digest(newer)
+        expect_failure(run([ingest, newer, j("small", "run_0000")]), "ingest into a newer store",
+                       "newer fdx")
+        expect_failure(run([export, newer, j("newer-out")]), "export of a newer store", "newer fdx")
+        check(digest(newer) == before, "newer store unchanged")
+
+    print(f"faults: {passed} passed, {failed} failed, {skipped} skipped")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
