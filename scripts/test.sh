@@ -1,8 +1,17 @@
 #!/usr/bin/env bash
-# Builds fdx and runs the whole test suite (what CI runs).
+# Builds fdx and runs the whole test suite (what CI runs): once as released,
+# once with AddressSanitizer and UndefinedBehaviorSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
+jobs=$(nproc)
+
 cmake -S . -B build -DFDX_BUILD_TESTS=ON -DFDX_WERROR=ON >/dev/null
-cmake --build build -j"$(nproc)"
-ctest --test-dir build --output-on-failure -j"$(nproc)"
+cmake --build build -j"$jobs"
+ctest --test-dir build --output-on-failure -j"$jobs"
+
+cmake -S . -B build-asan -DFDX_BUILD_TESTS=ON -DFDX_WERROR=ON -DFDX_SANITIZE=ON \
+      -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build build-asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan --output-on-failure -j"$jobs"

@@ -97,5 +97,46 @@ expect 1 "quiet" -- "$INGEST" -q "$T/afile" "$T/mixed.jsonl"
 expect 0 "quiet success" -- "$INGEST" -q "$T/q.db" "$T/mixed.jsonl"
 if [ -s "$T/err" ]; then bad "--quiet printed"; else ok; fi
 
+# exactly-once ingest with --run-id, and the ledger
+R="$DATA/basic/input/run_0000"
+expect 0 "run id, first" -- "$INGEST" --run-id r-1 "$T/ledger.db" "$R"
+snapshot "$T/ledger.db" "$T/l1"
+expect 0 "run id, again" -- "$INGEST" --run-id r-1 "$T/ledger.db" "$R"
+has err "run id 'r-1' was already ingested"
+has err "nothing to do"
+snapshot "$T/ledger.db" "$T/l2"
+same "$T/l1/misses.jsonl" "$T/l2/misses.jsonl"
+same "$T/l1/dispatches.jsonl" "$T/l2/dispatches.jsonl"
+expect 1 "run id, other content" -- "$INGEST" --run-id r-1 "$T/ledger.db" "$DATA/basic/input/run_0001"
+has err "with different content"
+expect 0 "same content, no run id" -- "$INGEST" "$T/ledger.db" "$R"
+has err "warning: $R/misses.jsonl: same content as $R/misses.jsonl"
+expect 0 "ledger by SQL" -- sqlite3 "$T/ledger.db" \
+  "SELECT count(*), sum(run_id IS NOT NULL), sum(lines), min(content_hash = (SELECT content_hash FROM ingest_ledger WHERE id = 1)) FROM ingest_ledger"
+has out "2|1|18|1"
+expect 0 "ledger sources" -- sqlite3 "$T/ledger.db" "SELECT count(*), sum(records) FROM ingest_source"
+has out "4|18"
+
+# --skip-invalid and --rejects
+{ echo "$MISS"; echo 'not json'; echo '{"schema":1}'; echo "$MISS"; } >"$T/some-bad.jsonl"
+expect 2 "rejects without skip" -- "$INGEST" --rejects "$T/rej" "$T/skip.db" "$T/some-bad.jsonl"
+expect 0 "skip invalid" -- "$INGEST" --skip-invalid --rejects "$T/rej" "$T/skip.db" "$T/some-bad.jsonl"
+has err "some-bad.jsonl:2: not a JSON object"
+has err "some-bad.jsonl:3: schema: unsupported version 1"
+has err "skipped 2 bad lines, copied to $T/rej"
+printf 'not json\n{"schema":1}\n' >"$T/rej-want"
+same "$T/rej" "$T/rej-want"
+expect 0 "export skip" -- "$EXPORT" "$T/skip.db" "$T/skip-out"
+has out "misses.jsonl: 1 lines"
+if grep -q '"count":2' "$T/skip-out/misses.jsonl"; then ok; else bad "good lines not ingested"; fi
+
+# nesting limit
+printf '{"schema":2,"x":[[[[[[1]]]]]]}\n' >"$T/deep.jsonl"
+expect 1 "too deep" -- "$INGEST" "$T/deep.db" "$T/deep.jsonl"
+has err "nesting deeper than 5 levels"
+expect 1 "deeper allowed, still not a record" -- "$INGEST" --max-depth 8 "$T/deep.db" "$T/deep.jsonl"
+has err "missing"
+expect 2 "bad --max-depth" -- "$INGEST" --max-depth 0 "$T/deep.db" "$T/deep.jsonl"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
