@@ -1,11 +1,13 @@
 -- Adds one pending dispatch cell. ?13 is the cell's count (1 ..= 2^63-1),
 -- saturating at 2^63-1; ?12 (candidates) replaces the stored list only when
--- it is not the empty list.
+-- it is not the empty list, and ?15 (Unix ms) records when that happened.
+-- ?14 is the ledger id of the transaction.
 INSERT INTO dispatch_cell (keyed, structure_key, backend, op, dtypes,
                            kernel_source, kernel_revision_hash, cc_major,
                            cc_minor, hardware_sku, driver_version, candidates,
-                           count)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                           count, first_ingest, last_ingest, candidates_set_at)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14,
+        CASE WHEN ?12 = '[]' THEN NULL ELSE ?15 END)
 ON CONFLICT (keyed, structure_key, backend, op, dtypes, kernel_source,
              kernel_revision_hash, cc_major, cc_minor, hardware_sku,
              driver_version)
@@ -17,5 +19,10 @@ DO UPDATE SET
     candidates = CASE
         WHEN excluded.candidates = '[]' THEN candidates
         ELSE excluded.candidates
-    END
+    END,
+    candidates_set_at = CASE
+        WHEN excluded.candidates = '[]' THEN candidates_set_at
+        ELSE excluded.candidates_set_at
+    END,
+    last_ingest = excluded.last_ingest
 RETURNING count;

@@ -4,7 +4,7 @@
 CREATE TABLE ingest_ledger (
     id            INTEGER PRIMARY KEY,
     run_id        TEXT    UNIQUE,          -- fdx-ingest --run-id; NULL when none
-    kind          TEXT    NOT NULL CHECK (kind IN ('ingest', 'records')),
+    kind          TEXT    NOT NULL CHECK (kind IN ('ingest', 'records', 'merge')),
     content_hash  TEXT,                    -- SHA-256 over the sources' digests, in order
     sources       INTEGER NOT NULL,
     bytes         INTEGER NOT NULL,

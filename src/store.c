@@ -19,7 +19,11 @@
 #define FDX_DEFAULT_BUSY_MS 10000
 
 /* migrations[v] upgrades a store from schema version v to v + 1. */
-static const char *const migrations[] = {fdx_sql_schema_1, fdx_sql_schema_2};
+static const char *const migrations[][2] = {
+    {fdx_sql_schema_1, NULL},
+    {fdx_sql_schema_2, NULL},
+    {fdx_sql_views, fdx_sql_schema_3},
+};
 #define FDX_SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
 static const char *const stmt_text[FDX_STMT_COUNT] = {
@@ -205,14 +209,15 @@ static int migrate(fdx_store *s)
     rc = read_identity(s, &id);
     if (rc == FDX_OK)
         rc = check_identity(s, &id);
-    for (int64_t v = id.version; rc == FDX_OK && v < FDX_SCHEMA_VERSION; v++) {
-        char *msg = NULL;
-        int src = sqlite3_exec(s->db, migrations[v], NULL, NULL, &msg);
-        if (src != SQLITE_OK)
-            rc = fdx_store_fail(s, code_of_sqlite(src), "%s: migrating to schema %lld: %s",
-                                s->path, (long long)v + 1, msg ? msg : sqlite3_errstr(src));
-        sqlite3_free(msg);
-    }
+    for (int64_t v = id.version; rc == FDX_OK && v < FDX_SCHEMA_VERSION; v++)
+        for (int k = 0; rc == FDX_OK && k < 2 && migrations[v][k]; k++) {
+            char *msg = NULL;
+            int src = sqlite3_exec(s->db, migrations[v][k], NULL, NULL, &msg);
+            if (src != SQLITE_OK)
+                rc = fdx_store_fail(s, code_of_sqlite(src), "%s: migrating to schema %lld: %s",
+                                    s->path, (long long)v + 1, msg ? msg : sqlite3_errstr(src));
+            sqlite3_free(msg);
+        }
     if (rc != FDX_OK) {
         sqlite3_exec(s->db, fdx_sql_rollback, NULL, NULL, NULL);
         return rc;
@@ -393,6 +398,9 @@ int fdx_store_begin(fdx_store *s)
     if ((rc = fdx_store_exec(s, FDX_STMT_BEGIN_WRITE)) != FDX_OK)
         return rc;
     s->in_txn = 1;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    s->txn_time_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
     memset(&s->txn_stats, 0, sizeof s->txn_stats);
     fdx_agg_clear(s->pending);
     fdx_ledger_reset(s);

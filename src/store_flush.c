@@ -56,7 +56,10 @@ static int upsert(fdx_store *s, const fdx_cell *c, uint64_t count, fdx_str cands
     int i = bind_key(st, c);
     if (c->kind == FDX_KIND_DISPATCH)
         sqlite3_bind_text(st, i++, cands.p, (int)cands.n, SQLITE_STATIC);
-    sqlite3_bind_int64(st, i, (int64_t)count);
+    sqlite3_bind_int64(st, i++, (int64_t)count);
+    sqlite3_bind_int64(st, i++, s->ledger.id);
+    if (c->kind == FDX_KIND_DISPATCH)
+        sqlite3_bind_int64(st, i, s->txn_time_ms);
     rc = sqlite3_step(st);
     if (rc != SQLITE_ROW) {
         int code = fdx_store_fail_sqlite(s, rc, "writing a cell");
@@ -75,13 +78,16 @@ static int upsert(fdx_store *s, const fdx_cell *c, uint64_t count, fdx_str cands
 int fdx_store_flush_pending(fdx_store *s)
 {
     size_t n = fdx_agg_cells(s->pending);
+    int rc = n ? fdx_ledger_open_row(s) : FDX_OK; /* cells name their transaction */
+    if (rc != FDX_OK)
+        return rc;
     for (size_t i = 0; i < n; i++) {
         fdx_cell cell;
         uint64_t count;
         fdx_str cands;
         int added = 0;
         fdx_agg_get(s->pending, i, &cell, &count, &cands);
-        int rc = upsert(s, &cell, count, cands, &added);
+        rc = upsert(s, &cell, count, cands, &added);
         if (rc != FDX_OK)
             return rc;
         if (added)

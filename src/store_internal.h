@@ -64,6 +64,7 @@ struct fdx_store {
     fdx_buf cands;
     fdx_commit_stats txn_stats;
     fdx_txn_ledger ledger;
+    int64_t txn_time_ms; /* when the transaction began, Unix ms */
     sqlite3_stmt *stmts[FDX_STMT_COUNT];
 };
 

@@ -440,11 +440,14 @@ START_TEST(older_schema_is_migrated)
     sqlite3_stmt *st;
     ck_assert_int_eq(sqlite3_open(path, &raw), SQLITE_OK);
     ck_assert_int_eq(sqlite3_prepare_v2(raw, "SELECT (SELECT user_version FROM pragma_user_version()),"
-                                             " (SELECT count(*) FROM ingest_ledger)", -1, &st, NULL),
+                                             " (SELECT count(*) FROM ingest_ledger),"
+                                             " (SELECT misses FROM miss_demand WHERE wanted = 'w')",
+                                             -1, &st, NULL),
                      SQLITE_OK);
     ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-    ck_assert_int_eq(sqlite3_column_int(st, 0), 2);
+    ck_assert_int_eq(sqlite3_column_int(st, 0), 3);
     ck_assert_int_eq(sqlite3_column_int(st, 1), 1);
+    ck_assert_int_eq(sqlite3_column_int(st, 2), 5); /* the old cell and the new one */
     sqlite3_finalize(st);
     sqlite3_close(raw);
 }

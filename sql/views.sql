@@ -1,0 +1,153 @@
+-- Views that make ad-hoc SQL over the cells pleasant in a plain sqlite3 shell
+-- (run as part of the schema; see docs/QUERIES.md). Revision hashes appear as
+-- 16-digit lowercase hex, compute capability as '8.9' (NULL for a CPU stamp),
+-- dtypes as 'F16,F16', an unkeyed structure key as NULL. Counts summed over
+-- many cells are exact up to 2^53.
+DROP VIEW IF EXISTS miss_cells;
+DROP VIEW IF EXISTS dispatch_cells;
+DROP VIEW IF EXISTS miss_demand;
+DROP VIEW IF EXISTS miss_demand_by_device;
+DROP VIEW IF EXISTS dispatch_candidates;
+DROP VIEW IF EXISTS dispatch_regret;
+
+CREATE VIEW miss_cells AS
+SELECT wanted,
+       backend,
+       op,
+       coalesce((SELECT group_concat(value, ',') FROM json_each(m.dtypes)), '') AS dtypes,
+       kernel_source,
+       printf('%016x', kernel_revision_hash) AS kernel_revision,
+       CASE WHEN cc_major < 0 THEN NULL ELSE cc_major || '.' || cc_minor END
+           AS compute_capability,
+       hardware_sku,
+       driver_version,
+       count,
+       first_ingest,
+       last_ingest
+FROM miss_cell AS m;
+
+CREATE VIEW dispatch_cells AS
+SELECT CASE WHEN keyed THEN structure_key END AS structure_key,
+       backend,
+       op,
+       coalesce((SELECT group_concat(value, ',') FROM json_each(d.dtypes)), '') AS dtypes,
+       kernel_source,
+       printf('%016x', kernel_revision_hash) AS kernel_revision,
+       CASE WHEN cc_major < 0 THEN NULL ELSE cc_major || '.' || cc_minor END
+           AS compute_capability,
+       hardware_sku,
+       driver_version,
+       json_array_length(candidates) AS candidates,
+       count,
+       first_ingest,
+       last_ingest
+FROM dispatch_cell AS d;
+
+-- What to write next: demand per wanted structure key.
+CREATE VIEW miss_demand AS
+SELECT wanted,
+       CAST(total(count) AS INTEGER) AS misses,
+       count(DISTINCT json_array(backend, op, dtypes, kernel_source, kernel_revision_hash))
+           AS fallbacks,
+       count(DISTINCT json_array(cc_major, cc_minor, hardware_sku, driver_version)) AS devices,
+       count(*) AS cells,
+       group_concat(DISTINCT op) AS ops
+FROM miss_cell
+GROUP BY wanted
+ORDER BY misses DESC, wanted;
+
+-- The same, per device class (compute capability and SKU).
+CREATE VIEW miss_demand_by_device AS
+SELECT wanted,
+       CASE WHEN cc_major < 0 THEN NULL ELSE cc_major || '.' || cc_minor END
+           AS compute_capability,
+       hardware_sku,
+       CAST(total(count) AS INTEGER) AS misses,
+       count(DISTINCT json_array(backend, op, dtypes, kernel_source, kernel_revision_hash))
+           AS fallbacks,
+       count(*) AS cells
+FROM miss_cell
+GROUP BY wanted, cc_major, cc_minor, hardware_sku
+ORDER BY misses DESC, wanted, cc_major, cc_minor, hardware_sku;
+
+-- One row per candidate of every dispatch cell. A candidate is the chosen
+-- implementation when all five ImplId fields match; the hash is compared as
+-- the unsigned decimal text the candidates JSON holds.
+CREATE VIEW dispatch_candidates AS
+SELECT CASE WHEN x.keyed THEN x.structure_key END AS structure_key,
+       x.backend AS chosen_backend,
+       x.op AS chosen_op,
+       coalesce((SELECT group_concat(value, ',') FROM json_each(x.dtypes)), '')
+           AS chosen_dtypes,
+       x.kernel_source AS chosen_source,
+       printf('%016x', x.kernel_revision_hash) AS chosen_revision,
+       CASE WHEN x.cc_major < 0 THEN NULL ELSE x.cc_major || '.' || x.cc_minor END
+           AS compute_capability,
+       x.hardware_sku,
+       x.driver_version,
+       x.count,
+       x.position,
+       json_extract(x.cand, '$.impl_id.backend') AS backend,
+       json_extract(x.cand, '$.impl_id.op') AS op,
+       coalesce((SELECT group_concat(value, ',')
+                 FROM json_each(x.cand, '$.impl_id.dtypes')), '') AS dtypes,
+       json_extract(x.cand, '$.impl_id.kernel_source') AS kernel_source,
+       printf('%016x', CASE
+           WHEN length(x.u) < 19 OR (length(x.u) = 19 AND x.u <= '9223372036854775807')
+               THEN CAST(x.u AS INTEGER)
+           ELSE (CAST(substr(x.u, 1, length(x.u) - 9) AS INTEGER) - 18446744072) * 1000000000
+                + (CAST(substr(x.u, -9) AS INTEGER) - 1709551616)
+       END) AS kernel_revision,
+       json_extract(x.cand, '$.latency_ns') AS latency_ns,
+       (json_extract(x.cand, '$.impl_id.backend') = x.backend
+        AND json_extract(x.cand, '$.impl_id.op') = x.op
+        AND (x.cand -> '$.impl_id.dtypes') = x.dtypes
+        AND json_extract(x.cand, '$.impl_id.kernel_source') = x.kernel_source
+        AND x.u = CASE WHEN x.kernel_revision_hash >= 0
+                       THEN CAST(x.kernel_revision_hash AS TEXT)
+                       ELSE printf('%d%09d',
+                                   18446744073 + x.kernel_revision_hash / 1000000000
+                                   - (709551616 + x.kernel_revision_hash % 1000000000 < 0),
+                                   (709551616 + x.kernel_revision_hash % 1000000000
+                                    + 1000000000) % 1000000000)
+                  END) AS is_chosen
+FROM (SELECT d.*, c.key AS position, c.value AS cand,
+             c.value -> '$.impl_id.kernel_revision_hash' AS u
+      FROM dispatch_cell AS d, json_each(d.candidates) AS c) AS x;
+
+-- Dispatch cells where a measured candidate beat the measured chosen
+-- implementation: where the runtime picked wrong, and by how much.
+CREATE VIEW dispatch_regret AS
+WITH measured AS (
+    SELECT * FROM dispatch_candidates WHERE latency_ns IS NOT NULL
+),
+chosen AS (
+    SELECT structure_key, chosen_backend, chosen_op, chosen_dtypes, chosen_source,
+           chosen_revision, compute_capability, hardware_sku, driver_version, count,
+           min(latency_ns) AS chosen_ns
+    FROM measured WHERE is_chosen
+    GROUP BY structure_key, chosen_backend, chosen_op, chosen_dtypes, chosen_source,
+             chosen_revision, compute_capability, hardware_sku, driver_version
+),
+best AS (
+    SELECT structure_key, chosen_backend, chosen_op, chosen_dtypes, chosen_source,
+           chosen_revision, compute_capability, hardware_sku, driver_version,
+           min(latency_ns) AS best_ns, backend AS best_backend, kernel_source AS best_source,
+           kernel_revision AS best_revision
+    FROM measured WHERE NOT is_chosen
+    GROUP BY structure_key, chosen_backend, chosen_op, chosen_dtypes, chosen_source,
+             chosen_revision, compute_capability, hardware_sku, driver_version
+)
+SELECT c.structure_key, c.chosen_backend, c.chosen_op, c.chosen_dtypes, c.chosen_source,
+       c.chosen_revision, c.compute_capability, c.hardware_sku, c.driver_version, c.count,
+       c.chosen_ns, b.best_ns, b.best_backend, b.best_source, b.best_revision,
+       round(CAST(c.chosen_ns AS REAL) / b.best_ns, 3) AS speedup
+FROM chosen AS c
+JOIN best AS b
+  ON b.structure_key IS c.structure_key AND b.chosen_backend = c.chosen_backend
+ AND b.chosen_op = c.chosen_op AND b.chosen_dtypes = c.chosen_dtypes
+ AND b.chosen_source = c.chosen_source AND b.chosen_revision = c.chosen_revision
+ AND b.compute_capability IS c.compute_capability AND b.hardware_sku = c.hardware_sku
+ AND b.driver_version = c.driver_version
+WHERE b.best_ns < c.chosen_ns
+ORDER BY speedup DESC, c.structure_key;
