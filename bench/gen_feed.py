@@ -94,9 +94,14 @@ def main():
     ap.add_argument("--cells", type=int, default=50)
     ap.add_argument("--candidates", type=float, default=0.2)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--sample-seed", type=int, default=None,
+                    help="seed for drawing lines (default: --seed); hosts that share --seed "
+                         "and differ here see the same cells in different proportions")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     misses, dispatches = miss_cells(rng, a.cells), dispatch_cells(rng, a.cells)
+    if a.sample_seed is not None:
+        rng = random.Random(a.sample_seed)
     weights = [1.0 / (i + 1) for i in range(a.cells)]  # Zipf-like demand
     for r in range(a.runs):
         d = os.path.join(a.outdir, f"run_{r:04d}")

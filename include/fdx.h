@@ -36,7 +36,8 @@ enum {
     FDX_ENOTSTORE = 7, /* file is not an fdx store, or is corrupt */
     FDX_EMISUSE = 8, /* call not valid in the handle's current state */
     FDX_ENOENT = 9,  /* a path that must exist does not */
-    FDX_EREADONLY = 10 /* the store cannot be written */
+    FDX_EREADONLY = 10, /* the store cannot be written */
+    FDX_ECONFLICT = 11  /* a merge would count a store's cells twice */
 };
 
 /* Short English name of a status code ("bad data", "I/O error", ...). */
@@ -215,6 +216,56 @@ typedef struct fdx_export_stats {
  */
 int fdx_store_export(fdx_store *store, const char *outdir,
                      fdx_export_stats *stats);
+
+/* ---- Demand ------------------------------------------------------------
+ * The miss demand ranking: which structure keys most want a specialised
+ * kernel, over the miss cells that pass the filters (NULL: no filter). */
+typedef struct fdx_demand_filter {
+    const char *compute_capability; /* "8.9", or "cpu" for stamps without one */
+    const char *hardware_sku;
+    const char *op;
+    const char *kernel_source; /* of the fallback */
+    int64_t limit;             /* rows at most; <= 0: all */
+} fdx_demand_filter;
+
+typedef struct fdx_demand_row {
+    const char *wanted;
+    uint64_t misses;    /* summed counts (exact up to 2^53) */
+    uint64_t fallbacks; /* distinct fallback implementations */
+    uint64_t devices;   /* distinct hardware stamps */
+    const char *ops;    /* the ops involved, comma-separated */
+} fdx_demand_row;
+
+/* Called per row, most demanded first; a non-zero return stops the query. */
+typedef int (*fdx_demand_fn)(void *ctx, const fdx_demand_row *row);
+
+int fdx_store_demand(fdx_store *store, const fdx_demand_filter *filter, fdx_demand_fn fn,
+                     void *ctx);
+/* The SQL fdx_store_demand runs, with named parameters :cc, :sku, :op,
+ * :source and :top, for taking a question further in sqlite3. */
+const char *fdx_demand_sql(void);
+/* s as a JSON string literal, quotes included, escaped as the feeds are;
+ * malloc'd (NULL when memory runs out). */
+char *fdx_json_string(const char *s);
+
+/* ---- Merging stores ----------------------------------------------------
+ * Folds the cells of the store at src_path into the open transaction: counts
+ * add, and for each dispatch cell the candidates list set last wins (ties go
+ * to the list that sorts last), so the result does not depend on the order
+ * or grouping of merges. Every store has a random identity; the store keeps
+ * the identities (and ledger positions) of all stores folded into it,
+ * directly or through other stores. Merging a store again that is unchanged
+ * is a no-op (stats->stores_skipped, and errmsg says so); merging one that
+ * changed since, or that overlaps in part with what was merged, fails with
+ * FDX_ECONFLICT and an explanation. A failed merge undoes only itself.
+ */
+typedef struct fdx_merge_stats {
+    uint64_t stores_merged;
+    uint64_t stores_skipped;
+    uint64_t cells_read;
+} fdx_merge_stats;
+
+int fdx_store_merge(fdx_store *dst, const char *src_path, fdx_merge_stats *stats);
 
 /* ---- In-process sink ----------------------------------------------------
  * The reference sink in C, for a runtime's hot path: record calls aggregate

@@ -10,7 +10,7 @@
 #include "fsutil.h"
 #include "store_internal.h"
 
-static fdx_str column_text(sqlite3_stmt *st, int i)
+fdx_str fdx_column_text(sqlite3_stmt *st, int i)
 {
     fdx_str v;
     v.p = (const char *)sqlite3_column_text(st, i);
@@ -21,21 +21,21 @@ static fdx_str column_text(sqlite3_stmt *st, int i)
 }
 
 /* Reads the key columns (in the order of the export queries) into a cell. */
-static int row_cell(sqlite3_stmt *st, fdx_kind kind, fdx_cell *c)
+int fdx_row_cell(sqlite3_stmt *st, fdx_kind kind, fdx_cell *c)
 {
     int i = 0;
     c->kind = kind;
     c->keyed = kind == FDX_KIND_MISS ? 1 : sqlite3_column_int(st, i++);
-    c->token = column_text(st, i++);
-    c->backend = column_text(st, i++);
-    c->op = column_text(st, i++);
-    c->dtypes_json = column_text(st, i++);
-    c->kernel_source = column_text(st, i++);
+    c->token = fdx_column_text(st, i++);
+    c->backend = fdx_column_text(st, i++);
+    c->op = fdx_column_text(st, i++);
+    c->dtypes_json = fdx_column_text(st, i++);
+    c->kernel_source = fdx_column_text(st, i++);
     c->revision = (uint64_t)sqlite3_column_int64(st, i++);
     c->cc_major = sqlite3_column_int64(st, i++);
     c->cc_minor = sqlite3_column_int64(st, i++);
-    c->sku = column_text(st, i++);
-    c->driver = column_text(st, i++);
+    c->sku = fdx_column_text(st, i++);
+    c->driver = fdx_column_text(st, i++);
     return i;
 }
 
@@ -58,9 +58,9 @@ static int next_row(void *ctx, fdx_buf *line, char *err, size_t errsz)
     }
     fdx_cell cell;
     fdx_str cands = {"[]", 2};
-    int i = row_cell(r->st, r->kind, &cell);
+    int i = fdx_row_cell(r->st, r->kind, &cell);
     if (r->kind == FDX_KIND_DISPATCH)
-        cands = column_text(r->st, i++);
+        cands = fdx_column_text(r->st, i++);
     fdx_enc_cell_line(line, &cell, (uint64_t)sqlite3_column_int64(r->st, i), cands);
     return 1;
 }

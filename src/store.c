@@ -47,6 +47,14 @@ static const char *const stmt_text[FDX_STMT_COUNT] = {
     [FDX_STMT_LEDGER_SOURCE_INSERT] = fdx_sql_ledger_source_insert,
     [FDX_STMT_LEDGER_FIND_RUN] = fdx_sql_ledger_find_run,
     [FDX_STMT_LEDGER_FIND_SOURCE] = fdx_sql_ledger_find_source,
+    [FDX_STMT_MERGE_DISPATCH_UPSERT] = fdx_sql_merge_dispatch_upsert,
+    [FDX_STMT_MERGE_READ_MISSES] = fdx_sql_merge_read_misses,
+    [FDX_STMT_MERGE_READ_DISPATCHES] = fdx_sql_merge_read_dispatches,
+    [FDX_STMT_STORE_ID] = fdx_sql_store_id,
+    [FDX_STMT_MERGED_LIST] = fdx_sql_merged_list,
+    [FDX_STMT_MERGED_FIND] = fdx_sql_merged_find,
+    [FDX_STMT_MERGED_INSERT] = fdx_sql_merged_insert,
+    [FDX_STMT_TOP_DEMAND] = fdx_sql_top_demand,
 };
 
 const char *fdx_strerror(int status)
@@ -54,7 +62,7 @@ const char *fdx_strerror(int status)
     static const char *const names[] = {
         "ok",          "error",         "bad data",        "I/O error",
         "out of memory", "store is busy", "newer schema",  "not an fdx store",
-        "misuse",      "no such file",  "read-only store",
+        "misuse",      "no such file",  "read-only store", "merge conflict",
     };
     if (status < 0 || (size_t)status >= sizeof names / sizeof names[0])
         return "unknown status";

@@ -39,8 +39,8 @@ static int cell_exists(fdx_store *s, const fdx_cell *c, int *exists)
     return FDX_OK;
 }
 
-/* Upserts one cell; *added tells whether it was new. */
-static int upsert(fdx_store *s, const fdx_cell *c, uint64_t count, fdx_str cands, int *added)
+int fdx_store_upsert(fdx_store *s, fdx_stmt_id id, const fdx_cell *c, uint64_t count,
+                     fdx_str cands, const int64_t *set_at)
 {
     int existed = -1;
     if (count == FDX_COUNT_MAX) { /* the returned count cannot tell */
@@ -49,7 +49,6 @@ static int upsert(fdx_store *s, const fdx_cell *c, uint64_t count, fdx_str cands
             return rc;
     }
     sqlite3_stmt *st;
-    fdx_stmt_id id = c->kind == FDX_KIND_MISS ? FDX_STMT_MISS_UPSERT : FDX_STMT_DISPATCH_UPSERT;
     int rc = fdx_store_stmt(s, id, &st);
     if (rc != FDX_OK)
         return rc;
@@ -58,8 +57,8 @@ static int upsert(fdx_store *s, const fdx_cell *c, uint64_t count, fdx_str cands
         sqlite3_bind_text(st, i++, cands.p, (int)cands.n, SQLITE_STATIC);
     sqlite3_bind_int64(st, i++, (int64_t)count);
     sqlite3_bind_int64(st, i++, s->ledger.id);
-    if (c->kind == FDX_KIND_DISPATCH)
-        sqlite3_bind_int64(st, i, s->txn_time_ms);
+    if (c->kind == FDX_KIND_DISPATCH && set_at)
+        sqlite3_bind_int64(st, i, *set_at);
     rc = sqlite3_step(st);
     if (rc != SQLITE_ROW) {
         int code = fdx_store_fail_sqlite(s, rc, "writing a cell");
@@ -71,7 +70,11 @@ static int upsert(fdx_store *s, const fdx_cell *c, uint64_t count, fdx_str cands
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)
         return fdx_store_fail_sqlite(s, rc, "writing a cell");
-    *added = existed >= 0 ? !existed : stored == count;
+    int added = existed >= 0 ? !existed : stored == count;
+    if (added)
+        s->txn_stats.cells_added++;
+    else
+        s->txn_stats.cells_updated++;
     return FDX_OK;
 }
 
@@ -79,22 +82,17 @@ int fdx_store_flush_pending(fdx_store *s)
 {
     size_t n = fdx_agg_cells(s->pending);
     int rc = n ? fdx_ledger_open_row(s) : FDX_OK; /* cells name their transaction */
-    if (rc != FDX_OK)
-        return rc;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; rc == FDX_OK && i < n; i++) {
         fdx_cell cell;
         uint64_t count;
         fdx_str cands;
-        int added = 0;
         fdx_agg_get(s->pending, i, &cell, &count, &cands);
-        rc = upsert(s, &cell, count, cands, &added);
-        if (rc != FDX_OK)
-            return rc;
-        if (added)
-            s->txn_stats.cells_added++;
-        else
-            s->txn_stats.cells_updated++;
+        rc = fdx_store_upsert(s,
+                              cell.kind == FDX_KIND_MISS ? FDX_STMT_MISS_UPSERT
+                                                         : FDX_STMT_DISPATCH_UPSERT,
+                              &cell, count, cands, &s->txn_time_ms);
     }
-    fdx_agg_clear(s->pending);
-    return FDX_OK;
+    if (rc == FDX_OK)
+        fdx_agg_clear(s->pending);
+    return rc;
 }

@@ -33,6 +33,14 @@ typedef enum fdx_stmt_id {
     FDX_STMT_LEDGER_SOURCE_INSERT,
     FDX_STMT_LEDGER_FIND_RUN,
     FDX_STMT_LEDGER_FIND_SOURCE,
+    FDX_STMT_MERGE_DISPATCH_UPSERT,
+    FDX_STMT_MERGE_READ_MISSES,
+    FDX_STMT_MERGE_READ_DISPATCHES,
+    FDX_STMT_STORE_ID,
+    FDX_STMT_MERGED_LIST,
+    FDX_STMT_MERGED_FIND,
+    FDX_STMT_MERGED_INSERT,
+    FDX_STMT_TOP_DEMAND,
     FDX_STMT_COUNT
 } fdx_stmt_id;
 
@@ -50,6 +58,7 @@ typedef struct fdx_txn_ledger {
     uint64_t lines;
     uint64_t records;
     uint64_t skipped;
+    uint64_t merged; /* stores folded in by fdx_store_merge */
 } fdx_txn_ledger;
 
 struct fdx_store {
@@ -84,6 +93,18 @@ int fdx_store_add_cell(fdx_store *s, const fdx_cell *cell, uint64_t count, fdx_s
 
 /* Writes the pending cells into the open transaction (store_flush.c). */
 int fdx_store_flush_pending(fdx_store *s);
+/*
+ * One upsert with statement id (a *_UPSERT statement), counted in the commit
+ * statistics. set_at is when a dispatch cell's candidates were set (NULL:
+ * unknown).
+ */
+int fdx_store_upsert(fdx_store *s, fdx_stmt_id id, const fdx_cell *c, uint64_t count,
+                     fdx_str cands, const int64_t *set_at);
+
+/* A result row's columns (as the export queries order them) into a cell;
+ * returns the index of the next column (export.c). */
+int fdx_row_cell(sqlite3_stmt *st, fdx_kind kind, fdx_cell *c);
+fdx_str fdx_column_text(sqlite3_stmt *st, int i);
 
 /* Ledger (ledger.c). */
 void fdx_ledger_reset(fdx_store *s);

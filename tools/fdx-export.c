@@ -36,7 +36,7 @@ int main(int argc, char **argv)
     unsigned long long busy_ms = 10000;
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+hV", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "hV", longs, NULL)) != -1) {
         switch (c) {
         case 'b':
             if (tool_parse_size(optarg, 1ull << 30, &busy_ms))
@@ -51,18 +51,10 @@ int main(int argc, char **argv)
         return tool_usage_error(prog, "expected DB and OUTDIR");
     fdx_store *db;
     fdx_export_stats st = {0};
-    int rc = fdx_store_open(argv[optind], 0, &db);
-    if (rc == FDX_EREADONLY || rc == FDX_EIO) { /* a store on read-only media still exports */
-        fdx_store_close(db);
-        rc = fdx_store_open(argv[optind], FDX_OPEN_READONLY, &db);
-    }
-    if (rc == FDX_OK)
-        rc = fdx_store_set_busy_timeout(db, (int)busy_ms);
-    if (rc == FDX_OK)
-        rc = fdx_store_export(db, argv[optind + 1], &st);
-    if (rc != FDX_OK)
+    int rc = tool_open_for_reading(prog, argv[optind], (int)busy_ms, &db);
+    if (rc == FDX_OK && (rc = fdx_store_export(db, argv[optind + 1], &st)) != FDX_OK)
         tool_error(prog, "%s", fdx_store_errmsg(db));
-    else
+    else if (rc == FDX_OK)
         printf("misses.jsonl: %llu lines\ndispatches.jsonl: %llu lines\n",
                (unsigned long long)st.miss_lines, (unsigned long long)st.dispatch_lines);
     fdx_store_close(db);

@@ -95,7 +95,7 @@ static int parse_args(int argc, char **argv, options *o)
     };
     int c, rc = 0;
     opterr = 0;
-    while (rc == 0 && (c = getopt_long(argc, argv, "+qhV", longs, NULL)) != -1) {
+    while (rc == 0 && (c = getopt_long(argc, argv, "qhV", longs, NULL)) != -1) {
         switch (c) {
         case 'e': rc = parse_number("max-errors", optarg, 0, 1ull << 40, &o->max_errors); break;
         case 'l':

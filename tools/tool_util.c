@@ -46,3 +46,17 @@ int tool_parse_size(const char *s, unsigned long long max, unsigned long long *o
     *out = v;
     return 0;
 }
+
+int tool_open_for_reading(const char *prog, const char *path, int busy_ms, fdx_store **db)
+{
+    int rc = fdx_store_open(path, 0, db);
+    if (rc == FDX_EREADONLY || rc == FDX_EIO) {
+        fdx_store_close(*db);
+        rc = fdx_store_open(path, FDX_OPEN_READONLY, db);
+    }
+    if (rc == FDX_OK)
+        rc = fdx_store_set_busy_timeout(*db, busy_ms);
+    if (rc != FDX_OK)
+        tool_error(prog, "%s", fdx_store_errmsg(*db));
+    return rc;
+}

@@ -1,0 +1,6 @@
+-- Every dispatch cell of a store being merged (columns as in
+-- dispatch_export.sql, then when its candidates were set).
+SELECT keyed, structure_key, backend, op, dtypes, kernel_source,
+       kernel_revision_hash, cc_major, cc_minor, hardware_sku, driver_version,
+       candidates, count, candidates_set_at
+FROM dispatch_cell;

@@ -1,0 +1,18 @@
+-- The miss demand ranking (fdx-top): misses per wanted structure key over the
+-- cells that pass the filters, most demanded first. A NULL parameter does not
+-- filter; :cc is a compute capability such as '8.9', or 'cpu'.
+SELECT wanted,
+       CAST(total(count) AS INTEGER) AS misses,
+       count(DISTINCT json_array(backend, op, dtypes, kernel_source, kernel_revision_hash))
+           AS fallbacks,
+       count(DISTINCT json_array(cc_major, cc_minor, hardware_sku, driver_version)) AS devices,
+       group_concat(DISTINCT op) AS ops
+FROM miss_cell
+WHERE (:cc IS NULL
+       OR (CASE WHEN cc_major < 0 THEN 'cpu' ELSE cc_major || '.' || cc_minor END) = :cc)
+  AND (:sku IS NULL OR hardware_sku = :sku)
+  AND (:op IS NULL OR op = :op)
+  AND (:source IS NULL OR kernel_source = :source)
+GROUP BY wanted
+ORDER BY misses DESC, wanted
+LIMIT :top;

@@ -1,0 +1,83 @@
+/* fdx-merge: folds the stores of many hosts into one, in one transaction. */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "fdx.h"
+#include "tool_util.h"
+
+static const char *prog = "fdx-merge";
+
+static void usage(void)
+{
+    printf("Usage: %s [OPTION]... DST SRC...\n"
+           "Fold the fdx stores SRC... (one per host, say) into the store DST, created\n"
+           "when missing. Counts add; each dispatch cell keeps the candidates list set\n"
+           "last; the result does not depend on the order or grouping of merges.\n"
+           "\n"
+           "All sources go in one transaction: if any fails, DST is left unchanged.\n"
+           "Merging a store again is a no-op when it is unchanged, and an error when it\n"
+           "has changed since (its cells would be counted twice).\n"
+           "\n"
+           "Options:\n"
+           "  --busy-timeout MS    wait up to MS ms for another writer (default 10000)\n"
+           "  -q, --quiet          no summary on success\n"
+           "  -h, --help           show this help\n"
+           "  -V, --version        show the version\n"
+           "\n"
+           "Exit status: 0 merged (or nothing to do), 1 conflict or failure (DST\n"
+           "unchanged), 2 usage error.\n",
+           prog);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option longs[] = {
+        {"busy-timeout", required_argument, NULL, 'b'}, {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},               {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    unsigned long long busy_ms = 10000;
+    int c, quiet = 0;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "qhV", longs, NULL)) != -1) {
+        switch (c) {
+        case 'b':
+            if (tool_parse_size(optarg, 1ull << 30, &busy_ms))
+                return tool_usage_error(prog, "--busy-timeout: not a number: '%s'", optarg);
+            break;
+        case 'q': quiet = 1; break;
+        case 'h': usage(); return EXIT_OK;
+        case 'V': tool_version(prog); return EXIT_OK;
+        default: return tool_usage_error(prog, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (argc - optind < 2)
+        return tool_usage_error(prog, "expected DST and at least one SRC");
+    fdx_store *db;
+    fdx_merge_stats ms = {0};
+    fdx_commit_stats cs = {0};
+    int rc = fdx_store_open(argv[optind], FDX_OPEN_CREATE, &db);
+    if (rc == FDX_OK)
+        rc = fdx_store_set_busy_timeout(db, (int)busy_ms);
+    if (rc == FDX_OK)
+        rc = fdx_store_begin(db);
+    for (int i = optind + 1; rc == FDX_OK && i < argc; i++) {
+        uint64_t skipped = ms.stores_skipped;
+        rc = fdx_store_merge(db, argv[i], &ms);
+        if (rc == FDX_OK && ms.stores_skipped > skipped && !quiet)
+            fprintf(stderr, "%s: %s\n", prog, fdx_store_errmsg(db));
+    }
+    if (rc == FDX_OK)
+        rc = fdx_store_commit(db, &cs);
+    if (rc != FDX_OK)
+        tool_error(prog, "%s%s", fdx_store_errmsg(db),
+                   rc == FDX_ECONFLICT ? " (nothing merged)" : "");
+    else if (!quiet)
+        fprintf(stderr, "%s: %llu store%s merged, %llu already merged; %llu cells read, %llu "
+                        "added, %llu updated\n",
+                prog, (unsigned long long)ms.stores_merged, ms.stores_merged == 1 ? "" : "s",
+                (unsigned long long)ms.stores_skipped, (unsigned long long)ms.cells_read,
+                (unsigned long long)cs.cells_added, (unsigned long long)cs.cells_updated);
+    fdx_store_close(db);
+    return rc == FDX_OK ? EXIT_OK : EXIT_FAIL;
+}
