@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Runs every query in docs/QUERIES.md against a store built from examples/runs
+and checks it prints the result the cookbook shows. Also checks fdx-top
+against the same store: its table, its JSON, its filters, and that its --sql
+output, run in sqlite3, gives the same ranking.
+
+Usage: cookbook_test.py FDX_INGEST FDX_TOP REPO_ROOT [--update]
+  --update rewrites the result blocks of docs/QUERIES.md from this build.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+BLOCK = re.compile(r"```sql\n(.*?)```\n\n```text\n(.*?)```", re.S)
+passed = failed = 0
+
+
+def check(ok, what, detail=""):
+    global passed, failed
+    passed += bool(ok)
+    failed += not ok
+    if not ok:
+        print(f"FAIL: {what}\n{detail}", file=sys.stderr)
+
+
+def sqlite(db, sql):
+    p = subprocess.run(["sqlite3", "-header", "-column", db], input=sql, capture_output=True,
+                       text=True)
+    if p.returncode != 0 or p.stderr:
+        return f"ERROR: {p.stderr}"
+    return "".join(line.rstrip() + "\n" for line in p.stdout.splitlines())
+
+
+def build_fixture(ingest, root, db):
+    for r in range(3):
+        run = os.path.join(root, "examples", "runs", f"run_{r:04d}")
+        subprocess.run([ingest, "-q", "--run-id", f"run_{r:04d}", db, run], check=True)
+
+
+def check_cookbook(db, doc_path, update):
+    doc = open(doc_path, encoding="utf-8").read()
+    results = []
+
+    def replace(m):
+        got = sqlite(db, m.group(1))
+        results.append((m.group(1), m.group(2), got))
+        return f"```sql\n{m.group(1)}```\n\n```text\n{got}```"
+
+    new_doc = BLOCK.sub(replace, doc)
+    check(len(results) >= 8, "the cookbook has its recipes", str(len(results)))
+    if update:
+        open(doc_path, "w", encoding="utf-8").write(new_doc)
+        return
+    for sql, want, got in results:
+        check(got == want and got.strip() and not got.startswith("ERROR"),
+              "cookbook query", f"{sql}\nwant:\n{want}got:\n{got}")
+
+
+def check_top(top, db):
+    p = subprocess.run([top, db, "-n", "3"], capture_output=True, text=True)
+    lines = p.stdout.splitlines()
+    check(p.returncode == 0 and len(lines) == 4 and lines[0].split()[:2] == ["rank", "misses"],
+          "fdx-top table", p.stdout + p.stderr)
+    widths = {len(l.rstrip()) - len(l.rstrip().split()[-1]) for l in lines}
+    check(len(widths) == 1, "fdx-top columns are aligned", p.stdout)
+    ranked = json.loads(subprocess.run([top, "--json", "-n", "0", db], capture_output=True,
+                                       text=True).stdout)
+    demand = sqlite(db, "SELECT wanted, misses FROM miss_demand;").splitlines()[2:]
+    check([r["wanted"] for r in ranked] == [l.split()[0] for l in demand],
+          "fdx-top --json ranks as miss_demand does")
+    check([r["misses"] for r in ranked] == sorted((r["misses"] for r in ranked), reverse=True),
+          "ranked by misses")
+    for args, pred in ((["--cc", "8.9"], "compute_capability = '8.9'"),
+                       (["--cc", "cpu"], "compute_capability IS NULL"),
+                       (["--op", "Gelu"], "op = 'Gelu'"),
+                       (["--source", "cutlass-generic"], "kernel_source = 'cutlass-generic'"),
+                       (["--sku", "NVIDIA H100 80GB HBM3", "--op", "Gather"],
+                        "hardware_sku = 'NVIDIA H100 80GB HBM3' AND op = 'Gather'")):
+        got = json.loads(subprocess.run([top, "--json", "-n", "0", db] + args,
+                                        capture_output=True, text=True).stdout)
+        want = sqlite(db, f"SELECT wanted, sum(count) FROM miss_cells WHERE {pred} "
+                          "GROUP BY wanted ORDER BY 2 DESC, 1;").splitlines()[2:]
+        check([(r["wanted"], r["misses"]) for r in got] ==
+              [(l.split()[0], int(l.split()[1])) for l in want] and got,
+              f"fdx-top {' '.join(args)}", f"{got}\n{want}")
+        sql = subprocess.run([top, "--sql", "-n", "0", db] + args, capture_output=True,
+                             text=True).stdout
+        via_sql = sqlite(db, sql).splitlines()[2:]
+        check([l.split()[0] for l in via_sql] == [r["wanted"] for r in got],
+              f"fdx-top --sql {' '.join(args)} runs in sqlite3", sql)
+
+
+def main():
+    ingest, top, root = sys.argv[1:4]
+    update = "--update" in sys.argv
+    with tempfile.TemporaryDirectory(prefix="fdx-cookbook-") as tmp:
+        db = os.path.join(tmp, "fixture.db")
+        build_fixture(ingest, root, db)
+        check_cookbook(db, os.path.join(root, "docs", "QUERIES.md"), update)
+        if not update:
+            check_top(top, db)
+    print(f"cookbook: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
