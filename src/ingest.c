@@ -212,20 +212,23 @@ typedef struct mem_source {
     size_t len;
 } mem_source;
 
-/* Runs one ingest call inside a savepoint so a failure undoes only it. */
+/*
+ * Runs one ingest call so that a failure undoes only it: its records gather
+ * in the store's path aggregate (joining pending only on success), and what
+ * had to be written early, with the ledger rows, sits in a savepoint.
+ */
 static int ingest_atomically(ingest *in, const char *path, const mem_source *mem)
 {
     fdx_store *s = in->s;
     fdx_commit_stats stats_before = s->txn_stats;
     fdx_txn_ledger ledger_before = s->ledger;
-    int rc = fdx_store_flush_pending(s);
-    if (rc == FDX_OK)
-        rc = fdx_ledger_open_row(s);
+    int rc = fdx_ledger_open_row(s);
     if (rc == FDX_OK)
         rc = fdx_store_exec(s, FDX_STMT_SAVEPOINT);
     if (rc != FDX_OK)
         return rc;
     ledger_before.id = s->ledger.id;
+    s->in_path = 1;
     if (mem) {
         fdx_linereader lr;
         fdx_lr_open_mem(&lr, mem->data, mem->len, in->opts->max_line_bytes);
@@ -234,6 +237,7 @@ static int ingest_atomically(ingest *in, const char *path, const mem_source *mem
     } else {
         rc = each_source(s, path, ingest_file_cb, in);
     }
+    s->in_path = 0;
     if (rc == FDX_OK && in->bad && !in->opts->skip_invalid) {
         char first[sizeof s->errmsg];
         memcpy(first, s->errmsg, sizeof first);
@@ -242,12 +246,12 @@ static int ingest_atomically(ingest *in, const char *path, const mem_source *mem
                             mem ? mem->name : path);
     }
     if (rc == FDX_OK)
-        rc = fdx_store_flush_pending(s);
+        rc = fdx_store_end_path(s, 1);
     if (rc == FDX_OK)
         return fdx_store_exec(s, FDX_STMT_RELEASE);
     char saved[sizeof s->errmsg];
     memcpy(saved, s->errmsg, sizeof saved);
-    fdx_agg_clear(s->pending);
+    fdx_store_end_path(s, 0);
     s->txn_stats = stats_before;
     s->ledger = ledger_before; /* run_id and the hash state are unchanged by sources */
     if (fdx_store_exec(s, FDX_STMT_ROLLBACK_TO) == FDX_OK)

@@ -345,7 +345,9 @@ int fdx_store_open(const char *path, int flags, fdx_store **out)
     s->busy_ms = FDX_DEFAULT_BUSY_MS;
     s->path = strdup(path ? path : "");
     s->pending = fdx_agg_new();
-    if (!s->path || !s->pending)
+    s->path_agg = fdx_agg_new();
+    s->saved = fdx_agg_new();
+    if (!s->path || !s->pending || !s->path_agg || !s->saved)
         return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
     if (!path || !*path)
         return fdx_store_fail(s, FDX_EMISUSE, "no store path given");
@@ -362,6 +364,8 @@ int fdx_store_close(fdx_store *s)
         sqlite3_finalize(s->stmts[i]);
     int rc = sqlite3_close(s->db) == SQLITE_OK ? FDX_OK : FDX_ERROR;
     fdx_agg_free(s->pending);
+    fdx_agg_free(s->path_agg);
+    fdx_agg_free(s->saved);
     fdx_ledger_reset(s);
     fdx_buf_free(&s->dtypes);
     fdx_buf_free(&s->cands);
@@ -420,7 +424,10 @@ int fdx_store_rollback(fdx_store *s)
     if (!s->in_txn)
         return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open");
     s->in_txn = 0;
+    s->in_path = 0;
     fdx_agg_clear(s->pending);
+    fdx_agg_clear(s->path_agg);
+    fdx_agg_clear(s->saved);
     fdx_ledger_reset(s);
     if (sqlite3_get_autocommit(s->db))
         return FDX_OK;
@@ -459,12 +466,13 @@ static int need_txn(fdx_store *s)
 
 int fdx_store_add_cell(fdx_store *s, const fdx_cell *cell, uint64_t count, fdx_str cands)
 {
-    if (fdx_agg_add(s->pending, cell, count, cands) != FDX_OK)
+    fdx_agg *agg = s->in_path ? s->path_agg : s->pending;
+    if (fdx_agg_add(agg, cell, count, cands) != FDX_OK)
         return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
     s->ledger.records++;
-    if (fdx_agg_cells(s->pending) >= FDX_SPILL_CELLS)
-        return fdx_store_flush_pending(s);
-    return FDX_OK;
+    if (fdx_agg_cells(agg) < FDX_SPILL_CELLS)
+        return FDX_OK;
+    return s->in_path ? fdx_store_flush_path(s) : fdx_store_flush_pending(s);
 }
 
 int fdx_store_record_miss(fdx_store *s, const fdx_miss *m)

@@ -78,21 +78,69 @@ int fdx_store_upsert(fdx_store *s, fdx_stmt_id id, const fdx_cell *c, uint64_t c
     return FDX_OK;
 }
 
-int fdx_store_flush_pending(fdx_store *s)
+static int write_agg(fdx_store *s, fdx_agg *agg)
 {
-    size_t n = fdx_agg_cells(s->pending);
+    size_t n = fdx_agg_cells(agg);
     int rc = n ? fdx_ledger_open_row(s) : FDX_OK; /* cells name their transaction */
     for (size_t i = 0; rc == FDX_OK && i < n; i++) {
         fdx_cell cell;
         uint64_t count;
         fdx_str cands;
-        fdx_agg_get(s->pending, i, &cell, &count, &cands);
+        fdx_agg_get(agg, i, &cell, &count, &cands);
         rc = fdx_store_upsert(s,
                               cell.kind == FDX_KIND_MISS ? FDX_STMT_MISS_UPSERT
                                                          : FDX_STMT_DISPATCH_UPSERT,
                               &cell, count, cands, &s->txn_time_ms);
     }
-    if (rc == FDX_OK)
-        fdx_agg_clear(s->pending);
     return rc;
+}
+
+static int flush_agg(fdx_store *s, fdx_agg *agg)
+{
+    int rc = write_agg(s, agg);
+    if (rc == FDX_OK)
+        fdx_agg_clear(agg);
+    return rc;
+}
+
+static void swap(fdx_agg **a, fdx_agg **b)
+{
+    fdx_agg *t = *a;
+    *a = *b;
+    *b = t;
+}
+
+int fdx_store_flush_pending(fdx_store *s) { return flush_agg(s, s->pending); }
+
+int fdx_store_flush_path(fdx_store *s)
+{
+    if (fdx_agg_cells(s->pending)) {
+        int rc = write_agg(s, s->pending);
+        if (rc != FDX_OK)
+            return rc;
+        swap(&s->pending, &s->saved); /* saved was empty: pending is written once */
+    }
+    return flush_agg(s, s->path_agg);
+}
+
+int fdx_store_end_path(fdx_store *s, int ok)
+{
+    if (!ok) {
+        fdx_agg_clear(s->path_agg);
+        if (fdx_agg_cells(s->saved))
+            swap(&s->pending, &s->saved);
+        return FDX_OK;
+    }
+    fdx_agg_clear(s->saved);
+    size_t n = fdx_agg_cells(s->path_agg);
+    for (size_t i = 0; i < n; i++) {
+        fdx_cell cell;
+        uint64_t count;
+        fdx_str cands;
+        fdx_agg_get(s->path_agg, i, &cell, &count, &cands);
+        if (fdx_agg_add(s->pending, &cell, count, cands) != FDX_OK)
+            return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
+    }
+    fdx_agg_clear(s->path_agg);
+    return fdx_agg_cells(s->pending) >= FDX_SPILL_CELLS ? fdx_store_flush_pending(s) : FDX_OK;
 }

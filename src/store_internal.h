@@ -68,7 +68,10 @@ struct fdx_store {
     int in_txn;
     int readonly;
     int busy_ms;
-    fdx_agg *pending;
+    fdx_agg *pending;  /* recorded in this transaction, not yet written */
+    fdx_agg *path_agg; /* recorded by the ingest under way (newer than pending) */
+    fdx_agg *saved;    /* pending as written inside the ingest's savepoint */
+    int in_path;       /* records go to path_agg */
     fdx_buf dtypes; /* scratch for recording */
     fdx_buf cands;
     fdx_commit_stats txn_stats;
@@ -93,6 +96,14 @@ int fdx_store_add_cell(fdx_store *s, const fdx_cell *cell, uint64_t count, fdx_s
 
 /* Writes the pending cells into the open transaction (store_flush.c). */
 int fdx_store_flush_pending(fdx_store *s);
+/*
+ * Writes the ingest's cells too (pending first: it is older). Pending is
+ * then written inside the ingest's savepoint, so it is kept in `saved` until
+ * the ingest ends: fdx_store_end_path puts it back if the ingest failed.
+ */
+int fdx_store_flush_path(fdx_store *s);
+/* Ends an ingest: on success its cells join pending, in arrival order. */
+int fdx_store_end_path(fdx_store *s, int ok);
 /*
  * One upsert with statement id (a *_UPSERT statement), counted in the commit
  * statistics. set_at is when a dispatch cell's candidates were set (NULL:

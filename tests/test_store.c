@@ -323,6 +323,33 @@ START_TEST(failed_path_is_undone_alone)
 }
 END_TEST
 
+/* A failed ingest that had to write cells early (more than fit in memory)
+ * still undoes only itself, and keeps what earlier ingests recorded. */
+START_TEST(failed_spilling_path_keeps_earlier_records)
+{
+    size_t cap = 80000 * 260, len = 0;
+    char *big = malloc(cap);
+    for (int i = 0; i < 70000; i++)
+        len += (size_t)snprintf(big + len, cap - len,
+                                "{\"schema\":2,\"wanted\":\"w%d\",\"fallback\":" IMPL_H("k", "1")
+                                ",\"count\":1,\"hw\":" CPU "}\n", i);
+    len += (size_t)snprintf(big + len, cap - len, "oops\n");
+    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    const char *first = MISS_LINE("3");
+    ck_assert_int_eq(fdx_store_ingest_buffer(db, "first", first, strlen(first), NULL, NULL),
+                     FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_buffer(db, "big", big, len, NULL, NULL), FDX_EDATA);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "big:70001:"));
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    char *out = tu_export(db, tu_path(dir, "out"));
+    ck_assert_str_eq(out, MISS_OUT("3"));
+    free(out);
+    fdx_store_close(db);
+    free(big);
+}
+END_TEST
+
 START_TEST(over_long_line_is_an_error)
 {
     const char *path = strdup(tu_path(dir, "long.jsonl"));
@@ -547,6 +574,7 @@ Suite *store_suite(void)
                         (int)(sizeof bad_lines / sizeof bad_lines[0]));
     tcase_add_test(tc, errors_name_file_and_line);
     tcase_add_test(tc, failed_path_is_undone_alone);
+    tcase_add_test(tc, failed_spilling_path_keeps_earlier_records);
     tcase_add_test(tc, over_long_line_is_an_error);
     tcase_add_test(tc, records_need_a_transaction_and_valid_text);
     tcase_add_test(tc, many_distinct_cells_spill_and_stay_exact);
