@@ -10,22 +10,35 @@
 #include "encode.h"
 #include "utf8.h"
 
-static int check_text(const char *s, const char *field, char *err, size_t errsz)
+/* A string field must be present, not absurdly long, and (unless the caller
+ * vouches for it, as the decoder does) valid UTF-8. The field's name is only
+ * formatted when something is wrong. */
+typedef struct check_ctx {
+    int trusted;
+    char *err;
+    size_t errsz;
+} check_ctx;
+
+static int check_text(const check_ctx *c, const char *s, const char *prefix, const char *field,
+                      size_t index)
 {
-    if (!s) {
-        snprintf(err, errsz, "%s: missing (NULL)", field);
-        return FDX_EDATA;
-    }
-    size_t bad, n = strlen(s);
-    if (n > FDX_MAX_STRING) {
-        snprintf(err, errsz, "%s: longer than %u bytes", field, (unsigned)FDX_MAX_STRING);
-        return FDX_EDATA;
-    }
-    if (!fdx_utf8_valid(s, n, &bad)) {
-        snprintf(err, errsz, "%s: invalid UTF-8 at byte %zu", field, bad);
-        return FDX_EDATA;
-    }
-    return FDX_OK;
+    const char *what = NULL;
+    size_t bad = 0, n = s ? strlen(s) : 0;
+    if (!s)
+        what = "missing (NULL)";
+    else if (n > FDX_MAX_STRING)
+        what = "too long";
+    else if (!c->trusted && !fdx_utf8_valid(s, n, &bad))
+        what = "invalid UTF-8";
+    if (!what)
+        return FDX_OK;
+    char idx[32] = "";
+    if (index != (size_t)-1)
+        snprintf(idx, sizeof idx, "[%zu]", index);
+    snprintf(c->err, c->errsz, "%s%s%s: %s", prefix, field, idx, what);
+    if (bad || (s && !c->trusted && what[0] == 'i'))
+        snprintf(c->err + strlen(c->err), c->errsz - strlen(c->err), " at byte %zu", bad);
+    return FDX_EDATA;
 }
 
 static fdx_str view(const char *s)
@@ -34,39 +47,33 @@ static fdx_str view(const char *s)
     return v;
 }
 
-static int check_impl(const fdx_impl *id, const char *field, char *err, size_t errsz)
+static int check_impl(const check_ctx *c, const fdx_impl *id, const char *prefix)
 {
-    char name[96];
-    const char *parts[] = {"backend", "op", "kernel_source"};
-    const char *vals[] = {id->backend, id->op, id->kernel_source};
-    for (size_t i = 0; i < 3; i++) {
-        snprintf(name, sizeof name, "%s.%s", field, parts[i]);
-        if (check_text(vals[i], name, err, errsz) != FDX_OK)
-            return FDX_EDATA;
-    }
+    if (check_text(c, id->backend, prefix, "backend", (size_t)-1) ||
+        check_text(c, id->op, prefix, "op", (size_t)-1) ||
+        check_text(c, id->kernel_source, prefix, "kernel_source", (size_t)-1))
+        return FDX_EDATA;
     if (id->n_dtypes && !id->dtypes) {
-        snprintf(err, errsz, "%s.dtypes: missing (NULL)", field);
+        snprintf(c->err, c->errsz, "%sdtypes: missing (NULL)", prefix);
         return FDX_EDATA;
     }
-    for (size_t i = 0; i < id->n_dtypes; i++) {
-        snprintf(name, sizeof name, "%s.dtypes[%zu]", field, i);
-        if (check_text(id->dtypes[i], name, err, errsz) != FDX_OK)
+    for (size_t i = 0; i < id->n_dtypes; i++)
+        if (check_text(c, id->dtypes[i], prefix, "dtypes", i))
             return FDX_EDATA;
-    }
     return FDX_OK;
 }
 
-static int fill_common(fdx_cell *cell, const fdx_impl *id, const fdx_hw *hw,
-                       const char *field, fdx_buf *dtypes, char *err, size_t errsz)
+static int fill_common(const check_ctx *c, fdx_cell *cell, const fdx_impl *id, const fdx_hw *hw,
+                       const char *prefix, fdx_buf *dtypes)
 {
-    if (check_impl(id, field, err, errsz) != FDX_OK ||
-        check_text(hw->hardware_sku, "hw.hardware_sku", err, errsz) != FDX_OK ||
-        check_text(hw->driver_version, "hw.driver_version", err, errsz) != FDX_OK)
+    if (check_impl(c, id, prefix) != FDX_OK ||
+        check_text(c, hw->hardware_sku, "hw.", "hardware_sku", (size_t)-1) != FDX_OK ||
+        check_text(c, hw->driver_version, "hw.", "driver_version", (size_t)-1) != FDX_OK)
         return FDX_EDATA;
     fdx_buf_clear(dtypes);
     fdx_enc_string_array(dtypes, id->dtypes, id->n_dtypes);
     if (dtypes->oom) {
-        snprintf(err, errsz, "out of memory");
+        snprintf(c->err, c->errsz, "out of memory");
         return FDX_ENOMEM;
     }
     cell->backend = view(id->backend);
@@ -82,32 +89,37 @@ static int fill_common(fdx_cell *cell, const fdx_impl *id, const fdx_hw *hw,
     return FDX_OK;
 }
 
-int fdx_cell_from_miss(fdx_cell *cell, const fdx_miss *m, fdx_buf *dtypes, char *err,
-                       size_t errsz)
+int fdx_cell_from_miss(fdx_cell *cell, const fdx_miss *m, int trusted, fdx_buf *dtypes,
+                       char *err, size_t errsz)
 {
-    if (check_text(m->wanted, "wanted", err, errsz) != FDX_OK)
+    check_ctx c = {trusted, err, errsz};
+    if (check_text(&c, m->wanted, "", "wanted", (size_t)-1) != FDX_OK)
         return FDX_EDATA;
     cell->kind = FDX_KIND_MISS;
     cell->keyed = 1;
     cell->token = view(m->wanted);
-    return fill_common(cell, &m->fallback, &m->hw, "fallback", dtypes, err, errsz);
+    return fill_common(&c, cell, &m->fallback, &m->hw, "fallback.", dtypes);
 }
 
-int fdx_cell_from_dispatch(fdx_cell *cell, const fdx_dispatch *d, fdx_buf *dtypes,
+int fdx_cell_from_dispatch(fdx_cell *cell, const fdx_dispatch *d, int trusted, fdx_buf *dtypes,
                            fdx_buf *cands, char *err, size_t errsz)
 {
     static const char unkeyed[] = "";
-    if (d->structure_key && check_text(d->structure_key, "structure_key", err, errsz) != FDX_OK)
+    check_ctx c = {trusted, err, errsz};
+    if (d->structure_key &&
+        check_text(&c, d->structure_key, "", "structure_key", (size_t)-1) != FDX_OK)
         return FDX_EDATA;
     if (d->n_candidates && !d->candidates) {
         snprintf(err, errsz, "candidates: missing (NULL)");
         return FDX_EDATA;
     }
     for (size_t i = 0; i < d->n_candidates; i++) {
-        char field[64];
-        snprintf(field, sizeof field, "candidates[%zu].impl_id", i);
-        if (check_impl(&d->candidates[i].impl_id, field, err, errsz) != FDX_OK)
+        if (check_impl(&c, &d->candidates[i].impl_id, "candidates[].impl_id.") != FDX_OK) {
+            char first[256];
+            snprintf(first, sizeof first, "%s", err);
+            snprintf(err, errsz, "candidates[%zu]%s", i, first + strlen("candidates[]"));
             return FDX_EDATA;
+        }
     }
     cell->kind = FDX_KIND_DISPATCH;
     cell->keyed = d->structure_key != NULL;
@@ -118,7 +130,7 @@ int fdx_cell_from_dispatch(fdx_cell *cell, const fdx_dispatch *d, fdx_buf *dtype
         snprintf(err, errsz, "out of memory");
         return FDX_ENOMEM;
     }
-    return fill_common(cell, &d->chosen, &d->hw, "chosen", dtypes, err, errsz);
+    return fill_common(&c, cell, &d->chosen, &d->hw, "chosen.", dtypes);
 }
 
 /* Packed layout: kind, keyed, revision, cc_major, cc_minor, then the seven

@@ -46,12 +46,12 @@ typedef struct fdx_cell {
  * candidates array, into cands) are encoded into the scratch buffers, which
  * the cell then points into. Fails with FDX_EDATA and a message in err when
  * a string is missing or not valid UTF-8, FDX_ENOMEM when memory runs out.
+ * trusted skips the UTF-8 check, for strings the decoder already checked.
  */
-int fdx_cell_from_miss(fdx_cell *cell, const fdx_miss *m, fdx_buf *dtypes,
+int fdx_cell_from_miss(fdx_cell *cell, const fdx_miss *m, int trusted, fdx_buf *dtypes,
                        char *err, size_t errsz);
-int fdx_cell_from_dispatch(fdx_cell *cell, const fdx_dispatch *d,
-                           fdx_buf *dtypes, fdx_buf *cands, char *err,
-                           size_t errsz);
+int fdx_cell_from_dispatch(fdx_cell *cell, const fdx_dispatch *d, int trusted,
+                           fdx_buf *dtypes, fdx_buf *cands, char *err, size_t errsz);
 
 /* Serialises the identity into one byte string (the aggregator's key). */
 void fdx_cell_pack(const fdx_cell *cell, fdx_buf *out);

@@ -73,6 +73,9 @@ static int cmp_key(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* strcmp(a, b) == 0, cheaply refusing most pairs on their first byte. */
+static int same_key(const char *a, const char *b) { return a[0] == b[0] && strcmp(a, b) == 0; }
+
 static const char *find_duplicate(fdx_decoder *d, const cJSON *obj)
 {
     size_t n = 0;
@@ -81,7 +84,7 @@ static const char *find_duplicate(fdx_decoder *d, const cJSON *obj)
     if (n <= 8) {
         for (size_t i = 0; i < n; i++)
             for (size_t j = i + 1; j < n; j++)
-                if (strcmp(d->strs[i], d->strs[j]) == 0)
+                if (same_key(d->strs[i], d->strs[j]))
                     return d->strs[i];
         return NULL;
     }
@@ -150,7 +153,7 @@ static int expected(dctx *x, const char *path, const char *key, const char *want
 static const cJSON *member(const cJSON *obj, const char *key)
 {
     for (const cJSON *c = obj->child; c; c = c->next)
-        if (strcmp(c->string, key) == 0)
+        if (same_key(c->string, key))
             return c;
     return NULL;
 }

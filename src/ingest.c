@@ -61,8 +61,8 @@ static int is_blank(const char *p, size_t n)
 static int record(fdx_store *s, const fdx_record *rec)
 {
     if (rec->kind == FDX_KIND_MISS)
-        return fdx_store_record_miss(s, &rec->miss);
-    return fdx_store_record_dispatch(s, &rec->dispatch);
+        return fdx_store_record_checked(s, &rec->miss, NULL, 1);
+    return fdx_store_record_checked(s, NULL, &rec->dispatch, 1);
 }
 
 /* Decodes and records one non-blank line. FDX_EDATA has been reported. */

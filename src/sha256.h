@@ -17,6 +17,9 @@ typedef struct fdx_sha256 {
 void fdx_sha256_init(fdx_sha256 *h);
 void fdx_sha256_update(fdx_sha256 *h, const void *data, size_t n);
 void fdx_sha256_final(fdx_sha256 *h, unsigned char digest[32]);
+/* Forces (1) or lifts (0) the portable rounds instead of the CPU's SHA
+ * instructions; for tests. */
+void fdx_sha256_use_portable(int portable);
 /* Lowercase hex of a digest. */
 void fdx_sha256_hex(const unsigned char digest[32], char hex[FDX_SHA256_HEX]);
 

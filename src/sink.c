@@ -48,7 +48,7 @@ void fdx_sink_record_miss(fdx_sink *s, const fdx_miss *m)
 {
     fdx_cell cell;
     static const fdx_str none = {"[]", 2};
-    int rc = fdx_cell_from_miss(&cell, m, &s->dtypes, s->errmsg, sizeof s->errmsg);
+    int rc = fdx_cell_from_miss(&cell, m, 0, &s->dtypes, s->errmsg, sizeof s->errmsg);
     if (rc == FDX_OK)
         rc = fdx_agg_add(s->misses, &cell, m->count, none);
     if (rc != FDX_OK)
@@ -58,7 +58,7 @@ void fdx_sink_record_miss(fdx_sink *s, const fdx_miss *m)
 void fdx_sink_record_dispatch(fdx_sink *s, const fdx_dispatch *d)
 {
     fdx_cell cell;
-    int rc = fdx_cell_from_dispatch(&cell, d, &s->dtypes, &s->cands, s->errmsg,
+    int rc = fdx_cell_from_dispatch(&cell, d, 0, &s->dtypes, &s->cands, s->errmsg,
                                     sizeof s->errmsg);
     fdx_str cands = {s->cands.data, s->cands.len};
     if (rc == FDX_OK)

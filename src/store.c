@@ -475,25 +475,34 @@ int fdx_store_add_cell(fdx_store *s, const fdx_cell *cell, uint64_t count, fdx_s
     return s->in_path ? fdx_store_flush_path(s) : fdx_store_flush_pending(s);
 }
 
-int fdx_store_record_miss(fdx_store *s, const fdx_miss *m)
+int fdx_store_record_checked(fdx_store *s, const fdx_miss *m, const fdx_dispatch *d,
+                             int trusted)
 {
     fdx_cell cell;
-    fdx_str none = {"[]", 2};
+    fdx_str cands = {"[]", 2};
     int rc = need_txn(s);
-    if (rc == FDX_OK)
-        rc = fdx_cell_from_miss(&cell, m, &s->dtypes, s->errmsg, sizeof s->errmsg);
-    return rc == FDX_OK ? fdx_store_add_cell(s, &cell, m->count, none) : rc;
+    if (rc == FDX_OK && m)
+        rc = fdx_cell_from_miss(&cell, m, trusted, &s->dtypes, s->errmsg, sizeof s->errmsg);
+    else if (rc == FDX_OK)
+        rc = fdx_cell_from_dispatch(&cell, d, trusted, &s->dtypes, &s->cands, s->errmsg,
+                                    sizeof s->errmsg);
+    if (rc != FDX_OK)
+        return rc;
+    if (d) {
+        cands.p = s->cands.data;
+        cands.n = s->cands.len;
+    }
+    return fdx_store_add_cell(s, &cell, m ? m->count : d->count, cands);
+}
+
+int fdx_store_record_miss(fdx_store *s, const fdx_miss *m)
+{
+    return fdx_store_record_checked(s, m, NULL, 0);
 }
 
 int fdx_store_record_dispatch(fdx_store *s, const fdx_dispatch *d)
 {
-    fdx_cell cell;
-    int rc = need_txn(s);
-    if (rc == FDX_OK)
-        rc = fdx_cell_from_dispatch(&cell, d, &s->dtypes, &s->cands, s->errmsg,
-                                    sizeof s->errmsg);
-    fdx_str cands = {s->cands.data, s->cands.len};
-    return rc == FDX_OK ? fdx_store_add_cell(s, &cell, d->count, cands) : rc;
+    return fdx_store_record_checked(s, NULL, d, 0);
 }
 
 int fdx_store_cell_counts(fdx_store *s, uint64_t *misses, uint64_t *dispatches)

@@ -91,6 +91,11 @@ int fdx_store_stmt(fdx_store *s, fdx_stmt_id id, sqlite3_stmt **out);
 /* Runs a statement that returns no rows (BEGIN, COMMIT, ...). */
 int fdx_store_exec(fdx_store *s, fdx_stmt_id id);
 
+/* Records a miss (m) or a dispatch (d); trusted skips the UTF-8 checks for
+ * strings the decoder has already validated. */
+int fdx_store_record_checked(fdx_store *s, const fdx_miss *m, const fdx_dispatch *d,
+                             int trusted);
+
 /* Adds an already-built cell to the open transaction (ingest, sinks). */
 int fdx_store_add_cell(fdx_store *s, const fdx_cell *cell, uint64_t count, fdx_str cands);
 

@@ -8,6 +8,7 @@
 #include "cell.h"
 #include "decode.h"
 #include "encode.h"
+#include "sha256.h"
 
 #define IMPL_A                                                                                 \
     "{\"backend\":\"Cuda\",\"op\":\"MatMul\",\"dtypes\":[\"F16\",\"F16\"],"                     \
@@ -34,8 +35,8 @@ static char *reencode(const fdx_record *rec)
     fdx_cell cell;
     char e[256];
     int rc = rec->kind == FDX_KIND_MISS
-                 ? fdx_cell_from_miss(&cell, &rec->miss, &dtypes, e, sizeof e)
-                 : fdx_cell_from_dispatch(&cell, &rec->dispatch, &dtypes, &cands, e, sizeof e);
+                 ? fdx_cell_from_miss(&cell, &rec->miss, 0, &dtypes, e, sizeof e)
+                 : fdx_cell_from_dispatch(&cell, &rec->dispatch, 0, &dtypes, &cands, e, sizeof e);
     ck_assert_msg(rc == FDX_OK, "%s", e);
     fdx_str c = {cands.data ? cands.data : "[]", cands.data ? cands.len : 2};
     uint64_t count = rec->kind == FDX_KIND_MISS ? rec->miss.count : rec->dispatch.count;
@@ -242,6 +243,41 @@ START_TEST(mutated_lines_never_crash)
 }
 END_TEST
 
+/* FIPS 180-2 vectors, through both the CPU's SHA instructions (where there
+ * are any) and the portable rounds, fed in uneven pieces. */
+START_TEST(sha256_matches_known_digests)
+{
+    static const struct {
+        const char *text;
+        size_t repeat;
+        const char *hex;
+    } v[] = {
+        {"", 1, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+        {"abc", 1, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+        {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 1,
+         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+        {"a", 1000000, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"},
+    };
+    for (int portable = 0; portable < 2; portable++) {
+        fdx_sha256_use_portable(portable);
+        for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+            fdx_sha256 h;
+            unsigned char d[32];
+            char hex[FDX_SHA256_HEX];
+            fdx_sha256_init(&h);
+            size_t n = strlen(v[i].text);
+            for (size_t r = 0; r < v[i].repeat; r++)
+                for (size_t off = 0; off < n; off += 7)
+                    fdx_sha256_update(&h, v[i].text + off, n - off < 7 ? n - off : 7);
+            fdx_sha256_final(&h, d);
+            fdx_sha256_hex(d, hex);
+            ck_assert_str_eq(hex, v[i].hex);
+        }
+    }
+    fdx_sha256_use_portable(0);
+}
+END_TEST
+
 Suite *codec_suite(void)
 {
     Suite *s = suite_create("codec");
@@ -255,6 +291,7 @@ Suite *codec_suite(void)
     tcase_add_test(tc, surrogate_pairs_and_escapes_decode);
     tcase_add_test(tc, writer_escapes_exactly);
     tcase_add_test(tc, mutated_lines_never_crash);
+    tcase_add_test(tc, sha256_matches_known_digests);
     suite_add_tcase(s, tc);
     return s;
 }

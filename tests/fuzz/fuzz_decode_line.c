@@ -18,8 +18,8 @@ static void encode_record(const fdx_record *r, fdx_buf *line)
     fdx_cell cell;
     char err[256];
     int rc = r->kind == FDX_KIND_MISS
-                 ? fdx_cell_from_miss(&cell, &r->miss, &dtypes, err, sizeof err)
-                 : fdx_cell_from_dispatch(&cell, &r->dispatch, &dtypes, &cands, err, sizeof err);
+                 ? fdx_cell_from_miss(&cell, &r->miss, 0, &dtypes, err, sizeof err)
+                 : fdx_cell_from_dispatch(&cell, &r->dispatch, 0, &dtypes, &cands, err, sizeof err);
     if (rc != FDX_OK) {
         fprintf(stderr, "decoded record refused by the cell builder: %s\n", err);
         abort();
