@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_arena.h"
 #include "lex.h"
 #include "u64.h"
 
@@ -45,6 +46,7 @@ void fdx_decoder_free(fdx_decoder *d)
     if (!d)
         return;
     cJSON_Delete(d->root);
+    fdx_json_arena_reset();
     fdx_lexed_free(&d->lx);
     free(d->strs);
     free(d->cands);
@@ -362,6 +364,7 @@ static int parse_tree(fdx_decoder *d, const char *line, size_t n, char *err, siz
 {
     const char *end = NULL;
     cJSON_Delete(d->root);
+    fdx_json_arena_reset(); /* the previous line's tree is gone */
     d->root = cJSON_ParseWithLengthOpts(line, n, &end, 0);
     if (!d->root) {
         size_t at = end && end >= line && end <= line + n ? (size_t)(end - line) : 0;

@@ -211,7 +211,8 @@ def one_seed(seed, ingest, export, tmp):
     i = 0
     while i < len(runs):  # random groupings of consecutive runs per invocation
         n = rng.randrange(1, len(runs) - i + 1)
-        run([ingest, "-q", db] + runs[i:i + n])
+        threads = str(rng.choice([1, 2, 4]))  # the threaded and inline paths must agree
+        run([ingest, "-q", "--threads", threads, db] + runs[i:i + n])
         i += n
     out = os.path.join(tmp, f"s{seed}-out")
     run([export, db, out])

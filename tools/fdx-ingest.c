@@ -28,6 +28,7 @@ static void usage(void)
            "  --max-line-bytes N   reject lines longer than N bytes (default %zu)\n"
            "  --max-depth N        reject JSON nested deeper than N levels (default %d)\n"
            "  --busy-timeout MS    wait up to MS ms for another writer (default 10000)\n"
+           "  --threads N          decoding threads (default 0: one per CPU; 1: none)\n"
            "  -q, --quiet          no summary on success\n"
            "  -h, --help           show this help\n"
            "  -V, --version        show the version\n"
@@ -42,6 +43,7 @@ typedef struct options {
     unsigned long long max_line;
     unsigned long long max_depth;
     unsigned long long busy_ms;
+    unsigned long long threads;
     const char *run_id;
     const char *rejects;
     int skip_invalid;
@@ -85,6 +87,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"max-line-bytes", required_argument, NULL, 'l'},
         {"max-depth", required_argument, NULL, 'd'},
         {"busy-timeout", required_argument, NULL, 'b'},
+        {"threads", required_argument, NULL, 't'},
         {"run-id", required_argument, NULL, 'r'},
         {"rejects", required_argument, NULL, 'j'},
         {"skip-invalid", no_argument, NULL, 's'},
@@ -105,6 +108,7 @@ static int parse_args(int argc, char **argv, options *o)
             rc = parse_number("max-depth", optarg, 1, FDX_MAX_DEPTH_LIMIT, &o->max_depth);
             break;
         case 'b': rc = parse_number("busy-timeout", optarg, 0, 1ull << 30, &o->busy_ms); break;
+        case 't': rc = parse_number("threads", optarg, 0, 64, &o->threads); break;
         case 'r':
             if (!*optarg)
                 return tool_usage_error(prog, "--run-id: must not be empty");
@@ -156,21 +160,12 @@ static int already_ingested(fdx_store *db, char **paths, int n, const options *o
 static int ingest_all(fdx_store *db, char **paths, int n, const options *o, diag *d,
                       FILE *rejects, fdx_ingest_stats *stats)
 {
-    fdx_ingest_opts opts = {on_error,          d,       (size_t)o->max_line, (int)o->max_depth,
-                            o->skip_invalid, rejects, on_warning};
-    int failed = 0;
-    for (int i = 0; i < n; i++) {
-        int rc = fdx_store_ingest_path(db, paths[i], &opts, stats);
-        if (rc == FDX_EDATA) {
-            failed = 1;
-            continue;
-        }
-        if (rc != FDX_OK) {
-            tool_error(prog, "%s", fdx_store_errmsg(db));
-            return rc;
-        }
-    }
-    return failed ? FDX_EDATA : FDX_OK;
+    fdx_ingest_opts opts = {on_error,        d,       (size_t)o->max_line, (int)o->max_depth,
+                            o->skip_invalid, rejects, on_warning,          (int)o->threads};
+    int rc = fdx_store_ingest_paths(db, (const char *const *)paths, (size_t)n, &opts, stats);
+    if (rc != FDX_OK && rc != FDX_EDATA)
+        tool_error(prog, "%s", fdx_store_errmsg(db));
+    return rc;
 }
 
 static void summarise(const fdx_ingest_stats *st, const fdx_commit_stats *cs, const diag *d,
@@ -240,10 +235,11 @@ static int run(const char *dbpath, char **paths, int n, const options *o, FILE *
 
 int main(int argc, char **argv)
 {
-    options o = {20, FDX_DEFAULT_MAX_LINE, FDX_DEFAULT_MAX_DEPTH, 10000, NULL, NULL, 0, 0};
+    options o = {20, FDX_DEFAULT_MAX_LINE, FDX_DEFAULT_MAX_DEPTH, 10000, 0, NULL, NULL, 0, 0};
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
+    fdx_use_fast_json_allocator();
     FILE *rejects = NULL;
     if (o.rejects && !(rejects = fopen(o.rejects, "w"))) {
         tool_error(prog, "%s: cannot create: %m", o.rejects);

@@ -1,0 +1,147 @@
+/* Batches of ingest work (see batch.h). */
+#include "batch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+#include "fdx.h"
+
+#define BATCH_LINES 2048
+#define BATCH_BYTES ((size_t)1 << 20)
+
+fdx_batch *fdx_batch_new(void)
+{
+    fdx_batch *b = calloc(1, sizeof *b);
+    if (b && !(b->agg = fdx_agg_new())) {
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+void fdx_batch_free(fdx_batch *b)
+{
+    if (!b)
+        return;
+    fdx_buf_free(&b->text);
+    fdx_buf_free(&b->reasons);
+    fdx_agg_free(b->agg);
+    free(b->entries);
+    free(b->error_at);
+    free(b);
+}
+
+void fdx_batch_reset(fdx_batch *b)
+{
+    fdx_buf_clear(&b->text);
+    fdx_buf_clear(&b->reasons);
+    fdx_agg_clear(b->agg);
+    b->n_entries = b->n_errors = 0;
+    b->records = 0;
+    b->failed = 0;
+}
+
+int fdx_batch_push(fdx_batch *b, fdx_entry_kind kind, const void *text, size_t len,
+                   uint64_t lineno)
+{
+    if (b->n_entries == b->cap_entries) {
+        size_t cap = b->cap_entries ? b->cap_entries * 2 : 256;
+        fdx_entry *e = realloc(b->entries, cap * sizeof *e);
+        if (!e)
+            return FDX_ENOMEM;
+        b->entries = e;
+        b->cap_entries = cap;
+    }
+    size_t off = b->text.len;
+    fdx_buf_append(&b->text, text, len);
+    if (b->text.oom || off > UINT32_MAX || len > UINT32_MAX)
+        return FDX_ENOMEM;
+    fdx_entry *e = &b->entries[b->n_entries++];
+    memset(e, 0, sizeof *e);
+    e->kind = kind;
+    e->off = (uint32_t)off;
+    e->len = (uint32_t)len;
+    e->lineno = lineno;
+    e->error = -1;
+    return FDX_OK;
+}
+
+int fdx_batch_full(const fdx_batch *b)
+{
+    return b->n_entries >= BATCH_LINES || b->text.len >= BATCH_BYTES;
+}
+
+const char *fdx_batch_reason(const fdx_batch *b, int64_t error)
+{
+    return b->reasons.data + b->error_at[error];
+}
+
+int fdx_batch_worker_init(fdx_batch_worker *w, int max_depth)
+{
+    memset(w, 0, sizeof *w);
+    w->dec = fdx_decoder_new(max_depth);
+    return w->dec ? FDX_OK : FDX_ENOMEM;
+}
+
+void fdx_batch_worker_free(fdx_batch_worker *w)
+{
+    fdx_decoder_free(w->dec);
+    w->dec = NULL;
+    fdx_buf_free(&w->dtypes);
+    fdx_buf_free(&w->cands);
+}
+
+static int push_error(fdx_batch *b, fdx_entry *e, const char *reason)
+{
+    if (b->n_errors == b->cap_errors) {
+        size_t cap = b->cap_errors ? b->cap_errors * 2 : 16;
+        size_t *v = realloc(b->error_at, cap * sizeof *v);
+        if (!v)
+            return FDX_ENOMEM;
+        b->error_at = v;
+        b->cap_errors = cap;
+    }
+    b->error_at[b->n_errors] = b->reasons.len;
+    fdx_buf_append(&b->reasons, reason, strlen(reason) + 1);
+    if (b->reasons.oom)
+        return FDX_ENOMEM;
+    e->error = (int64_t)b->n_errors++;
+    return FDX_OK;
+}
+
+/* Decodes one line into a cell of the batch; FDX_EDATA with the reason in err. */
+static int decode_line(fdx_batch *b, fdx_batch_worker *w, const fdx_entry *e, char *err,
+                       size_t errsz)
+{
+    fdx_record rec;
+    fdx_cell cell;
+    fdx_str cands = {"[]", 2};
+    int rc = fdx_decode_line(w->dec, b->text.data + e->off, e->len, &rec, err, errsz);
+    if (rc == FDX_OK && rec.kind == FDX_KIND_MISS)
+        rc = fdx_cell_from_miss(&cell, &rec.miss, 1, &w->dtypes, err, errsz);
+    else if (rc == FDX_OK) {
+        rc = fdx_cell_from_dispatch(&cell, &rec.dispatch, 1, &w->dtypes, &w->cands, err, errsz);
+        cands.p = w->cands.data;
+        cands.n = w->cands.len;
+    }
+    if (rc != FDX_OK)
+        return rc;
+    uint64_t count = rec.kind == FDX_KIND_MISS ? rec.miss.count : rec.dispatch.count;
+    return fdx_agg_add(b->agg, &cell, count, cands);
+}
+
+void fdx_batch_decode(fdx_batch *b, fdx_batch_worker *w)
+{
+    char err[512];
+    for (size_t i = 0; i < b->n_entries && !b->failed; i++) {
+        fdx_entry *e = &b->entries[i];
+        if (e->kind != FDX_E_LINE)
+            continue;
+        int rc = decode_line(b, w, e, err, sizeof err);
+        if (rc == FDX_OK)
+            b->records++;
+        else if (rc != FDX_EDATA || push_error(b, e, err) != FDX_OK)
+            b->failed = 1;
+    }
+}
