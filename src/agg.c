@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "keymap.h"
 
 typedef struct agg_cell {
     uint64_t hash;
@@ -30,26 +31,6 @@ struct fdx_agg {
     fdx_buf scratch;
     size_t cands_bytes;
 };
-
-/* 64-bit hash over 8-byte words with a final avalanche (murmur3's fmix). */
-static uint64_t hash_bytes(const char *p, size_t n)
-{
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xff51afd7ed558ccdull);
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
-        h ^= h >> 31;
-    }
-    uint64_t tail = 0;
-    memcpy(&tail, p + i, n - i);
-    h = (h ^ tail) * 0x94d049bb133111ebull;
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    return h;
-}
 
 fdx_agg *fdx_agg_new(void) { return calloc(1, sizeof(fdx_agg)); }
 
@@ -160,7 +141,19 @@ static int insert(fdx_agg *agg, size_t slot, uint64_t h, uint64_t count, fdx_str
     return FDX_OK;
 }
 
+int fdx_agg_add_at(fdx_agg *agg, size_t i, uint64_t count)
+{
+    agg->cells[i].count = fdx_count_add(agg->cells[i].count, count);
+    return FDX_OK;
+}
+
 int fdx_agg_add(fdx_agg *agg, const fdx_cell *cell, uint64_t count, fdx_str cands)
+{
+    return fdx_agg_add_index(agg, cell, count, cands, NULL);
+}
+
+int fdx_agg_add_index(fdx_agg *agg, const fdx_cell *cell, uint64_t count, fdx_str cands,
+                      size_t *index)
 {
     fdx_cell_pack(cell, &agg->scratch);
     if (agg->scratch.oom || make_room(agg) != FDX_OK) {
@@ -169,18 +162,23 @@ int fdx_agg_add(fdx_agg *agg, const fdx_cell *cell, uint64_t count, fdx_str cand
     }
     const char *key = agg->scratch.data;
     size_t len = agg->scratch.len;
-    uint64_t h = hash_bytes(key, len);
+    uint64_t h = fdx_hash_bytes(key, len);
     size_t mask = agg->index_cap - 1;
     for (size_t slot = h & mask;; slot = (slot + 1) & mask) {
         uint32_t at = agg->index[slot];
-        if (!at)
+        if (!at) {
+            if (index)
+                *index = agg->n_cells;
             return insert(agg, slot, h, count, cands);
+        }
         agg_cell *c = &agg->cells[at - 1];
         if (c->hash == h && c->key_len == len &&
             memcmp(agg->keys.data + c->key_off, key, len) == 0) {
             if (set_cands(agg, c, cands) != FDX_OK)
                 return FDX_ENOMEM;
             c->count = fdx_count_add(c->count, count);
+            if (index)
+                *index = at - 1;
             return FDX_OK;
         }
     }

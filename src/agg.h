@@ -30,6 +30,11 @@ void fdx_agg_clear(fdx_agg *agg);
  * aggregate is then unchanged).
  */
 int fdx_agg_add(fdx_agg *agg, const fdx_cell *cell, uint64_t count, fdx_str cands);
+/* The same, telling which cell (by arrival order) the record went to. */
+int fdx_agg_add_index(fdx_agg *agg, const fdx_cell *cell, uint64_t count, fdx_str cands,
+                      size_t *index);
+/* Adds to the count of the i-th cell (candidates unchanged). */
+int fdx_agg_add_at(fdx_agg *agg, size_t i, uint64_t count);
 
 size_t fdx_agg_cells(const fdx_agg *agg);
 /* Bytes held, for callers that bound memory. */

@@ -32,6 +32,9 @@ void fdx_sink_free(fdx_sink *s)
         return;
     fdx_agg_free(s->misses);
     fdx_agg_free(s->dispatches);
+    fdx_keymap_free(&s->miss_keys);
+    fdx_keymap_free(&s->dispatch_keys);
+    fdx_buf_free(&s->raw);
     fdx_buf_free(&s->dtypes);
     fdx_buf_free(&s->cands);
     free(s);
@@ -44,27 +47,126 @@ static void drop(fdx_sink *s, int rc)
         snprintf(s->errmsg, sizeof s->errmsg, "out of memory");
 }
 
+/* ---- raw keys: the record's own fields, unvalidated, for finding its cell ----
+ * Layout: the numbers, then each string as a 4-byte length and its bytes. The
+ * lengths are taken first so the key is written with one reservation. */
+
+enum { RAW_MAX_FIELDS = 64 };
+
+typedef struct raw_fields {
+    const char *s[RAW_MAX_FIELDS];
+    uint32_t n[RAW_MAX_FIELDS];
+    size_t count;
+    size_t bytes;
+} raw_fields;
+
+static int raw_add(raw_fields *f, const char *str)
+{
+    if (!str || f->count == RAW_MAX_FIELDS)
+        return 0;
+    size_t n = strlen(str);
+    if (n > FDX_MAX_STRING)
+        return 0;
+    f->s[f->count] = str;
+    f->n[f->count++] = (uint32_t)n;
+    f->bytes += n + 4;
+    return 1;
+}
+
+static int raw_collect(raw_fields *f, const char *token, const fdx_impl *id, const fdx_hw *hw)
+{
+    if ((token && !raw_add(f, token)) || !raw_add(f, id->backend) || !raw_add(f, id->op) ||
+        !raw_add(f, id->kernel_source) || !raw_add(f, hw->hardware_sku) ||
+        !raw_add(f, hw->driver_version) || (id->n_dtypes && !id->dtypes))
+        return 0;
+    for (size_t i = 0; i < id->n_dtypes; i++)
+        if (!raw_add(f, id->dtypes[i]))
+            return 0;
+    return 1;
+}
+
+/* Writes the raw key into b; 0 when the record has to take the slow path. */
+static int raw_key(fdx_buf *b, int keyed, const char *token, const fdx_impl *id,
+                   const fdx_hw *hw)
+{
+    raw_fields f;
+    f.count = f.bytes = 0;
+    if (!raw_collect(&f, token, id, hw))
+        return 0;
+    int64_t nums[5] = {keyed, (int64_t)id->kernel_revision_hash, (int64_t)id->n_dtypes,
+                       hw->has_compute_capability ? (int64_t)hw->cc_major : -1,
+                       hw->has_compute_capability ? (int64_t)hw->cc_minor : -1};
+    fdx_buf_clear(b);
+    if (fdx_buf_reserve(b, sizeof nums + f.bytes) != 0)
+        return 0;
+    char *p = b->data;
+    memcpy(p, nums, sizeof nums);
+    p += sizeof nums;
+    for (size_t i = 0; i < f.count; i++) {
+        memcpy(p, &f.n[i], 4);
+        memcpy(p + 4, f.s[i], f.n[i]);
+        p += 4 + f.n[i];
+    }
+    b->len = (size_t)(p - b->data);
+    return 1;
+}
+
+/* The cell already holding records with these raw fields, if any. */
+static int seen(fdx_keymap *keys, const fdx_buf *raw, uint64_t *hash, uint32_t *index)
+{
+    *hash = fdx_hash_bytes(raw->data, raw->len);
+    return fdx_keymap_get(keys, raw->data, raw->len, *hash, index);
+}
+
+/* Remembers the raw fields of a record that reached cell index. */
+static void learn(fdx_keymap *keys, const fdx_buf *raw, uint64_t hash, size_t index)
+{
+    fdx_keymap_put(keys, raw->data, raw->len, hash, (uint32_t)index); /* a miss costs speed only */
+}
+
 void fdx_sink_record_miss(fdx_sink *s, const fdx_miss *m)
 {
     fdx_cell cell;
     static const fdx_str none = {"[]", 2};
+    uint64_t hash = 0;
+    uint32_t at;
+    size_t index;
+    int raw = m->wanted && raw_key(&s->raw, 1, m->wanted, &m->fallback, &m->hw);
+    if (raw && seen(&s->miss_keys, &s->raw, &hash, &at)) {
+        fdx_agg_add_at(s->misses, at, m->count);
+        return;
+    }
     int rc = fdx_cell_from_miss(&cell, m, 0, &s->dtypes, s->errmsg, sizeof s->errmsg);
     if (rc == FDX_OK)
-        rc = fdx_agg_add(s->misses, &cell, m->count, none);
+        rc = fdx_agg_add_index(s->misses, &cell, m->count, none, &index);
     if (rc != FDX_OK)
         drop(s, rc);
+    else if (raw)
+        learn(&s->miss_keys, &s->raw, hash, index);
 }
 
 void fdx_sink_record_dispatch(fdx_sink *s, const fdx_dispatch *d)
 {
     fdx_cell cell;
+    uint64_t hash = 0;
+    uint32_t at;
+    size_t index;
+    int raw = raw_key(&s->raw, d->structure_key != NULL, d->structure_key, &d->chosen, &d->hw);
+    if (raw && d->n_candidates == 0 && seen(&s->dispatch_keys, &s->raw, &hash, &at)) {
+        fdx_agg_add_at(s->dispatches, at, d->count);
+        return;
+    }
+    if (raw && d->n_candidates)
+        hash = fdx_hash_bytes(s->raw.data, s->raw.len);
     int rc = fdx_cell_from_dispatch(&cell, d, 0, &s->dtypes, &s->cands, s->errmsg,
                                     sizeof s->errmsg);
     fdx_str cands = {s->cands.data, s->cands.len};
     if (rc == FDX_OK)
-        rc = fdx_agg_add(s->dispatches, &cell, d->count, cands);
+        rc = fdx_agg_add_index(s->dispatches, &cell, d->count, cands, &index);
     if (rc != FDX_OK)
         drop(s, rc);
+    else if (raw && !fdx_keymap_get(&s->dispatch_keys, s->raw.data, s->raw.len, hash, &at))
+        learn(&s->dispatch_keys, &s->raw, hash, index);
 }
 
 size_t fdx_sink_miss_cell_count(const fdx_sink *s) { return fdx_agg_cells(s->misses); }
@@ -199,5 +301,7 @@ int fdx_sink_drain_to_store(fdx_sink *s, fdx_store *st, fdx_commit_stats *stats)
     }
     fdx_agg_clear(s->misses);
     fdx_agg_clear(s->dispatches);
+    fdx_keymap_clear(&s->miss_keys);
+    fdx_keymap_clear(&s->dispatch_keys);
     return FDX_OK;
 }

@@ -5,10 +5,16 @@
 #include "agg.h"
 #include "buf.h"
 #include "fdx.h"
+#include "keymap.h"
 
 struct fdx_sink {
     fdx_agg *misses;
     fdx_agg *dispatches;
+    /* A record's raw fields -> its cell, so that a cell already seen costs a
+     * hash lookup instead of validating and encoding the record again. */
+    fdx_keymap miss_keys;
+    fdx_keymap dispatch_keys;
+    fdx_buf raw;
     fdx_buf dtypes; /* scratch for recording */
     fdx_buf cands;
     uint64_t dropped;

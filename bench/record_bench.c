@@ -1,0 +1,83 @@
+/*
+ * In-process record calls: ns per fdx_store_record_* (inside a transaction,
+ * committed at the end and included) and per fdx_sink_record_*, over the
+ * same records cycling through CELLS distinct cells per kind.
+ * Usage: record_bench DB CALLS CELLS    Prints: store_ns sink_ns
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "fdx.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+typedef struct recs {
+    fdx_miss *m;
+    fdx_dispatch *d;
+    char (*keys)[32];
+    fdx_candidate cand;
+} recs;
+
+static const char *const dtypes[] = {"F16", "F16", "F16"};
+
+static void make(recs *r, int cells)
+{
+    r->m = calloc((size_t)cells, sizeof *r->m);
+    r->d = calloc((size_t)cells, sizeof *r->d);
+    r->keys = calloc((size_t)cells, sizeof *r->keys);
+    fdx_impl id = {"Cuda", "MatMul", dtypes, 3, "baracuda-generic-strided", 0xabcdef0123456789u};
+    fdx_hw hw = {1, 8, 9, "NVIDIA GeForce RTX 4090", "552.44"};
+    r->cand = (fdx_candidate){id, 1, 41230};
+    for (int i = 0; i < cells; i++) {
+        snprintf(r->keys[i], sizeof r->keys[i], "matmul:innerdiv%d:vec8", i);
+        r->m[i] = (fdx_miss){r->keys[i], id, 1, hw};
+        r->d[i] = (fdx_dispatch){r->keys[i], id, i % 5 ? NULL : &r->cand, i % 5 ? 0 : 1, 1, hw};
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 4)
+        return 2;
+    long calls = atol(argv[2]);
+    int cells = atoi(argv[3]);
+    recs r;
+    make(&r, cells);
+    fdx_store *db;
+    if (fdx_store_open(argv[1], FDX_OPEN_CREATE, &db) != FDX_OK || fdx_store_begin(db) != FDX_OK) {
+        fprintf(stderr, "%s\n", fdx_store_errmsg(db));
+        return 1;
+    }
+    double t0 = now();
+    for (long i = 0; i < calls; i++) {
+        int c = (int)((i / 2) % cells);
+        if (i & 1)
+            fdx_store_record_dispatch(db, &r.d[c]);
+        else
+            fdx_store_record_miss(db, &r.m[c]);
+    }
+    int rc = fdx_store_commit(db, NULL);
+    double store_ns = (now() - t0) * 1e9 / (double)calls;
+    fdx_store_close(db);
+    fdx_sink *sink = fdx_sink_new();
+    t0 = now();
+    for (long i = 0; i < calls; i++) {
+        int c = (int)((i / 2) % cells);
+        if (i & 1)
+            fdx_sink_record_dispatch(sink, &r.d[c]);
+        else
+            fdx_sink_record_miss(sink, &r.m[c]);
+    }
+    double sink_ns = (now() - t0) * 1e9 / (double)calls;
+    if (rc != FDX_OK || fdx_sink_miss_cell_count(sink) != (size_t)cells)
+        return 1;
+    fdx_sink_free(sink);
+    printf("%.1f %.1f\n", store_ns, sink_ns);
+    return 0;
+}

@@ -1,0 +1,119 @@
+/* Byte-string keys to small integers (see keymap.h). */
+#include "keymap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fdx.h"
+
+uint64_t fdx_hash_bytes(const char *p, size_t n)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xff51afd7ed558ccdull);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+        h ^= h >> 31;
+    }
+    uint64_t tail = 0;
+    if (n > i)
+        memcpy(&tail, p + i, n - i);
+    h = (h ^ tail) * 0x94d049bb133111ebull;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+}
+
+int fdx_keymap_get(const fdx_keymap *m, const char *key, size_t len, uint64_t hash,
+                   uint32_t *value)
+{
+    if (!m->cap)
+        return 0;
+    size_t mask = m->cap - 1;
+    for (size_t i = hash & mask; m->values[i]; i = (i + 1) & mask)
+        if (m->hashes[i] == hash && m->lens[i] == len &&
+            memcmp(m->keys.data + m->offs[i], key, len) == 0) {
+            *value = m->values[i] - 1;
+            return 1;
+        }
+    return 0;
+}
+
+static int grow(fdx_keymap *m)
+{
+    size_t cap = m->cap ? m->cap * 2 : 1024;
+    uint64_t *h = calloc(cap, sizeof *h);
+    uint32_t *v = calloc(cap, sizeof *v);
+    size_t *o = calloc(cap, sizeof *o);
+    uint32_t *l = calloc(cap, sizeof *l);
+    if (!h || !v || !o || !l) {
+        free(h);
+        free(v);
+        free(o);
+        free(l);
+        return FDX_ENOMEM;
+    }
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->values[i])
+            continue;
+        size_t j = m->hashes[i] & (cap - 1);
+        while (v[j])
+            j = (j + 1) & (cap - 1);
+        h[j] = m->hashes[i];
+        v[j] = m->values[i];
+        o[j] = m->offs[i];
+        l[j] = m->lens[i];
+    }
+    free(m->hashes);
+    free(m->values);
+    free(m->offs);
+    free(m->lens);
+    m->hashes = h;
+    m->values = v;
+    m->offs = o;
+    m->lens = l;
+    m->cap = cap;
+    return FDX_OK;
+}
+
+int fdx_keymap_put(fdx_keymap *m, const char *key, size_t len, uint64_t hash, uint32_t value)
+{
+    if ((m->n + 1) * 2 > m->cap && grow(m) != FDX_OK)
+        return FDX_ENOMEM;
+    size_t off = m->keys.len;
+    fdx_buf_append(&m->keys, key, len);
+    if (m->keys.oom || len > UINT32_MAX || value == UINT32_MAX) {
+        m->keys.oom = 0;
+        m->keys.len = off;
+        return FDX_ENOMEM;
+    }
+    size_t i = hash & (m->cap - 1);
+    while (m->values[i])
+        i = (i + 1) & (m->cap - 1);
+    m->hashes[i] = hash;
+    m->values[i] = value + 1;
+    m->offs[i] = off;
+    m->lens[i] = (uint32_t)len;
+    m->n++;
+    return FDX_OK;
+}
+
+void fdx_keymap_clear(fdx_keymap *m)
+{
+    if (m->values)
+        memset(m->values, 0, m->cap * sizeof *m->values);
+    m->n = 0;
+    fdx_buf_clear(&m->keys);
+}
+
+void fdx_keymap_free(fdx_keymap *m)
+{
+    free(m->hashes);
+    free(m->values);
+    free(m->offs);
+    free(m->lens);
+    fdx_buf_free(&m->keys);
+    memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,33 @@
+/*
+ * A map from byte strings to small integers: open addressing, keys copied
+ * into one arena. The sink uses it to find a record's cell from the record's
+ * raw fields, without building the canonical cell first.
+ */
+#ifndef FDX_KEYMAP_H
+#define FDX_KEYMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+
+typedef struct fdx_keymap {
+    uint64_t *hashes;
+    uint32_t *values; /* value + 1; 0 = empty */
+    size_t *offs;     /* key offsets in keys */
+    uint32_t *lens;
+    size_t cap; /* power of two */
+    size_t n;
+    fdx_buf keys;
+} fdx_keymap;
+
+uint64_t fdx_hash_bytes(const char *p, size_t n);
+/* 1 and *value when found, else 0. */
+int fdx_keymap_get(const fdx_keymap *m, const char *key, size_t len, uint64_t hash,
+                   uint32_t *value);
+/* FDX_OK or FDX_ENOMEM; the key must not be present. */
+int fdx_keymap_put(fdx_keymap *m, const char *key, size_t len, uint64_t hash, uint32_t value);
+void fdx_keymap_clear(fdx_keymap *m);
+void fdx_keymap_free(fdx_keymap *m);
+
+#endif
