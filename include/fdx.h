@@ -27,15 +27,15 @@ extern "C" {
 /* Status codes. */
 enum {
     FDX_OK = 0,
-    FDX_ERROR = 1,   /* internal or SQLite error without a better code */
-    FDX_EDATA = 2,   /* bad input record or line */
-    FDX_EIO = 3,     /* reading or writing a file failed */
-    FDX_ENOMEM = 4,  /* out of memory */
-    FDX_EBUSY = 5,   /* the store stayed locked past the busy timeout */
-    FDX_ESCHEMA = 6, /* store written by a newer fdx */
-    FDX_ENOTSTORE = 7, /* file is not an fdx store, or is corrupt */
-    FDX_EMISUSE = 8, /* call not valid in the handle's current state */
-    FDX_ENOENT = 9,  /* a path that must exist does not */
+    FDX_ERROR = 1,      /* internal or SQLite error without a better code */
+    FDX_EDATA = 2,      /* bad input record or line */
+    FDX_EIO = 3,        /* reading or writing a file failed */
+    FDX_ENOMEM = 4,     /* out of memory */
+    FDX_EBUSY = 5,      /* the store stayed locked past the busy timeout */
+    FDX_ESCHEMA = 6,    /* store written by a newer fdx */
+    FDX_ENOTSTORE = 7,  /* file is not an fdx store, or is corrupt */
+    FDX_EMISUSE = 8,    /* call not valid in the handle's current state */
+    FDX_ENOENT = 9,     /* a path that must exist does not */
     FDX_EREADONLY = 10, /* the store cannot be written */
     FDX_ECONFLICT = 11  /* a merge would count a store's cells twice */
 };
@@ -100,7 +100,7 @@ typedef struct fdx_dispatch {
 typedef struct fdx_store fdx_store;
 
 /* fdx_store_open flags. */
-#define FDX_OPEN_CREATE 0x1   /* create the file when it does not exist */
+#define FDX_OPEN_CREATE   0x1 /* create the file when it does not exist */
 #define FDX_OPEN_READONLY 0x2 /* never write (a store on read-only media); no migration */
 
 /*
@@ -152,8 +152,8 @@ int fdx_store_cell_counts(fdx_store *store, uint64_t *misses, uint64_t *dispatch
 typedef void (*fdx_diag_fn)(void *ctx, const char *where, const char *reason);
 
 typedef struct fdx_ingest_opts {
-    fdx_diag_fn on_error; /* NULL: only the first error reaches errmsg */
-    void *ctx;            /* passed to on_error and on_warning */
+    fdx_diag_fn on_error;  /* NULL: only the first error reaches errmsg */
+    void *ctx;             /* passed to on_error and on_warning */
     size_t max_line_bytes; /* 0: FDX_DEFAULT_MAX_LINE (at most FDX_MAX_LINE_LIMIT) */
     int max_depth;         /* 0: FDX_DEFAULT_MAX_DEPTH (at most FDX_MAX_DEPTH_LIMIT) */
     int skip_invalid;      /* 1: ingest the good lines; report and skip the bad ones */
@@ -166,15 +166,15 @@ typedef struct fdx_ingest_opts {
     int threads;
 } fdx_ingest_opts;
 
-#define FDX_DEFAULT_MAX_LINE ((size_t)1 << 20)
-#define FDX_MAX_LINE_LIMIT ((size_t)1 << 30)
+#define FDX_DEFAULT_MAX_LINE  ((size_t)1 << 20)
+#define FDX_MAX_LINE_LIMIT    ((size_t)1 << 30)
 #define FDX_DEFAULT_MAX_DEPTH 5
-#define FDX_MAX_DEPTH_LIMIT 64
+#define FDX_MAX_DEPTH_LIMIT   64
 
 typedef struct fdx_ingest_stats {
     uint64_t files;
-    uint64_t lines;   /* lines read, blank ones included */
-    uint64_t records; /* lines that held a valid record */
+    uint64_t lines;     /* lines read, blank ones included */
+    uint64_t records;   /* lines that held a valid record */
     uint64_t bad_lines; /* reported; skipped when skip_invalid */
     uint64_t bytes;
 } fdx_ingest_stats;
@@ -186,8 +186,8 @@ typedef struct fdx_ingest_stats {
  * was any, FDX_EDATA is returned and nothing from path is applied (the rest
  * of the transaction stays). stats (optional) is added to, not reset.
  */
-int fdx_store_ingest_path(fdx_store *store, const char *path,
-                          const fdx_ingest_opts *opts, fdx_ingest_stats *stats);
+int fdx_store_ingest_path(fdx_store *store, const char *path, const fdx_ingest_opts *opts,
+                          fdx_ingest_stats *stats);
 
 /*
  * The same for several paths, decoded in parallel across them. Each path is
@@ -199,9 +199,8 @@ int fdx_store_ingest_paths(fdx_store *store, const char *const *paths, size_t n,
                            const fdx_ingest_opts *opts, fdx_ingest_stats *stats);
 
 /* The same for JSONL held in memory; name is what messages and the ledger call it. */
-int fdx_store_ingest_buffer(fdx_store *store, const char *name, const char *data,
-                            size_t len, const fdx_ingest_opts *opts,
-                            fdx_ingest_stats *stats);
+int fdx_store_ingest_buffer(fdx_store *store, const char *name, const char *data, size_t len,
+                            const fdx_ingest_opts *opts, fdx_ingest_stats *stats);
 
 /* ---- Ingest ledger ------------------------------------------------------
  * Every committed transaction that changed the store leaves a row in the
@@ -217,11 +216,9 @@ typedef struct fdx_ledger_entry {
 /* Tags the open transaction with run_id (unique across the store). */
 int fdx_store_set_run_id(fdx_store *store, const char *run_id);
 /* Looks run_id up in the ledger; *found tells whether it was there. */
-int fdx_store_find_run(fdx_store *store, const char *run_id, fdx_ledger_entry *entry,
-                       int *found);
+int fdx_store_find_run(fdx_store *store, const char *run_id, fdx_ledger_entry *entry, int *found);
 /* The content hash the ledger would record for ingesting these paths. */
-int fdx_store_hash_paths(fdx_store *store, const char *const *paths, size_t n,
-                         char hex[65]);
+int fdx_store_hash_paths(fdx_store *store, const char *const *paths, size_t n, char hex[65]);
 
 /* ---- Export ------------------------------------------------------------ */
 
@@ -235,8 +232,7 @@ typedef struct fdx_export_stats {
  * from one consistent read, each replaced atomically. Creates outdir (and its
  * parents) when missing. Not allowed while a write transaction is open.
  */
-int fdx_store_export(fdx_store *store, const char *outdir,
-                     fdx_export_stats *stats);
+int fdx_store_export(fdx_store *store, const char *outdir, fdx_export_stats *stats);
 
 /* ---- Demand ------------------------------------------------------------
  * The miss demand ranking: which structure keys most want a specialised
@@ -334,8 +330,7 @@ void fdx_records_free(fdx_records *records);
  * would, each file replaced atomically. The sink keeps its cells. */
 int fdx_sink_flush(fdx_sink *sink, const char *path, size_t *lines);
 int fdx_sink_flush_dispatches(fdx_sink *sink, const char *path, size_t *lines);
-int fdx_sink_flush_all(fdx_sink *sink, const char *dir, size_t *miss_lines,
-                       size_t *dispatch_lines);
+int fdx_sink_flush_all(fdx_sink *sink, const char *dir, size_t *miss_lines, size_t *dispatch_lines);
 
 /*
  * Adds every cell to the store in one transaction of its own (the store must

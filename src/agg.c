@@ -25,14 +25,17 @@ struct fdx_agg {
     agg_cell *cells;
     size_t n_cells;
     size_t cap_cells;
-    uint32_t *index; /* cell number + 1, or 0 */
+    uint32_t *index;  /* cell number + 1, or 0 */
     size_t index_cap; /* power of two */
     fdx_buf keys;
     fdx_buf scratch;
     size_t cands_bytes;
 };
 
-fdx_agg *fdx_agg_new(void) { return calloc(1, sizeof(fdx_agg)); }
+fdx_agg *fdx_agg_new(void)
+{
+    return calloc(1, sizeof(fdx_agg));
+}
 
 void fdx_agg_clear(fdx_agg *agg)
 {
@@ -57,12 +60,15 @@ void fdx_agg_free(fdx_agg *agg)
     free(agg);
 }
 
-size_t fdx_agg_cells(const fdx_agg *agg) { return agg->n_cells; }
+size_t fdx_agg_cells(const fdx_agg *agg)
+{
+    return agg->n_cells;
+}
 
 size_t fdx_agg_bytes(const fdx_agg *agg)
 {
-    return agg->cap_cells * sizeof(agg_cell) + agg->index_cap * sizeof(uint32_t) +
-           agg->keys.cap + agg->cands_bytes;
+    return agg->cap_cells * sizeof(agg_cell) + agg->index_cap * sizeof(uint32_t) + agg->keys.cap +
+           agg->cands_bytes;
 }
 
 static int rehash(fdx_agg *agg, size_t cap)

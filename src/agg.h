@@ -41,8 +41,7 @@ size_t fdx_agg_cells(const fdx_agg *agg);
 size_t fdx_agg_bytes(const fdx_agg *agg);
 
 /* The i-th cell in arrival order; views stay valid until the next add or clear. */
-void fdx_agg_get(const fdx_agg *agg, size_t i, fdx_cell *cell, uint64_t *count,
-                 fdx_str *cands);
+void fdx_agg_get(const fdx_agg *agg, size_t i, fdx_cell *cell, uint64_t *count, fdx_str *cands);
 
 /* Saturating count addition shared by every place that merges counts. */
 static inline uint64_t fdx_count_add(uint64_t total, uint64_t count)

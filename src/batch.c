@@ -42,8 +42,7 @@ void fdx_batch_reset(fdx_batch *b)
     b->failed = 0;
 }
 
-int fdx_batch_push(fdx_batch *b, fdx_entry_kind kind, const void *text, size_t len,
-                   uint64_t lineno)
+int fdx_batch_push(fdx_batch *b, fdx_entry_kind kind, const void *text, size_t len, uint64_t lineno)
 {
     if (b->n_entries == b->cap_entries) {
         size_t cap = b->cap_entries ? b->cap_entries * 2 : 256;

@@ -39,7 +39,7 @@ typedef struct fdx_batch {
     /* results */
     fdx_agg *agg;
     uint64_t records;
-    fdx_buf reasons; /* NUL-separated error reasons */
+    fdx_buf reasons;  /* NUL-separated error reasons */
     size_t *error_at; /* offset of each reason in `reasons` */
     size_t n_errors;
     size_t cap_errors;

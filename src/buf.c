@@ -38,7 +38,10 @@ void fdx_buf_append(fdx_buf *b, const void *p, size_t n)
     b->data[b->len] = '\0';
 }
 
-void fdx_buf_puts(fdx_buf *b, const char *s) { fdx_buf_append(b, s, strlen(s)); }
+void fdx_buf_puts(fdx_buf *b, const char *s)
+{
+    fdx_buf_append(b, s, strlen(s));
+}
 
 void fdx_buf_putc(fdx_buf *b, char c)
 {

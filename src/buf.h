@@ -14,7 +14,10 @@ typedef struct fdx_buf {
     int oom;
 } fdx_buf;
 
-#define FDX_BUF_INIT {NULL, 0, 0, 0}
+#define FDX_BUF_INIT                                                                               \
+    {                                                                                              \
+        NULL, 0, 0, 0                                                                              \
+    }
 
 /* Ensures room for extra more bytes plus a NUL; returns 0, or -1 on OOM. */
 int fdx_buf_reserve(fdx_buf *b, size_t extra);

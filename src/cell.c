@@ -89,8 +89,8 @@ static int fill_common(const check_ctx *c, fdx_cell *cell, const fdx_impl *id, c
     return FDX_OK;
 }
 
-int fdx_cell_from_miss(fdx_cell *cell, const fdx_miss *m, int trusted, fdx_buf *dtypes,
-                       char *err, size_t errsz)
+int fdx_cell_from_miss(fdx_cell *cell, const fdx_miss *m, int trusted, fdx_buf *dtypes, char *err,
+                       size_t errsz)
 {
     check_ctx c = {trusted, err, errsz};
     if (check_text(&c, m->wanted, "", "wanted", (size_t)-1) != FDX_OK)
@@ -200,10 +200,10 @@ static int cmp_str(fdx_str a, fdx_str b)
     return (a.n > b.n) - (a.n < b.n);
 }
 
-#define CMP_NUM(x, y)                                                                          \
-    do {                                                                                       \
-        if ((x) != (y))                                                                        \
-            return (x) < (y) ? -1 : 1;                                                         \
+#define CMP_NUM(x, y)                                                                              \
+    do {                                                                                           \
+        if ((x) != (y))                                                                            \
+            return (x) < (y) ? -1 : 1;                                                             \
     } while (0)
 
 int fdx_cell_compare(const fdx_cell *a, const fdx_cell *b)

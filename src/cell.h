@@ -28,7 +28,7 @@ typedef enum fdx_kind { FDX_KIND_MISS = 0, FDX_KIND_DISPATCH = 1 } fdx_kind;
 
 typedef struct fdx_cell {
     fdx_kind kind;
-    int keyed;    /* misses: always 1; dispatches: 0 when unkeyed */
+    int keyed;     /* misses: always 1; dispatches: 0 when unkeyed */
     fdx_str token; /* wanted, or structure_key ("" when unkeyed) */
     fdx_str backend;
     fdx_str op;
@@ -48,10 +48,10 @@ typedef struct fdx_cell {
  * a string is missing or not valid UTF-8, FDX_ENOMEM when memory runs out.
  * trusted skips the UTF-8 check, for strings the decoder already checked.
  */
-int fdx_cell_from_miss(fdx_cell *cell, const fdx_miss *m, int trusted, fdx_buf *dtypes,
-                       char *err, size_t errsz);
-int fdx_cell_from_dispatch(fdx_cell *cell, const fdx_dispatch *d, int trusted,
-                           fdx_buf *dtypes, fdx_buf *cands, char *err, size_t errsz);
+int fdx_cell_from_miss(fdx_cell *cell, const fdx_miss *m, int trusted, fdx_buf *dtypes, char *err,
+                       size_t errsz);
+int fdx_cell_from_dispatch(fdx_cell *cell, const fdx_dispatch *d, int trusted, fdx_buf *dtypes,
+                           fdx_buf *cands, char *err, size_t errsz);
 
 /* Serialises the identity into one byte string (the aggregator's key). */
 void fdx_cell_pack(const fdx_cell *cell, fdx_buf *out);

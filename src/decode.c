@@ -76,7 +76,10 @@ static int cmp_key(const void *a, const void *b)
 }
 
 /* strcmp(a, b) == 0, cheaply refusing most pairs on their first byte. */
-static int same_key(const char *a, const char *b) { return a[0] == b[0] && strcmp(a, b) == 0; }
+static int same_key(const char *a, const char *b)
+{
+    return a[0] == b[0] && strcmp(a, b) == 0;
+}
 
 static const char *find_duplicate(fdx_decoder *d, const cJSON *obj)
 {
@@ -137,8 +140,7 @@ static int fail(dctx *x, const char *path, const char *key, const char *what)
     return FDX_EDATA;
 }
 
-static int expected(dctx *x, const char *path, const char *key, const char *want,
-                    const cJSON *got)
+static int expected(dctx *x, const char *path, const char *key, const char *want, const cJSON *got)
 {
     char what[160];
     if (cJSON_IsNumber(got)) {

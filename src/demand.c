@@ -6,7 +6,10 @@
 #include "sql_text.h"
 #include "store_internal.h"
 
-const char *fdx_demand_sql(void) { return fdx_sql_top_demand; }
+const char *fdx_demand_sql(void)
+{
+    return fdx_sql_top_demand;
+}
 
 static void bind_opt(sqlite3_stmt *st, const char *name, const char *value)
 {
@@ -27,8 +30,7 @@ int fdx_store_demand(fdx_store *s, const fdx_demand_filter *f, fdx_demand_fn fn,
     bind_opt(st, ":sku", f->hardware_sku);
     bind_opt(st, ":op", f->op);
     bind_opt(st, ":source", f->kernel_source);
-    sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":top"),
-                       f->limit > 0 ? f->limit : -1);
+    sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":top"), f->limit > 0 ? f->limit : -1);
     int src;
     while ((src = sqlite3_step(st)) == SQLITE_ROW) {
         fdx_demand_row row = {

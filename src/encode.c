@@ -10,7 +10,10 @@
 
 static const char hex_digits[] = "0123456789abcdef";
 
-static int needs_escape(unsigned char c) { return c < 0x20 || c == '"' || c == '\\'; }
+static int needs_escape(unsigned char c)
+{
+    return c < 0x20 || c == '"' || c == '\\';
+}
 
 static void enc_escape(fdx_buf *b, unsigned char c)
 {
@@ -66,7 +69,10 @@ void fdx_enc_string_array(fdx_buf *b, const char *const *v, size_t n)
     fdx_buf_putc(b, ']');
 }
 
-static void enc_key(fdx_buf *b, const char *key) { fdx_buf_puts(b, key); }
+static void enc_key(fdx_buf *b, const char *key)
+{
+    fdx_buf_puts(b, key);
+}
 
 static void enc_str_field(fdx_buf *b, const char *key, fdx_str v)
 {

@@ -19,7 +19,6 @@ void fdx_enc_candidates(fdx_buf *b, const fdx_candidate *c, size_t n);
  * One exported line, '\n' included. cands is the stored candidates JSON
  * (ignored for misses; omitted from the line when it is "[]").
  */
-void fdx_enc_cell_line(fdx_buf *b, const fdx_cell *cell, uint64_t count,
-                       fdx_str cands);
+void fdx_enc_cell_line(fdx_buf *b, const fdx_cell *cell, uint64_t count, fdx_str cands);
 
 #endif

@@ -73,9 +73,8 @@ static int write_kind(fdx_store *s, const char *dir, fdx_kind kind, uint64_t *li
     if (!path)
         return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
     rows r = {s, NULL, kind};
-    int rc = fdx_store_stmt(s, kind == FDX_KIND_MISS ? FDX_STMT_MISS_EXPORT
-                                                     : FDX_STMT_DISPATCH_EXPORT,
-                            &r.st);
+    int rc = fdx_store_stmt(
+        s, kind == FDX_KIND_MISS ? FDX_STMT_MISS_EXPORT : FDX_STMT_DISPATCH_EXPORT, &r.st);
     if (rc == FDX_OK) {
         rc = fdx_write_jsonl(path, next_row, &r, lines, err, sizeof err);
         sqlite3_reset(r.st);

@@ -57,8 +57,8 @@ char *fdx_path_join(const char *dir, const char *name)
     return p;
 }
 
-int fdx_write_jsonl(const char *path, fdx_line_source next, void *ctx, uint64_t *lines,
-                    char *err, size_t errsz)
+int fdx_write_jsonl(const char *path, fdx_line_source next, void *ctx, uint64_t *lines, char *err,
+                    size_t errsz)
 {
     fdx_afile af;
     int rc = fdx_afile_open(&af, path, err, errsz);

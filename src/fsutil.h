@@ -18,7 +18,7 @@ char *fdx_path_join(const char *dir, const char *name);
  * (negated) with its reason in err.
  */
 typedef int (*fdx_line_source)(void *ctx, fdx_buf *line, char *err, size_t errsz);
-int fdx_write_jsonl(const char *path, fdx_line_source next, void *ctx, uint64_t *lines,
-                    char *err, size_t errsz);
+int fdx_write_jsonl(const char *path, fdx_line_source next, void *ctx, uint64_t *lines, char *err,
+                    size_t errsz);
 
 #endif

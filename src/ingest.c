@@ -171,8 +171,7 @@ static int on_entry(ingest *in, fdx_batch *b, const fdx_entry *e)
         write_reject(in, "", 0); /* its bytes went out as they were read */
         return FDX_OK;
     case FDX_E_SOURCE_END: return source_end(in, b, e);
-    case FDX_E_PATH_END:
-        return adopt(in, b) == FDX_OK ? path_end(in, e->len > 0) : FDX_ENOMEM;
+    case FDX_E_PATH_END: return adopt(in, b) == FDX_OK ? path_end(in, e->len > 0) : FDX_ENOMEM;
     }
     return FDX_OK;
 }
@@ -308,7 +307,6 @@ static int each_source(fdx_store *s, const char *path, each_file_fn fn, void *ct
                               path);
     return FDX_OK;
 }
-
 
 /* Reads one path into the pipeline, between PATH_BEGIN and PATH_END. */
 static int read_path(ingest *in, const char *path, const char *data, size_t len)

@@ -26,8 +26,7 @@ uint64_t fdx_hash_bytes(const char *p, size_t n)
     return h;
 }
 
-int fdx_keymap_get(const fdx_keymap *m, const char *key, size_t len, uint64_t hash,
-                   uint32_t *value)
+int fdx_keymap_get(const fdx_keymap *m, const char *key, size_t len, uint64_t hash, uint32_t *value)
 {
     if (!m->cap)
         return 0;

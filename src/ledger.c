@@ -94,12 +94,19 @@ int fdx_ledger_finish(fdx_store *s)
     fdx_sha256_hex(digest, hex);
     sqlite3_bind_int64(st, 1, l->id);
     sqlite3_bind_text(st, 2, l->run_id, -1, SQLITE_STATIC); /* NULL binds NULL */
-    sqlite3_bind_text(st, 3, l->merged ? "merge" : l->sources ? "ingest" : "records", -1,
-                      SQLITE_STATIC);
+    sqlite3_bind_text(st, 3,
+                      l->merged    ? "merge"
+                      : l->sources ? "ingest"
+                                   : "records",
+                      -1, SQLITE_STATIC);
     if (l->sources)
         sqlite3_bind_text(st, 4, hex, -1, SQLITE_STATIC);
-    const uint64_t nums[] = {l->sources + l->merged, l->bytes, l->lines,
-                             l->records,   l->skipped, s->txn_stats.cells_added,
+    const uint64_t nums[] = {l->sources + l->merged,
+                             l->bytes,
+                             l->lines,
+                             l->records,
+                             l->skipped,
+                             s->txn_stats.cells_added,
                              s->txn_stats.cells_updated};
     for (int i = 0; i < 7; i++)
         sqlite3_bind_int64(st, 5 + i, (int64_t)nums[i]);

@@ -97,7 +97,10 @@ static size_t scan_string(scan *sc, size_t i)
     return fail(sc, i, "unterminated string"), 0;
 }
 
-static int is_digit(char c) { return c >= '0' && c <= '9'; }
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
 
 /* RFC 8259 number at s[i]; returns the index after it, or 0 on error. */
 static size_t scan_number(scan *sc, size_t i)
@@ -149,7 +152,10 @@ static int push_num(fdx_lexed *lx, size_t off, size_t len)
     return FDX_OK;
 }
 
-static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
 
 static int scan_all(scan *sc, int max_depth, fdx_lexed *lx)
 {
@@ -165,8 +171,8 @@ static int scan_all(scan *sc, int max_depth, fdx_lexed *lx)
         } else if (c == '{' || c == '[') {
             lx->n_objects += c == '{';
             if (++depth > max_depth) {
-                snprintf(sc->err, sc->errsz, "nesting deeper than %d levels at byte %zu",
-                         max_depth, i + 1);
+                snprintf(sc->err, sc->errsz, "nesting deeper than %d levels at byte %zu", max_depth,
+                         i + 1);
                 return FDX_EDATA;
             }
         } else if (c == '}' || c == ']') {
@@ -184,8 +190,7 @@ static int scan_all(scan *sc, int max_depth, fdx_lexed *lx)
     return FDX_OK;
 }
 
-int fdx_lex_line(const char *s, size_t n, int max_depth, fdx_lexed *lx, char *err,
-                 size_t errsz)
+int fdx_lex_line(const char *s, size_t n, int max_depth, fdx_lexed *lx, char *err, size_t errsz)
 {
     scan sc = {s, n, err, errsz};
     size_t bad;

@@ -24,8 +24,7 @@ typedef struct fdx_lexed {
 } fdx_lexed;
 
 /* Returns FDX_OK, FDX_EDATA (reason in err) or FDX_ENOMEM. */
-int fdx_lex_line(const char *s, size_t n, int max_depth, fdx_lexed *out, char *err,
-                 size_t errsz);
+int fdx_lex_line(const char *s, size_t n, int max_depth, fdx_lexed *out, char *err, size_t errsz);
 void fdx_lexed_free(fdx_lexed *lx);
 
 #endif

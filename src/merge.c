@@ -115,8 +115,7 @@ static int check_lineage(fdx_store *dst, const char *path, const lineage *l, int
                 "Put new runs into a new store and merge that, or rebuild %s by merging every "
                 "host store into an empty store",
                 path, l->v[i].id, strcmp(l->v[i].id, l->self.id) ? ", which it holds," : "",
-                dst->path, when, (long long)then,
-                (long long)l->v[i].ledger_high, dst->path);
+                dst->path, when, (long long)then, (long long)l->v[i].ledger_high, dst->path);
         repeats += how == 1;
     }
     if (repeats && repeats < l->n)
@@ -135,9 +134,9 @@ static int check_lineage(fdx_store *dst, const char *path, const lineage *l, int
 static int copy_cells(fdx_store *dst, fdx_store *src, fdx_kind kind, uint64_t *cells)
 {
     sqlite3_stmt *st;
-    int rc = fdx_store_stmt(src, kind == FDX_KIND_MISS ? FDX_STMT_MERGE_READ_MISSES
-                                                      : FDX_STMT_MERGE_READ_DISPATCHES,
-                            &st);
+    int rc = fdx_store_stmt(
+        src, kind == FDX_KIND_MISS ? FDX_STMT_MERGE_READ_MISSES : FDX_STMT_MERGE_READ_DISPATCHES,
+        &st);
     fdx_stmt_id upsert =
         kind == FDX_KIND_MISS ? FDX_STMT_MISS_UPSERT : FDX_STMT_MERGE_DISPATCH_UPSERT;
     int src_rc = SQLITE_DONE;

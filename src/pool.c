@@ -27,7 +27,7 @@ typedef struct worker {
 } worker;
 
 struct fdx_pool {
-    int threads; /* 0: inline */
+    int threads;     /* 0: inline */
     worker *workers; /* threads of them, or one for inline use */
     slot *ring;
     size_t n_slots;

@@ -78,8 +78,7 @@ static void copy_hw(records *r, fdx_hw *dst, const fdx_hw *src, int *oom)
     dst->driver_version = copy_str(r, src->driver_version, oom);
 }
 
-static void copy_record(records *r, const fdx_record *rec, fdx_miss *m, fdx_dispatch *d,
-                        int *oom)
+static void copy_record(records *r, const fdx_record *rec, fdx_miss *m, fdx_dispatch *d, int *oom)
 {
     if (rec->kind == FDX_KIND_MISS) {
         *m = rec->miss;

@@ -86,8 +86,7 @@ static int raw_collect(raw_fields *f, const char *token, const fdx_impl *id, con
 }
 
 /* Writes the raw key into b; 0 when the record has to take the slow path. */
-static int raw_key(fdx_buf *b, int keyed, const char *token, const fdx_impl *id,
-                   const fdx_hw *hw)
+static int raw_key(fdx_buf *b, int keyed, const char *token, const fdx_impl *id, const fdx_hw *hw)
 {
     raw_fields f;
     f.count = f.bytes = 0;
@@ -158,8 +157,8 @@ void fdx_sink_record_dispatch(fdx_sink *s, const fdx_dispatch *d)
     }
     if (raw && d->n_candidates)
         hash = fdx_hash_bytes(s->raw.data, s->raw.len);
-    int rc = fdx_cell_from_dispatch(&cell, d, 0, &s->dtypes, &s->cands, s->errmsg,
-                                    sizeof s->errmsg);
+    int rc =
+        fdx_cell_from_dispatch(&cell, d, 0, &s->dtypes, &s->cands, s->errmsg, sizeof s->errmsg);
     fdx_str cands = {s->cands.data, s->cands.len};
     if (rc == FDX_OK)
         rc = fdx_agg_add_index(s->dispatches, &cell, d->count, cands, &index);
@@ -169,14 +168,26 @@ void fdx_sink_record_dispatch(fdx_sink *s, const fdx_dispatch *d)
         learn(&s->dispatch_keys, &s->raw, hash, index);
 }
 
-size_t fdx_sink_miss_cell_count(const fdx_sink *s) { return fdx_agg_cells(s->misses); }
-size_t fdx_sink_dispatch_cell_count(const fdx_sink *s) { return fdx_agg_cells(s->dispatches); }
+size_t fdx_sink_miss_cell_count(const fdx_sink *s)
+{
+    return fdx_agg_cells(s->misses);
+}
+size_t fdx_sink_dispatch_cell_count(const fdx_sink *s)
+{
+    return fdx_agg_cells(s->dispatches);
+}
 int fdx_sink_is_empty(const fdx_sink *s)
 {
     return fdx_agg_cells(s->misses) == 0 && fdx_agg_cells(s->dispatches) == 0;
 }
-uint64_t fdx_sink_dropped(const fdx_sink *s) { return s->dropped; }
-const char *fdx_sink_errmsg(const fdx_sink *s) { return s ? s->errmsg : "out of memory"; }
+uint64_t fdx_sink_dropped(const fdx_sink *s)
+{
+    return s->dropped;
+}
+const char *fdx_sink_errmsg(const fdx_sink *s)
+{
+    return s ? s->errmsg : "out of memory";
+}
 
 /* ---- export order ---- */
 
@@ -245,8 +256,7 @@ int fdx_sink_flush_dispatches(fdx_sink *s, const char *path, size_t *lines)
     return flush_agg(s, s->dispatches, path, lines);
 }
 
-int fdx_sink_flush_all(fdx_sink *s, const char *dir, size_t *miss_lines,
-                       size_t *dispatch_lines)
+int fdx_sink_flush_all(fdx_sink *s, const char *dir, size_t *miss_lines, size_t *dispatch_lines)
 {
     int rc = fdx_mkdirs(dir, s->errmsg, sizeof s->errmsg);
     char *misses = fdx_path_join(dir, "misses.jsonl");

@@ -15,7 +15,7 @@
 #include "store_internal.h"
 
 /* PRAGMA application_id of every fdx store: "fdx1". */
-#define FDX_APPLICATION_ID 0x66647831
+#define FDX_APPLICATION_ID  0x66647831
 #define FDX_DEFAULT_BUSY_MS 10000
 
 /* migrations[v] upgrades a store from schema version v to v + 1. */
@@ -60,9 +60,18 @@ static const char *const stmt_text[FDX_STMT_COUNT] = {
 const char *fdx_strerror(int status)
 {
     static const char *const names[] = {
-        "ok",          "error",         "bad data",        "I/O error",
-        "out of memory", "store is busy", "newer schema",  "not an fdx store",
-        "misuse",      "no such file",  "read-only store", "merge conflict",
+        "ok",
+        "error",
+        "bad data",
+        "I/O error",
+        "out of memory",
+        "store is busy",
+        "newer schema",
+        "not an fdx store",
+        "misuse",
+        "no such file",
+        "read-only store",
+        "merge conflict",
     };
     if (status < 0 || (size_t)status >= sizeof names / sizeof names[0])
         return "unknown status";
@@ -111,8 +120,7 @@ int fdx_store_stmt(fdx_store *s, fdx_stmt_id id, sqlite3_stmt **out)
 {
     sqlite3_stmt *st = s->stmts[id];
     if (!st) {
-        int rc = sqlite3_prepare_v3(s->db, stmt_text[id], -1, SQLITE_PREPARE_PERSISTENT, &st,
-                                    NULL);
+        int rc = sqlite3_prepare_v3(s->db, stmt_text[id], -1, SQLITE_PREPARE_PERSISTENT, &st, NULL);
         if (rc != SQLITE_OK)
             return fdx_store_fail_sqlite(s, rc, "preparing a statement");
         s->stmts[id] = st;
@@ -197,8 +205,7 @@ static int check_identity(fdx_store *s, const identity *id)
     int fresh = id->app_id == 0 && id->version == 0 && id->objects == 0;
     if (!fresh && id->app_id != FDX_APPLICATION_ID)
         return fdx_store_fail(s, FDX_ENOTSTORE,
-                              "%s: not an fdx store (an SQLite database of another kind)",
-                              s->path);
+                              "%s: not an fdx store (an SQLite database of another kind)", s->path);
     if (id->version > FDX_SCHEMA_VERSION)
         return fdx_store_fail(s, FDX_ESCHEMA,
                               "%s: written by a newer fdx (store schema version %lld; this "
@@ -269,8 +276,8 @@ static int configure(fdx_store *s, int flags)
     char *msg = NULL;
     int src = exec_retrying(s, fdx_sql_connection, &msg);
     if (src != SQLITE_OK) {
-        rc = fdx_store_fail(s, code_of_sqlite(src), "%s: configuring the connection: %s",
-                            s->path, msg ? msg : sqlite3_errstr(src));
+        rc = fdx_store_fail(s, code_of_sqlite(src), "%s: configuring the connection: %s", s->path,
+                            msg ? msg : sqlite3_errstr(src));
         sqlite3_free(msg);
         return rc;
     }
@@ -330,8 +337,7 @@ static int open_db(fdx_store *s, const char *path, int flags)
     if (rc != SQLITE_OK)
         return fdx_store_fail_sqlite(s, rc, "opening");
     rc = configure(s, flags);
-    if (rc == FDX_EIO && s->readonly &&
-        (sqlite3_extended_errcode(s->db) & 0xff) == SQLITE_CANTOPEN)
+    if (rc == FDX_EIO && s->readonly && (sqlite3_extended_errcode(s->db) & 0xff) == SQLITE_CANTOPEN)
         return reopen_immutable(s, path);
     return rc;
 }
@@ -475,8 +481,7 @@ int fdx_store_add_cell(fdx_store *s, const fdx_cell *cell, uint64_t count, fdx_s
     return s->in_path ? fdx_store_flush_path(s) : fdx_store_flush_pending(s);
 }
 
-int fdx_store_record_checked(fdx_store *s, const fdx_miss *m, const fdx_dispatch *d,
-                             int trusted)
+int fdx_store_record_checked(fdx_store *s, const fdx_miss *m, const fdx_dispatch *d, int trusted)
 {
     fdx_cell cell;
     fdx_str cands = {"[]", 2};

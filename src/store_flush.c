@@ -11,8 +11,7 @@ static int bind_key(sqlite3_stmt *st, const fdx_cell *c)
     int i = 1;
     if (c->kind == FDX_KIND_DISPATCH)
         sqlite3_bind_int(st, i++, c->keyed);
-    const fdx_str *texts1[] = {&c->token, &c->backend, &c->op, &c->dtypes_json,
-                               &c->kernel_source};
+    const fdx_str *texts1[] = {&c->token, &c->backend, &c->op, &c->dtypes_json, &c->kernel_source};
     for (size_t k = 0; k < sizeof texts1 / sizeof texts1[0]; k++, i++)
         sqlite3_bind_text(st, i, texts1[k]->p, (int)texts1[k]->n, SQLITE_STATIC);
     sqlite3_bind_int64(st, i++, (int64_t)c->revision);
@@ -39,8 +38,8 @@ static int cell_exists(fdx_store *s, const fdx_cell *c, int *exists)
     return FDX_OK;
 }
 
-int fdx_store_upsert(fdx_store *s, fdx_stmt_id id, const fdx_cell *c, uint64_t count,
-                     fdx_str cands, const int64_t *set_at)
+int fdx_store_upsert(fdx_store *s, fdx_stmt_id id, const fdx_cell *c, uint64_t count, fdx_str cands,
+                     const int64_t *set_at)
 {
     int existed = -1;
     if (count == FDX_COUNT_MAX) { /* the returned count cannot tell */
@@ -87,10 +86,9 @@ static int write_agg(fdx_store *s, fdx_agg *agg)
         uint64_t count;
         fdx_str cands;
         fdx_agg_get(agg, i, &cell, &count, &cands);
-        rc = fdx_store_upsert(s,
-                              cell.kind == FDX_KIND_MISS ? FDX_STMT_MISS_UPSERT
-                                                         : FDX_STMT_DISPATCH_UPSERT,
-                              &cell, count, cands, &s->txn_time_ms);
+        rc = fdx_store_upsert(
+            s, cell.kind == FDX_KIND_MISS ? FDX_STMT_MISS_UPSERT : FDX_STMT_DISPATCH_UPSERT, &cell,
+            count, cands, &s->txn_time_ms);
     }
     return rc;
 }
@@ -110,7 +108,10 @@ static void swap(fdx_agg **a, fdx_agg **b)
     *b = t;
 }
 
-int fdx_store_flush_pending(fdx_store *s) { return flush_agg(s, s->pending); }
+int fdx_store_flush_pending(fdx_store *s)
+{
+    return flush_agg(s, s->pending);
+}
 
 int fdx_store_flush_path(fdx_store *s)
 {

@@ -72,7 +72,7 @@ struct fdx_store {
     fdx_agg *path_agg; /* recorded by the ingest under way (newer than pending) */
     fdx_agg *saved;    /* pending as written inside the ingest's savepoint */
     int in_path;       /* records go to path_agg */
-    fdx_buf dtypes; /* scratch for recording */
+    fdx_buf dtypes;    /* scratch for recording */
     fdx_buf cands;
     fdx_commit_stats txn_stats;
     fdx_txn_ledger ledger;
@@ -93,8 +93,7 @@ int fdx_store_exec(fdx_store *s, fdx_stmt_id id);
 
 /* Records a miss (m) or a dispatch (d); trusted skips the UTF-8 checks for
  * strings the decoder has already validated. */
-int fdx_store_record_checked(fdx_store *s, const fdx_miss *m, const fdx_dispatch *d,
-                             int trusted);
+int fdx_store_record_checked(fdx_store *s, const fdx_miss *m, const fdx_dispatch *d, int trusted);
 
 /* Adds an already-built cell to the open transaction (ingest, sinks). */
 int fdx_store_add_cell(fdx_store *s, const fdx_cell *cell, uint64_t count, fdx_str cands);
@@ -114,8 +113,8 @@ int fdx_store_end_path(fdx_store *s, int ok);
  * statistics. set_at is when a dispatch cell's candidates were set (NULL:
  * unknown).
  */
-int fdx_store_upsert(fdx_store *s, fdx_stmt_id id, const fdx_cell *c, uint64_t count,
-                     fdx_str cands, const int64_t *set_at);
+int fdx_store_upsert(fdx_store *s, fdx_stmt_id id, const fdx_cell *c, uint64_t count, fdx_str cands,
+                     const int64_t *set_at);
 
 /* A result row's columns (as the export queries order them) into a cell;
  * returns the index of the next column (export.c). */

@@ -26,8 +26,8 @@ static inline fdx_miss ref_miss(const char *wanted, const char *fallback)
     return m;
 }
 
-static inline fdx_dispatch ref_dispatch(const char *key, const char *chosen,
-                                        const fdx_candidate *c, size_t n)
+static inline fdx_dispatch ref_dispatch(const char *key, const char *chosen, const fdx_candidate *c,
+                                        size_t n)
 {
     fdx_dispatch d = {key, ref_impl(chosen), c, n, 1, ref_cpu_hw()};
     return d;

@@ -10,17 +10,23 @@
 #include "encode.h"
 #include "sha256.h"
 
-#define IMPL_A                                                                                 \
-    "{\"backend\":\"Cuda\",\"op\":\"MatMul\",\"dtypes\":[\"F16\",\"F16\"],"                     \
+#define IMPL_A                                                                                     \
+    "{\"backend\":\"Cuda\",\"op\":\"MatMul\",\"dtypes\":[\"F16\",\"F16\"],"                        \
     "\"kernel_source\":\"baracuda\",\"kernel_revision_hash\":2748}"
-#define HW_GPU "{\"compute_capability\":[8,9],\"hardware_sku\":\"RTX\",\"driver_version\":\"552\"}"
+#define HW_GPU     "{\"compute_capability\":[8,9],\"hardware_sku\":\"RTX\",\"driver_version\":\"552\"}"
 #define MISS(body) "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_A body "}"
 
 static fdx_decoder *dec;
 static char err[512];
 
-static void setup(void) { dec = fdx_decoder_new(0); }
-static void teardown(void) { fdx_decoder_free(dec); }
+static void setup(void)
+{
+    dec = fdx_decoder_new(0);
+}
+static void teardown(void)
+{
+    fdx_decoder_free(dec);
+}
 
 static int decode(const char *line, fdx_record *rec)
 {
@@ -148,7 +154,8 @@ static const bad_case bad_cases[] = {
     {MISS(",\"count\":1,\"hw\":{\"hardware_sku\":\"a\",\"hardware_sku\":\"a\","
           "\"driver_version\":\"b\"}"),
      "hw: duplicate key \"hardware_sku\""},
-    {"{\"schema\":1,\"wanted\":\"w\"}", "schema: unsupported version 1 (this build reads schema 2)"},
+    {"{\"schema\":1,\"wanted\":\"w\"}",
+     "schema: unsupported version 1 (this build reads schema 2)"},
     {"{\"schema\":3,\"wanted\":\"w\"}", "schema: unsupported version 3"},
     {"{\"schema\":2.0,\"wanted\":\"w\"}", "schema: unsupported version 2.0"},
     {"{\"schema\":\"2\",\"wanted\":\"w\"}", "schema: expected 2, got a string"},
@@ -158,7 +165,8 @@ static const bad_case bad_cases[] = {
      "fallback.dtypes[0]: expected a string, got 1"},
     {"{\"schema\":2,\"wanted\":\"w\",\"fallback\":{\"backend\":\"B\",\"op\":\"O\"}}",
      "fallback.dtypes: missing"},
-    {"{\"schema\":2,\"wanted\":\"w\",\"fallback\":[]}", "fallback: expected an object, got an array"},
+    {"{\"schema\":2,\"wanted\":\"w\",\"fallback\":[]}",
+     "fallback: expected an object, got an array"},
     {"{\"schema\":2,\"structure_key\":5}", "structure_key: expected a string or null, got 5"},
     {"{\"schema\":2,\"chosen\":" IMPL_A ",\"candidates\":null,\"count\":1,\"hw\":" HW_GPU "}",
      "candidates: expected an array, got null"},

@@ -50,9 +50,10 @@ static char *export_file(const char *name)
     return tu_read_file(tu_path(tu_path(dir, "out"), name), NULL);
 }
 
-#define CPU_HW "\"hw\":{\"hardware_sku\":\"Intel(R) Core(TM) i9-14900K\",\"driver_version\":\"n/a\"}"
-#define IMPL(src)                                                                              \
-    "{\"backend\":\"Cuda\",\"op\":\"MatMul\",\"dtypes\":[\"F16\",\"F16\",\"F16\"],"             \
+#define CPU_HW                                                                                     \
+    "\"hw\":{\"hardware_sku\":\"Intel(R) Core(TM) i9-14900K\",\"driver_version\":\"n/a\"}"
+#define IMPL(src)                                                                                  \
+    "{\"backend\":\"Cuda\",\"op\":\"MatMul\",\"dtypes\":[\"F16\",\"F16\",\"F16\"],"                \
     "\"kernel_source\":\"" src "\",\"kernel_revision_hash\":2748}"
 
 START_TEST(generic_only_cell_emits_one_aggregated_miss_record)
@@ -63,8 +64,9 @@ START_TEST(generic_only_cell_emits_one_aggregated_miss_record)
     commit();
     ck_assert_uint_eq(miss_cells(), 1);
     char *body = export_file("misses.jsonl");
-    ck_assert_str_eq(body, "{\"schema\":2,\"wanted\":\"matmul:innerdiv16:vec8:f16\",\"fallback\":" IMPL(
-                               "baracuda-generic-strided") ",\"count\":3," CPU_HW "}\n");
+    ck_assert_str_eq(body,
+                     "{\"schema\":2,\"wanted\":\"matmul:innerdiv16:vec8:f16\",\"fallback\":" IMPL(
+                         "baracuda-generic-strided") ",\"count\":3," CPU_HW "}\n");
     free(body);
 }
 END_TEST
@@ -128,9 +130,12 @@ START_TEST(dispatch_records_aggregate_by_cell_and_keep_candidates)
     commit();
     ck_assert_uint_eq(dispatch_cells(), 1);
     char *body = export_file("dispatches.jsonl");
-    ck_assert_str_eq(body, "{\"schema\":2,\"structure_key\":\"mm:innerdiv16\",\"chosen\":" IMPL(
-                               "baracuda") ",\"candidates\":[{\"impl_id\":" IMPL(
-                               "baracuda") ",\"latency_ns\":41230}],\"count\":2," CPU_HW "}\n");
+    ck_assert_str_eq(
+        body,
+        "{\"schema\":2,\"structure_key\":\"mm:innerdiv16\",\"chosen\":" IMPL(
+            "baracuda") ",\"candidates\":[{\"impl_id\":" IMPL("baracuda") ",\"latency_ns\":41230}],"
+                                                                          "\"count\":2," CPU_HW
+                                                                          "}\n");
     free(body);
 }
 END_TEST

@@ -234,9 +234,15 @@ static void golden(const char *vector, int runs)
     free(out);
 }
 
-START_TEST(golden_basic) { golden("basic", 2); }
+START_TEST(golden_basic)
+{
+    golden("basic", 2);
+}
 END_TEST
-START_TEST(golden_nasty) { golden("nasty", 3); }
+START_TEST(golden_nasty)
+{
+    golden("nasty", 3);
+}
 END_TEST
 
 START_TEST(drain_counts_once_and_refuses_an_open_transaction)

@@ -12,7 +12,10 @@
 
 static char *dir;
 
-static void setup(void) { dir = tu_tempdir(); }
+static void setup(void)
+{
+    dir = tu_tempdir();
+}
 
 static void teardown(void)
 {
@@ -72,19 +75,31 @@ static void check_vector(const char *vector, int runs, int one_by_one)
     free(want);
 }
 
-START_TEST(golden_basic_at_once) { check_vector("basic", 2, 0); }
+START_TEST(golden_basic_at_once)
+{
+    check_vector("basic", 2, 0);
+}
 END_TEST
-START_TEST(golden_basic_run_by_run) { check_vector("basic", 2, 1); }
+START_TEST(golden_basic_run_by_run)
+{
+    check_vector("basic", 2, 1);
+}
 END_TEST
-START_TEST(golden_nasty_at_once) { check_vector("nasty", 3, 0); }
+START_TEST(golden_nasty_at_once)
+{
+    check_vector("nasty", 3, 0);
+}
 END_TEST
-START_TEST(golden_nasty_run_by_run) { check_vector("nasty", 3, 1); }
+START_TEST(golden_nasty_run_by_run)
+{
+    check_vector("nasty", 3, 1);
+}
 END_TEST
 
 /* ---- helpers for hand-written feeds ---- */
 
-#define IMPL_H(src, hash)                                                                      \
-    "{\"backend\":\"Cuda\",\"op\":\"MatMul\",\"dtypes\":[\"F16\"],\"kernel_source\":\"" src     \
+#define IMPL_H(src, hash)                                                                          \
+    "{\"backend\":\"Cuda\",\"op\":\"MatMul\",\"dtypes\":[\"F16\"],\"kernel_source\":\"" src        \
     "\",\"kernel_revision_hash\":" hash "}"
 #define CPU "{\"hardware_sku\":\"cpu\",\"driver_version\":\"n/a\"}"
 #define GPU "{\"compute_capability\":[8,9],\"hardware_sku\":\"gpu\",\"driver_version\":\"1\"}"
@@ -112,8 +127,8 @@ static char *export_store(void)
 
 START_TEST(unkeyed_and_cpu_cells_aggregate_across_ingests)
 {
-    const char *line = "{\"schema\":2,\"chosen\":" IMPL_H("k", "1") ",\"count\":2,\"hw\":" CPU
-                       "}\n";
+    const char *line =
+        "{\"schema\":2,\"chosen\":" IMPL_H("k", "1") ",\"count\":2,\"hw\":" CPU "}\n";
     const char *line_null = "{\"schema\":2,\"structure_key\":null,\"chosen\":" IMPL_H(
         "k", "1") ",\"count\":3,\"hw\":{\"compute_capability\":null,\"hardware_sku\":\"cpu\","
                   "\"driver_version\":\"n/a\"}}\n";
@@ -121,8 +136,8 @@ START_TEST(unkeyed_and_cpu_cells_aggregate_across_ingests)
     ck_assert_int_eq(ingest_text("b.jsonl", line_null), FDX_OK);
     ck_assert_int_eq(ingest_text("c.jsonl", line), FDX_OK);
     char *out = export_store();
-    ck_assert_str_eq(out, "--\n{\"schema\":2,\"chosen\":" IMPL_H("k", "1") ",\"count\":7,\"hw\":" CPU
-                          "}\n");
+    ck_assert_str_eq(
+        out, "--\n{\"schema\":2,\"chosen\":" IMPL_H("k", "1") ",\"count\":7,\"hw\":" CPU "}\n");
     free(out);
 }
 END_TEST
@@ -135,17 +150,21 @@ START_TEST(empty_structure_key_differs_from_unkeyed)
     ck_assert_int_eq(ingest_text("a.jsonl", feed), FDX_OK);
     ck_assert_int_eq(ingest_text("b.jsonl", feed), FDX_OK);
     char *out = export_store();
-    ck_assert_str_eq(out, "--\n{\"schema\":2,\"chosen\":" IMPL_H("k", "1") ",\"count\":2,\"hw\":" CPU
-                          "}\n{\"schema\":2,\"structure_key\":\"\",\"chosen\":" IMPL_H(
-                              "k", "1") ",\"count\":2,\"hw\":" CPU "}\n");
+    ck_assert_str_eq(out,
+                     "--\n{\"schema\":2,\"chosen\":" IMPL_H(
+                         "k", "1") ",\"count\":2,\"hw\":" CPU
+                                   "}\n{\"schema\":2,\"structure_key\":\"\",\"chosen\":" IMPL_H(
+                                       "k", "1") ",\"count\":2,\"hw\":" CPU "}\n");
     free(out);
 }
 END_TEST
 
-#define MISS_LINE(count) "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_H("k", "1") \
-    ",\"count\":" count ",\"hw\":" GPU "}\n"
-#define MISS_OUT(count) "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_H("k", "1") \
-    ",\"count\":" count ",\"hw\":" GPU "}\n--\n"
+#define MISS_LINE(count)                                                                           \
+    "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_H("k", "1") ",\"count\":" count            \
+                                                                    ",\"hw\":" GPU "}\n"
+#define MISS_OUT(count)                                                                            \
+    "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_H("k", "1") ",\"count\":" count            \
+                                                                    ",\"hw\":" GPU "}\n--\n"
 
 START_TEST(counts_saturate_within_one_ingest)
 {
@@ -192,15 +211,15 @@ START_TEST(zero_count_counts_once)
 }
 END_TEST
 
-#define HASH_LINE(h) "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_H("k", h) \
-    ",\"count\":1,\"hw\":" CPU "}\n"
+#define HASH_LINE(h)                                                                               \
+    "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_H("k", h) ",\"count\":1,\"hw\":" CPU "}\n"
 
 START_TEST(revision_hashes_keep_u64_and_sort_unsigned)
 {
-    ck_assert_int_eq(ingest_text("a.jsonl", HASH_LINE("18446744073709551615")
-                                               HASH_LINE("9223372036854775809") HASH_LINE("1")
-                                                   HASH_LINE("9223372036854775807")
-                                                       HASH_LINE("9223372036854775808")),
+    ck_assert_int_eq(ingest_text("a.jsonl",
+                                 HASH_LINE("18446744073709551615") HASH_LINE("9223372036854775809")
+                                     HASH_LINE("1") HASH_LINE("9223372036854775807")
+                                         HASH_LINE("9223372036854775808")),
                      FDX_OK);
     ck_assert_int_eq(ingest_text("b.jsonl", HASH_LINE("9223372036854775809")), FDX_OK);
     char *out = export_store();
@@ -219,8 +238,9 @@ START_TEST(revision_hashes_keep_u64_and_sort_unsigned)
 }
 END_TEST
 
-#define DISP(cands, count) "{\"schema\":2,\"structure_key\":\"s\",\"chosen\":" IMPL_H("k", "1") \
-    cands ",\"count\":" count ",\"hw\":" GPU "}\n"
+#define DISP(cands, count)                                                                         \
+    "{\"schema\":2,\"structure_key\":\"s\",\"chosen\":" IMPL_H("k", "1") cands                     \
+        ",\"count\":" count ",\"hw\":" GPU "}\n"
 #define CANDS(lat) ",\"candidates\":[{\"impl_id\":" IMPL_H("c", "2") ",\"latency_ns\":" lat "}]"
 
 START_TEST(latest_non_empty_candidates_win_across_ingests)
@@ -251,7 +271,8 @@ END_TEST
 /* Every WIRE.md section 4 error leaves the store exactly as it was. */
 static const char *const bad_lines[] = {
     "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_H("k", "1") ",\"count\":-3,\"hw\":" GPU "}",
-    "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_H("k", "18446744073709551616") ",\"count\":1,\"hw\":" GPU "}",
+    "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_H(
+        "k", "18446744073709551616") ",\"count\":1,\"hw\":" GPU "}",
     "{\"schema\":1,\"wanted\":\"w\"}",
     "{\"schema\":2,\"wanted\":\"\xff\"}",
     "{\"schema\":2,\"wanted\":\"\\u0000\"}",
@@ -261,7 +282,8 @@ static const char *const bad_lines[] = {
     "[1,2]",
     "{\"schema\":2,\"schema\":2}",
     "{\"schema\":2,\"chosen\":" IMPL_H("k", "1") ",\"candidates\":null,\"count\":1,\"hw\":" GPU "}",
-    "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_H("k", "1.0") ",\"count\":1,\"hw\":" GPU "}",
+    "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_H("k", "1.0") ",\"count\":1,\"hw\":" GPU
+                                                                      "}",
     "not json",
 };
 
@@ -331,8 +353,9 @@ START_TEST(failed_spilling_path_keeps_earlier_records)
     char *big = malloc(cap);
     for (int i = 0; i < 70000; i++)
         len += (size_t)snprintf(big + len, cap - len,
-                                "{\"schema\":2,\"wanted\":\"w%d\",\"fallback\":" IMPL_H("k", "1")
-                                ",\"count\":1,\"hw\":" CPU "}\n", i);
+                                "{\"schema\":2,\"wanted\":\"w%d\",\"fallback\":" IMPL_H(
+                                    "k", "1") ",\"count\":1,\"hw\":" CPU "}\n",
+                                i);
     len += (size_t)snprintf(big + len, cap - len, "oops\n");
     fdx_store *db = tu_open(tu_path(dir, "s.db"));
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
@@ -466,10 +489,11 @@ START_TEST(older_schema_is_migrated)
     sqlite3 *raw;
     sqlite3_stmt *st;
     ck_assert_int_eq(sqlite3_open(path, &raw), SQLITE_OK);
-    ck_assert_int_eq(sqlite3_prepare_v2(raw, "SELECT (SELECT user_version FROM pragma_user_version()),"
-                                             " (SELECT count(*) FROM ingest_ledger),"
-                                             " (SELECT misses FROM miss_demand WHERE wanted = 'w')",
-                                             -1, &st, NULL),
+    ck_assert_int_eq(sqlite3_prepare_v2(raw,
+                                        "SELECT (SELECT user_version FROM pragma_user_version()),"
+                                        " (SELECT count(*) FROM ingest_ledger),"
+                                        " (SELECT misses FROM miss_demand WHERE wanted = 'w')",
+                                        -1, &st, NULL),
                      SQLITE_OK);
     ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
     ck_assert_int_eq(sqlite3_column_int(st, 0), 3);

@@ -66,9 +66,15 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
     return remove(path);
 }
 
-void tu_rmtree(const char *path) { nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
+void tu_rmtree(const char *path)
+{
+    nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
 
-const char *tu_data(const char *rel) { return tu_path(FDX_TEST_DATA, rel); }
+const char *tu_data(const char *rel)
+{
+    return tu_path(FDX_TEST_DATA, rel);
+}
 
 fdx_store *tu_open(const char *path)
 {

@@ -144,8 +144,9 @@ static int already_ingested(fdx_store *db, char **paths, int n, const options *o
     if (*rc != FDX_OK)
         return 1;
     if (strcmp(hex, e.content_hash) == 0) {
-        fprintf(stderr, "%s: run id '%s' was already ingested at %s (ledger id %lld); nothing "
-                        "to do\n",
+        fprintf(stderr,
+                "%s: run id '%s' was already ingested at %s (ledger id %lld); nothing "
+                "to do\n",
                 prog, o->run_id, e.committed_at, (long long)e.id);
         return 1;
     }
@@ -157,8 +158,8 @@ static int already_ingested(fdx_store *db, char **paths, int n, const options *o
     return 1;
 }
 
-static int ingest_all(fdx_store *db, char **paths, int n, const options *o, diag *d,
-                      FILE *rejects, fdx_ingest_stats *stats)
+static int ingest_all(fdx_store *db, char **paths, int n, const options *o, diag *d, FILE *rejects,
+                      fdx_ingest_stats *stats)
 {
     fdx_ingest_opts opts = {on_error,        d,       (size_t)o->max_line, (int)o->max_depth,
                             o->skip_invalid, rejects, on_warning,          (int)o->threads};

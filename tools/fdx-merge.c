@@ -32,8 +32,10 @@ static void usage(void)
 int main(int argc, char **argv)
 {
     static const struct option longs[] = {
-        {"busy-timeout", required_argument, NULL, 'b'}, {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},               {"version", no_argument, NULL, 'V'},
+        {"busy-timeout", required_argument, NULL, 'b'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
     unsigned long long busy_ms = 10000;
@@ -73,8 +75,9 @@ int main(int argc, char **argv)
         tool_error(prog, "%s%s", fdx_store_errmsg(db),
                    rc == FDX_ECONFLICT ? " (nothing merged)" : "");
     else if (!quiet)
-        fprintf(stderr, "%s: %llu store%s merged, %llu already merged; %llu cells read, %llu "
-                        "added, %llu updated\n",
+        fprintf(stderr,
+                "%s: %llu store%s merged, %llu already merged; %llu cells read, %llu "
+                "added, %llu updated\n",
                 prog, (unsigned long long)ms.stores_merged, ms.stores_merged == 1 ? "" : "s",
                 (unsigned long long)ms.stores_skipped, (unsigned long long)ms.cells_read,
                 (unsigned long long)cs.cells_added, (unsigned long long)cs.cells_updated);

@@ -39,11 +39,11 @@ typedef struct options {
 static int parse_args(int argc, char **argv, options *o)
 {
     static const struct option longs[] = {
-        {"top", required_argument, NULL, 'n'}, {"cc", required_argument, NULL, 'c'},
-        {"sku", required_argument, NULL, 's'}, {"op", required_argument, NULL, 'o'},
+        {"top", required_argument, NULL, 'n'},    {"cc", required_argument, NULL, 'c'},
+        {"sku", required_argument, NULL, 's'},    {"op", required_argument, NULL, 'o'},
         {"source", required_argument, NULL, 'k'}, {"json", no_argument, NULL, 'j'},
-        {"sql", no_argument, NULL, 'q'},       {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},   {NULL, 0, NULL, 0},
+        {"sql", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0},
     };
     unsigned long long top;
     int c;
@@ -157,14 +157,13 @@ static void print_table(const rows *r)
         wm = digits(r->v[i].misses) > wm ? digits(r->v[i].misses) : wm;
         wo = width(r->v[i].ops) > wo ? width(r->v[i].ops) : wo;
     }
-    printf("%4s  %*s  %*s  %*s  %-*s  %s\n", "rank", wm, "misses", wf, "fallbacks", wd,
-           "devices", wo, "ops", "wanted");
+    printf("%4s  %*s  %*s  %*s  %-*s  %s\n", "rank", wm, "misses", wf, "fallbacks", wd, "devices",
+           wo, "ops", "wanted");
     for (size_t i = 0; i < r->n; i++) {
         const fdx_demand_row *row = &r->v[i];
-        printf("%4zu  %*llu  %*llu  %*llu  %s%*s  %s\n", i + 1, wm,
-               (unsigned long long)row->misses, wf, (unsigned long long)row->fallbacks, wd,
-               (unsigned long long)row->devices, row->ops, wo - width(row->ops), "",
-               row->wanted);
+        printf("%4zu  %*llu  %*llu  %*llu  %s%*s  %s\n", i + 1, wm, (unsigned long long)row->misses,
+               wf, (unsigned long long)row->fallbacks, wd, (unsigned long long)row->devices,
+               row->ops, wo - width(row->ops), "", row->wanted);
     }
 }
 

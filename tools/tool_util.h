@@ -7,8 +7,7 @@ enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 /* "prog: message\n" on stderr. */
 void tool_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints the usage error and the hint to run --help; returns EXIT_USAGE. */
-int tool_usage_error(const char *prog, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+int tool_usage_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tool_version(const char *prog);
 /* Parses a non-negative decimal number; 0 on success. */
 int tool_parse_size(const char *s, unsigned long long max, unsigned long long *out);
@@ -16,7 +15,6 @@ int tool_parse_size(const char *s, unsigned long long max, unsigned long long *o
 /* Opens a store for reading: writable when it can be (so an older store is
  * migrated), else read-only (a store on read-only media). Reports failure. */
 struct fdx_store;
-int tool_open_for_reading(const char *prog, const char *path, int busy_ms,
-                          struct fdx_store **db);
+int tool_open_for_reading(const char *prog, const char *path, int busy_ms, struct fdx_store **db);
 
 #endif

@@ -26,8 +26,7 @@ static void encode_record(const fdx_record *r, fdx_buf *line)
     }
     fdx_str c = {cands.data ? cands.data : "[]", cands.data ? cands.len : 2};
     fdx_buf_clear(line);
-    fdx_enc_cell_line(line, &cell,
-                      r->kind == FDX_KIND_MISS ? r->miss.count : r->dispatch.count, c);
+    fdx_enc_cell_line(line, &cell, r->kind == FDX_KIND_MISS ? r->miss.count : r->dispatch.count, c);
     fdx_buf_free(&dtypes);
     fdx_buf_free(&cands);
 }

@@ -63,7 +63,6 @@ int main(int argc, char **argv)
     int count = 0, failed = 0;
     for (int i = 1; i < argc; i++)
         failed |= run_path(argv[i], &count);
-    printf("replayed %d inputs: %d passed, %d failed\n", count, failed ? 0 : count,
-           failed ? 1 : 0);
+    printf("replayed %d inputs: %d passed, %d failed\n", count, failed ? 0 : count, failed ? 1 : 0);
     return failed;
 }
