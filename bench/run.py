@@ -123,8 +123,8 @@ def main():
                        "ratio": max(rss) / small_rss}
 
     # Export: a store with many cells.
-    big = gen(work, "manycells", seed=2, runs=1, lines=10 * size["lines"],
-              cells=10 * size["cells"], candidates=0.2)
+    big = gen(work, "manycells", seed=2, runs=1, lines=50 * size["lines"],
+              cells=50 * size["cells"], candidates=0.2)
     bigdb = os.path.join(work, "manycells.db")
     if not os.path.exists(bigdb):
         run_rss([ingest, "-q", bigdb] + big)

@@ -8,6 +8,7 @@
 
 #include "encode.h"
 #include "fsutil.h"
+#include "sql_text.h"
 #include "store_internal.h"
 
 fdx_str fdx_column_text(sqlite3_stmt *st, int i)
@@ -97,6 +98,7 @@ int fdx_store_export(fdx_store *s, const char *outdir, fdx_export_stats *stats)
     int rc = fdx_mkdirs(outdir, err, sizeof err);
     if (rc != FDX_OK)
         return fdx_store_fail(s, rc, "%s", err);
+    sqlite3_exec(s->db, fdx_sql_export_tuning, NULL, NULL, NULL); /* speed only */
     if ((rc = fdx_store_exec(s, FDX_STMT_BEGIN_READ)) != FDX_OK)
         return rc;
     rc = write_kind(s, outdir, FDX_KIND_MISS, &stats->miss_lines);
