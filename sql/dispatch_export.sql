@@ -1,9 +1,8 @@
 -- Every dispatch cell in export order (WIRE.md section 3): unkeyed cells first,
--- revision hash in unsigned order, then the tie-breaks.
+-- then by key. It is the primary key's order: a scan, no sort.
 SELECT keyed, structure_key, backend, op, dtypes, kernel_source,
        kernel_revision_hash, cc_major, cc_minor, hardware_sku, driver_version,
        candidates, count
 FROM dispatch_cell
-ORDER BY keyed, structure_key, kernel_source, kernel_revision_hash < 0,
-         kernel_revision_hash, backend, op, dtypes, cc_major, cc_minor,
-         hardware_sku, driver_version;
+ORDER BY keyed, structure_key, kernel_source, kernel_revision_hash, backend, op, dtypes,
+         cc_major, cc_minor, hardware_sku, driver_version;

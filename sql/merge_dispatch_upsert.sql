@@ -8,9 +8,8 @@ INSERT INTO dispatch_cell (keyed, structure_key, backend, op, dtypes,
                            cc_minor, hardware_sku, driver_version, candidates,
                            count, first_ingest, last_ingest, candidates_set_at)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14, ?15)
-ON CONFLICT (keyed, structure_key, backend, op, dtypes, kernel_source,
-             kernel_revision_hash, cc_major, cc_minor, hardware_sku,
-             driver_version)
+ON CONFLICT (keyed, structure_key, kernel_source, kernel_revision_hash, backend, op,
+             dtypes, cc_major, cc_minor, hardware_sku, driver_version)
 DO UPDATE SET
     count = CASE
         WHEN count > 9223372036854775807 - excluded.count THEN 9223372036854775807

@@ -5,7 +5,7 @@ INSERT INTO miss_cell (wanted, backend, op, dtypes, kernel_source,
                        kernel_revision_hash, cc_major, cc_minor, hardware_sku,
                        driver_version, count, first_ingest, last_ingest)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12)
-ON CONFLICT (wanted, backend, op, dtypes, kernel_source, kernel_revision_hash,
+ON CONFLICT (wanted, kernel_source, kernel_revision_hash, backend, op, dtypes,
              cc_major, cc_minor, hardware_sku, driver_version)
 DO UPDATE SET
     count = CASE

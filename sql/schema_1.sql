@@ -5,8 +5,11 @@
 -- because SQLite treats NULLs in a key as all distinct:
 --   * an unkeyed dispatch has keyed = 0 and structure_key = '';
 --   * a stamp without compute capability has cc_major = cc_minor = -1.
--- kernel_revision_hash holds the unsigned 64-bit value's bit pattern
--- (values >= 2^63 read back negative); export orders it as unsigned.
+-- kernel_revision_hash holds the unsigned 64-bit hash with its top bit
+-- flipped, so that SQLite's signed order is the hash's unsigned order. The
+-- primary keys list their columns in export order (WIRE.md section 3), so an
+-- export reads each table in key order without sorting. The views show the
+-- hash itself, in hex.
 -- dtypes and candidates hold the compact JSON text exactly as exported.
 PRAGMA application_id = 1717860401;
 
@@ -23,7 +26,7 @@ CREATE TABLE miss_cell (
     driver_version       TEXT    NOT NULL,
     count                INTEGER NOT NULL CHECK (count >= 1),
     CHECK ((cc_major = -1) = (cc_minor = -1)),
-    PRIMARY KEY (wanted, backend, op, dtypes, kernel_source, kernel_revision_hash,
+    PRIMARY KEY (wanted, kernel_source, kernel_revision_hash, backend, op, dtypes,
                  cc_major, cc_minor, hardware_sku, driver_version)
 ) STRICT, WITHOUT ROWID;
 
@@ -43,9 +46,8 @@ CREATE TABLE dispatch_cell (
     count                INTEGER NOT NULL CHECK (count >= 1),
     CHECK (keyed = 1 OR structure_key = ''),
     CHECK ((cc_major = -1) = (cc_minor = -1)),
-    PRIMARY KEY (keyed, structure_key, backend, op, dtypes, kernel_source,
-                 kernel_revision_hash, cc_major, cc_minor, hardware_sku,
-                 driver_version)
+    PRIMARY KEY (keyed, structure_key, kernel_source, kernel_revision_hash, backend,
+                 op, dtypes, cc_major, cc_minor, hardware_sku, driver_version)
 ) STRICT, WITHOUT ROWID;
 
 PRAGMA user_version = 1;

@@ -1,6 +1,6 @@
 -- Views that make ad-hoc SQL over the cells pleasant in a plain sqlite3 shell
--- (run as part of the schema; see docs/QUERIES.md). Revision hashes appear as
--- 16-digit lowercase hex, compute capability as '8.9' (NULL for a CPU stamp),
+-- (run as part of the schema; see docs/QUERIES.md). Revision hashes (stored
+-- with the top bit flipped, see schema_1.sql) appear as 16-digit lowercase hex, compute capability as '8.9' (NULL for a CPU stamp),
 -- dtypes as 'F16,F16', an unkeyed structure key as NULL. Counts summed over
 -- many cells are exact up to 2^53.
 DROP VIEW IF EXISTS miss_cells;
@@ -16,7 +16,8 @@ SELECT wanted,
        op,
        coalesce((SELECT group_concat(value, ',') FROM json_each(m.dtypes)), '') AS dtypes,
        kernel_source,
-       printf('%016x', kernel_revision_hash) AS kernel_revision,
+       printf('%016x', (kernel_revision_hash | -9223372036854775808)
+                       & ~(kernel_revision_hash & -9223372036854775808)) AS kernel_revision,
        CASE WHEN cc_major < 0 THEN NULL ELSE cc_major || '.' || cc_minor END
            AS compute_capability,
        hardware_sku,
@@ -32,7 +33,8 @@ SELECT CASE WHEN keyed THEN structure_key END AS structure_key,
        op,
        coalesce((SELECT group_concat(value, ',') FROM json_each(d.dtypes)), '') AS dtypes,
        kernel_source,
-       printf('%016x', kernel_revision_hash) AS kernel_revision,
+       printf('%016x', (kernel_revision_hash | -9223372036854775808)
+                       & ~(kernel_revision_hash & -9223372036854775808)) AS kernel_revision,
        CASE WHEN cc_major < 0 THEN NULL ELSE cc_major || '.' || cc_minor END
            AS compute_capability,
        hardware_sku,
@@ -80,7 +82,7 @@ SELECT CASE WHEN x.keyed THEN x.structure_key END AS structure_key,
        coalesce((SELECT group_concat(value, ',') FROM json_each(x.dtypes)), '')
            AS chosen_dtypes,
        x.kernel_source AS chosen_source,
-       printf('%016x', x.kernel_revision_hash) AS chosen_revision,
+       printf('%016x', x.h) AS chosen_revision,
        CASE WHEN x.cc_major < 0 THEN NULL ELSE x.cc_major || '.' || x.cc_minor END
            AS compute_capability,
        x.hardware_sku,
@@ -103,16 +105,16 @@ SELECT CASE WHEN x.keyed THEN x.structure_key END AS structure_key,
         AND json_extract(x.cand, '$.impl_id.op') = x.op
         AND (x.cand -> '$.impl_id.dtypes') = x.dtypes
         AND json_extract(x.cand, '$.impl_id.kernel_source') = x.kernel_source
-        AND x.u = CASE WHEN x.kernel_revision_hash >= 0
-                       THEN CAST(x.kernel_revision_hash AS TEXT)
+        AND x.u = CASE WHEN x.h >= 0
+                       THEN CAST(x.h AS TEXT)
                        ELSE printf('%d%09d',
-                                   18446744073 + x.kernel_revision_hash / 1000000000
-                                   - (709551616 + x.kernel_revision_hash % 1000000000 < 0),
-                                   (709551616 + x.kernel_revision_hash % 1000000000
-                                    + 1000000000) % 1000000000)
+                                   18446744073 + x.h / 1000000000
+                                   - (709551616 + x.h % 1000000000 < 0),
+                                   (709551616 + x.h % 1000000000 + 1000000000) % 1000000000)
                   END) AS is_chosen
 FROM (SELECT d.*, c.key AS position, c.value AS cand,
-             c.value -> '$.impl_id.kernel_revision_hash' AS u
+             c.value -> '$.impl_id.kernel_revision_hash' AS u,
+             ((d.kernel_revision_hash | -9223372036854775808) & ~(d.kernel_revision_hash & -9223372036854775808)) AS h
       FROM dispatch_cell AS d, json_each(d.candidates) AS c) AS x;
 
 -- Dispatch cells where a measured candidate beat the measured chosen

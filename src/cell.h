@@ -23,6 +23,9 @@ typedef struct fdx_str {
 typedef enum fdx_kind { FDX_KIND_MISS = 0, FDX_KIND_DISPATCH = 1 } fdx_kind;
 
 #define FDX_CC_ABSENT (-1)
+/* Stored revision hashes have this bit flipped, so SQLite's signed order is
+ * their unsigned order (see sql/schema_1.sql). */
+#define FDX_HASH_FLIP (UINT64_C(1) << 63)
 /* Longest string a record field may hold (the packed key stores 32-bit lengths). */
 #define FDX_MAX_STRING (1u << 30)
 

@@ -32,7 +32,7 @@ int fdx_row_cell(sqlite3_stmt *st, fdx_kind kind, fdx_cell *c)
     c->op = fdx_column_text(st, i++);
     c->dtypes_json = fdx_column_text(st, i++);
     c->kernel_source = fdx_column_text(st, i++);
-    c->revision = (uint64_t)sqlite3_column_int64(st, i++);
+    c->revision = (uint64_t)sqlite3_column_int64(st, i++) ^ FDX_HASH_FLIP;
     c->cc_major = sqlite3_column_int64(st, i++);
     c->cc_minor = sqlite3_column_int64(st, i++);
     c->sku = fdx_column_text(st, i++);

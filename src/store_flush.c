@@ -14,7 +14,7 @@ static int bind_key(sqlite3_stmt *st, const fdx_cell *c)
     const fdx_str *texts1[] = {&c->token, &c->backend, &c->op, &c->dtypes_json, &c->kernel_source};
     for (size_t k = 0; k < sizeof texts1 / sizeof texts1[0]; k++, i++)
         sqlite3_bind_text(st, i, texts1[k]->p, (int)texts1[k]->n, SQLITE_STATIC);
-    sqlite3_bind_int64(st, i++, (int64_t)c->revision);
+    sqlite3_bind_int64(st, i++, (int64_t)(c->revision ^ FDX_HASH_FLIP));
     sqlite3_bind_int64(st, i++, c->cc_major);
     sqlite3_bind_int64(st, i++, c->cc_minor);
     sqlite3_bind_text(st, i++, c->sku.p, (int)c->sku.n, SQLITE_STATIC);

@@ -476,7 +476,9 @@ START_TEST(older_schema_is_migrated)
 {
     const char *path = tu_path(dir, "s.db");
     raw_exec(path, fdx_sql_schema_1);
-    raw_exec(path, "INSERT INTO miss_cell VALUES ('w','B','O','[]','k',-1,-1,-1,'cpu','n/a',4)");
+    /* The stored hash has its top bit flipped: 9223372036854775807 is 2^64-1. */
+    raw_exec(path, "INSERT INTO miss_cell VALUES "
+                   "('w','B','O','[]','k',9223372036854775807,-1,-1,'cpu','n/a',4)");
     fdx_store *db = tu_open(path);
     char *out = tu_export(db, tu_path(dir, "out"));
     ck_assert_str_eq(out, "{\"schema\":2,\"wanted\":\"w\",\"fallback\":{\"backend\":\"B\","
@@ -500,6 +502,28 @@ START_TEST(older_schema_is_migrated)
     ck_assert_int_eq(sqlite3_column_int(st, 1), 1);
     ck_assert_int_eq(sqlite3_column_int(st, 2), 5); /* the old cell and the new one */
     sqlite3_finalize(st);
+    sqlite3_close(raw);
+}
+END_TEST
+
+/* Export order is the primary keys' order: exporting is a scan, never a sort
+ * (a store of any size exports in constant memory). */
+START_TEST(export_queries_need_no_sort)
+{
+    const char *path = tu_path(dir, "s.db");
+    fdx_store_close(tu_open(path));
+    const char *queries[] = {fdx_sql_miss_export, fdx_sql_dispatch_export};
+    sqlite3 *raw;
+    ck_assert_int_eq(sqlite3_open(path, &raw), SQLITE_OK);
+    for (int i = 0; i < 2; i++) {
+        char sql[2048];
+        sqlite3_stmt *st;
+        snprintf(sql, sizeof sql, "EXPLAIN QUERY PLAN %s", queries[i]);
+        ck_assert_int_eq(sqlite3_prepare_v2(raw, sql, -1, &st, NULL), SQLITE_OK);
+        while (sqlite3_step(st) == SQLITE_ROW)
+            ck_assert_ptr_null(strstr((const char *)sqlite3_column_text(st, 3), "TEMP B-TREE"));
+        sqlite3_finalize(st);
+    }
     sqlite3_close(raw);
 }
 END_TEST
@@ -604,6 +628,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, many_distinct_cells_spill_and_stay_exact);
     tcase_add_test(tc, newer_schema_is_refused);
     tcase_add_test(tc, older_schema_is_migrated);
+    tcase_add_test(tc, export_queries_need_no_sort);
     tcase_add_test(tc, read_only_open_never_writes);
     tcase_add_test(tc, missing_store_is_not_created_without_create);
     tcase_add_test(tc, foreign_files_are_refused);
