@@ -12,12 +12,32 @@
 
 fdx_batch *fdx_batch_new(void)
 {
-    fdx_batch *b = calloc(1, sizeof *b);
-    if (b && !(b->agg = fdx_agg_new())) {
-        free(b);
-        return NULL;
+    return calloc(1, sizeof(fdx_batch));
+}
+
+/* Makes segment i exist (empty); FDX_OK or FDX_ENOMEM. */
+static int need_seg(fdx_batch *b, size_t i)
+{
+    if (i >= b->cap_segs) {
+        size_t cap = b->cap_segs ? b->cap_segs * 2 : 4;
+        fdx_agg **segs = realloc(b->segs, cap * sizeof *segs);
+        if (segs)
+            b->segs = segs;
+        uint64_t *recs = segs ? realloc(b->seg_records, cap * sizeof *recs) : NULL;
+        if (!recs)
+            return FDX_ENOMEM;
+        b->seg_records = recs;
+        for (size_t k = b->cap_segs; k < cap; k++)
+            b->segs[k] = NULL;
+        b->cap_segs = cap;
     }
-    return b;
+    if (!b->segs[i] && !(b->segs[i] = fdx_agg_new()))
+        return FDX_ENOMEM;
+    if (i >= b->n_segs) {
+        b->n_segs = i + 1;
+        b->seg_records[i] = 0;
+    }
+    return FDX_OK;
 }
 
 void fdx_batch_free(fdx_batch *b)
@@ -26,7 +46,10 @@ void fdx_batch_free(fdx_batch *b)
         return;
     fdx_buf_free(&b->text);
     fdx_buf_free(&b->reasons);
-    fdx_agg_free(b->agg);
+    for (size_t i = 0; i < b->cap_segs; i++)
+        fdx_agg_free(b->segs[i]);
+    free(b->segs);
+    free(b->seg_records);
     free(b->entries);
     free(b->error_at);
     free(b);
@@ -36,9 +59,9 @@ void fdx_batch_reset(fdx_batch *b)
 {
     fdx_buf_clear(&b->text);
     fdx_buf_clear(&b->reasons);
-    fdx_agg_clear(b->agg);
-    b->n_entries = b->n_errors = 0;
-    b->records = 0;
+    for (size_t i = 0; i < b->n_segs; i++)
+        fdx_agg_clear(b->segs[i]);
+    b->n_entries = b->n_errors = b->n_segs = 0;
     b->failed = 0;
 }
 
@@ -110,8 +133,8 @@ static int push_error(fdx_batch *b, fdx_entry *e, const char *reason)
 }
 
 /* Decodes one line into a cell of the batch; FDX_EDATA with the reason in err. */
-static int decode_line(fdx_batch *b, fdx_batch_worker *w, const fdx_entry *e, char *err,
-                       size_t errsz)
+static int decode_line(fdx_batch *b, fdx_batch_worker *w, const fdx_entry *e, fdx_agg *agg,
+                       char *err, size_t errsz)
 {
     fdx_record rec;
     fdx_cell cell;
@@ -127,19 +150,25 @@ static int decode_line(fdx_batch *b, fdx_batch_worker *w, const fdx_entry *e, ch
     if (rc != FDX_OK)
         return rc;
     uint64_t count = rec.kind == FDX_KIND_MISS ? rec.miss.count : rec.dispatch.count;
-    return fdx_agg_add(b->agg, &cell, count, cands);
+    return fdx_agg_add(agg, &cell, count, cands);
 }
 
 void fdx_batch_decode(fdx_batch *b, fdx_batch_worker *w)
 {
     char err[512];
+    size_t seg = 0;
+    b->failed = need_seg(b, 0) != FDX_OK;
     for (size_t i = 0; i < b->n_entries && !b->failed; i++) {
         fdx_entry *e = &b->entries[i];
-        if (e->kind != FDX_E_LINE)
+        size_t next = fdx_batch_next_seg(b, i, seg);
+        if (next != seg && need_seg(b, next) != FDX_OK)
+            b->failed = 1;
+        seg = next;
+        if (e->kind != FDX_E_LINE || b->failed)
             continue;
-        int rc = decode_line(b, w, e, err, sizeof err);
+        int rc = decode_line(b, w, e, b->segs[seg], err, sizeof err);
         if (rc == FDX_OK)
-            b->records++;
+            b->seg_records[seg]++;
         else if (rc != FDX_EDATA || push_error(b, e, err) != FDX_OK)
             b->failed = 1;
     }

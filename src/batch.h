@@ -1,8 +1,9 @@
 /*
- * A batch of ingest work: the raw lines of one stretch of one path, with
- * markers for where paths and sources begin and end, and, once a worker has
- * decoded it, the aggregated cells and the errors. Batches never span paths,
- * so a path's cells can be kept or dropped as a whole.
+ * A batch of ingest work: raw lines, with markers for where paths and
+ * sources begin and end, and, once a worker has decoded it, the aggregated
+ * cells and the errors. The cells are kept per path segment (a new segment
+ * starts at every PATH_BEGIN but a batch's first entry), so each path's cells
+ * can be kept or dropped as a whole even when one batch holds many paths.
  */
 #ifndef FDX_BATCH_H
 #define FDX_BATCH_H
@@ -37,8 +38,10 @@ typedef struct fdx_batch {
     size_t n_entries;
     size_t cap_entries;
     /* results */
-    fdx_agg *agg;
-    uint64_t records;
+    fdx_agg **segs;
+    uint64_t *seg_records;
+    size_t n_segs;
+    size_t cap_segs;
     fdx_buf reasons;  /* NUL-separated error reasons */
     size_t *error_at; /* offset of each reason in `reasons` */
     size_t n_errors;
@@ -52,6 +55,11 @@ void fdx_batch_reset(fdx_batch *b);
 /* Appends an entry (and its text); FDX_OK or FDX_ENOMEM. */
 int fdx_batch_push(fdx_batch *b, fdx_entry_kind kind, const void *text, size_t len,
                    uint64_t lineno);
+/* The index of the segment that entry i belongs to, given the previous one. */
+static inline size_t fdx_batch_next_seg(const fdx_batch *b, size_t i, size_t seg)
+{
+    return i > 0 && b->entries[i].kind == FDX_E_PATH_BEGIN ? seg + 1 : seg;
+}
 /* Worth handing over: enough lines or bytes. */
 int fdx_batch_full(const fdx_batch *b);
 const char *fdx_batch_reason(const fdx_batch *b, int64_t error);
@@ -65,7 +73,7 @@ typedef struct fdx_batch_worker {
 
 int fdx_batch_worker_init(fdx_batch_worker *w, int max_depth);
 void fdx_batch_worker_free(fdx_batch_worker *w);
-/* Decodes every line, aggregating the good ones into b->agg in order and
+/* Decodes every line, aggregating the good ones into their segment in order and
  * noting the reason for each bad one. Sets b->failed when memory runs out. */
 void fdx_batch_decode(fdx_batch *b, fdx_batch_worker *w);
 

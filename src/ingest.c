@@ -126,26 +126,27 @@ static int path_end(ingest *in, int aborted)
     return rc != FDX_OK ? rc : undo;
 }
 
-/* The batch's cells join the path's (unless the path is already lost). */
-static int adopt(ingest *in, fdx_batch *b)
+/* A segment's cells join its path's (unless the path is already lost). */
+static int adopt(ingest *in, fdx_batch *b, size_t seg)
 {
     fdx_store *s = in->s;
-    if (in->path_bad && !in->opts->skip_invalid)
-        return FDX_OK;
-    for (size_t i = 0; i < fdx_agg_cells(b->agg); i++) {
+    fdx_agg *agg = b->segs[seg];
+    int lost = in->path_bad && !in->opts->skip_invalid;
+    for (size_t i = 0; !lost && i < fdx_agg_cells(agg); i++) {
         fdx_cell cell;
         uint64_t count;
         fdx_str cands;
-        fdx_agg_get(b->agg, i, &cell, &count, &cands);
+        fdx_agg_get(agg, i, &cell, &count, &cands);
         if (fdx_agg_add(s->path_agg, &cell, count, cands) != FDX_OK)
             return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
     }
-    s->ledger.records += b->records;
-    fdx_agg_clear(b->agg);
+    s->ledger.records += lost ? 0 : b->seg_records[seg];
+    b->seg_records[seg] = 0;
+    fdx_agg_clear(agg);
     return fdx_agg_cells(s->path_agg) >= FDX_SPILL_CELLS ? fdx_store_flush_path(s) : FDX_OK;
 }
 
-static int on_entry(ingest *in, fdx_batch *b, const fdx_entry *e)
+static int on_entry(ingest *in, fdx_batch *b, const fdx_entry *e, size_t seg)
 {
     const char *text = b->text.data + e->off;
     char reason[128];
@@ -171,7 +172,10 @@ static int on_entry(ingest *in, fdx_batch *b, const fdx_entry *e)
         write_reject(in, "", 0); /* its bytes went out as they were read */
         return FDX_OK;
     case FDX_E_SOURCE_END: return source_end(in, b, e);
-    case FDX_E_PATH_END: return adopt(in, b) == FDX_OK ? path_end(in, e->len > 0) : FDX_ENOMEM;
+    case FDX_E_PATH_END: {
+        int rc = adopt(in, b, seg);
+        return rc == FDX_OK ? path_end(in, e->len > 0) : rc;
+    }
     }
     return FDX_OK;
 }
@@ -182,12 +186,15 @@ static int on_batch(void *ctx, fdx_batch *b)
     if (b->failed)
         return fdx_store_fail(in->s, FDX_ENOMEM, "out of memory while decoding");
     int rc = FDX_OK;
-    int ended = 0;
+    size_t seg = 0;
     for (size_t i = 0; rc == FDX_OK && i < b->n_entries; i++) {
-        ended |= b->entries[i].kind == FDX_E_PATH_END;
-        rc = on_entry(in, b, &b->entries[i]);
+        seg = fdx_batch_next_seg(b, i, seg);
+        rc = on_entry(in, b, &b->entries[i], seg);
     }
-    return rc == FDX_OK && !ended ? adopt(in, b) : rc;
+    /* The last path goes on in the next batch: what it has so far joins it. */
+    if (rc == FDX_OK && b->n_entries && b->entries[b->n_entries - 1].kind != FDX_E_PATH_END)
+        rc = adopt(in, b, seg);
+    return rc;
 }
 
 /* ---- the calling thread, reading ---- */
@@ -326,7 +333,7 @@ static int read_path(ingest *in, const char *path, const char *data, size_t len)
         return rc;
     /* A path that could not be read to its end is undone ("x": aborted). */
     int end = push(in, FDX_E_PATH_END, "x", rc == FDX_OK ? 0 : 1, 0);
-    int next = next_batch(in);
+    int next = rc == FDX_OK && end == FDX_OK && fdx_batch_full(in->cur) ? next_batch(in) : FDX_OK;
     return rc != FDX_OK ? rc : end != FDX_OK ? end : next;
 }
 
@@ -351,6 +358,10 @@ static int run_ingest(fdx_store *s, const char *const *paths, size_t n, const ch
     in.cur = fdx_pool_take(in.pool, &rc);
     for (size_t i = 0; rc == FDX_OK && i < n; i++)
         rc = read_path(&in, data ? paths[0] : paths[i], data, len);
+    if (in.cur && in.cur->n_entries) {
+        int last = fdx_pool_submit(in.pool, in.cur);
+        rc = rc != FDX_OK ? rc : last;
+    }
     char reading[sizeof s->errmsg];
     memcpy(reading, s->errmsg, sizeof reading);
     int drained = fdx_pool_drain(in.pool);

@@ -373,6 +373,38 @@ START_TEST(failed_spilling_path_keeps_earlier_records)
 }
 END_TEST
 
+/* Several paths in one call share batches; a bad one still drops alone, on
+ * one thread or several. */
+START_TEST(paths_in_one_call_fail_alone)
+{
+    const char *paths[3];
+    paths[0] = strdup(tu_path(dir, "a.jsonl"));
+    paths[1] = strdup(tu_path(dir, "bad.jsonl"));
+    paths[2] = strdup(tu_path(dir, "c.jsonl"));
+    tu_write_file(paths[0], MISS_LINE("2"));
+    tu_write_file(paths[1], MISS_LINE("100") "{\"schema\":2}\n" MISS_LINE("100"));
+    tu_write_file(paths[2], MISS_LINE("3"));
+    for (int threads = 1; threads <= 3; threads += 2) {
+        char name[32];
+        snprintf(name, sizeof name, "t%d.db", threads);
+        fdx_store *db = tu_open(tu_path(dir, name));
+        fdx_ingest_opts opts = {.threads = threads};
+        fdx_ingest_stats st = {0};
+        ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+        ck_assert_int_eq(fdx_store_ingest_paths(db, paths, 3, &opts, &st), FDX_EDATA);
+        ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "bad.jsonl:2: "));
+        ck_assert_uint_eq(st.bad_lines, 1);
+        ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+        char *out = tu_export(db, tu_path(dir, "out"));
+        ck_assert_str_eq(out, MISS_OUT("5"));
+        free(out);
+        fdx_store_close(db);
+    }
+    for (int i = 0; i < 3; i++)
+        free((char *)paths[i]);
+}
+END_TEST
+
 START_TEST(over_long_line_is_an_error)
 {
     const char *path = strdup(tu_path(dir, "long.jsonl"));
@@ -623,6 +655,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, errors_name_file_and_line);
     tcase_add_test(tc, failed_path_is_undone_alone);
     tcase_add_test(tc, failed_spilling_path_keeps_earlier_records);
+    tcase_add_test(tc, paths_in_one_call_fail_alone);
     tcase_add_test(tc, over_long_line_is_an_error);
     tcase_add_test(tc, records_need_a_transaction_and_valid_text);
     tcase_add_test(tc, many_distinct_cells_spill_and_stay_exact);
