@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds fdx and runs the whole test suite (what CI runs): once as released,
-# once with AddressSanitizer and UndefinedBehaviorSanitizer.
+# once with AddressSanitizer and UndefinedBehaviorSanitizer, then a smoke run
+# of the benchmarks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -15,3 +16,7 @@ cmake -S . -B build-asan -DFDX_BUILD_TESTS=ON -DFDX_WERROR=ON -DFDX_SANITIZE=ON 
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs"
+
+# A small-size run of the benchmark suite: it must work end to end; its
+# numbers are reported, never asserted.
+python3 bench/run.py --smoke --build build --work build/bench-work --out build/bench-results
