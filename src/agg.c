@@ -123,11 +123,10 @@ static int set_cands(fdx_agg *agg, agg_cell *c, fdx_str cands)
     return FDX_OK;
 }
 
-static int insert(fdx_agg *agg, size_t slot, uint64_t h, uint64_t count, fdx_str cands)
+static int insert(fdx_agg *agg, size_t slot, uint64_t h, fdx_str key, uint64_t count, fdx_str cands)
 {
-    const fdx_buf *key = &agg->scratch;
     size_t off = agg->keys.len;
-    fdx_buf_append(&agg->keys, key->data, key->len);
+    fdx_buf_append(&agg->keys, key.p, key.n);
     if (agg->keys.oom) {
         agg->keys.oom = 0;
         agg->keys.len = off;
@@ -137,7 +136,7 @@ static int insert(fdx_agg *agg, size_t slot, uint64_t h, uint64_t count, fdx_str
     memset(c, 0, sizeof *c);
     c->hash = h;
     c->key_off = off;
-    c->key_len = key->len;
+    c->key_len = key.n;
     c->count = fdx_count_add(0, count);
     if (set_cands(agg, c, cands) != FDX_OK) {
         agg->keys.len = off;
@@ -162,12 +161,20 @@ int fdx_agg_add_index(fdx_agg *agg, const fdx_cell *cell, uint64_t count, fdx_st
                       size_t *index)
 {
     fdx_cell_pack(cell, &agg->scratch);
-    if (agg->scratch.oom || make_room(agg) != FDX_OK) {
+    if (agg->scratch.oom) {
         agg->scratch.oom = 0;
         return FDX_ENOMEM;
     }
-    const char *key = agg->scratch.data;
-    size_t len = agg->scratch.len;
+    fdx_str key = {agg->scratch.data, agg->scratch.len};
+    return fdx_agg_add_packed(agg, key, count, cands, index);
+}
+
+int fdx_agg_add_packed(fdx_agg *agg, fdx_str packed, uint64_t count, fdx_str cands, size_t *index)
+{
+    if (make_room(agg) != FDX_OK)
+        return FDX_ENOMEM;
+    const char *key = packed.p;
+    size_t len = packed.n;
     uint64_t h = fdx_hash_bytes(key, len);
     size_t mask = agg->index_cap - 1;
     for (size_t slot = h & mask;; slot = (slot + 1) & mask) {
@@ -175,7 +182,7 @@ int fdx_agg_add_index(fdx_agg *agg, const fdx_cell *cell, uint64_t count, fdx_st
         if (!at) {
             if (index)
                 *index = agg->n_cells;
-            return insert(agg, slot, h, count, cands);
+            return insert(agg, slot, h, packed, count, cands);
         }
         agg_cell *c = &agg->cells[at - 1];
         if (c->hash == h && c->key_len == len &&

@@ -33,6 +33,9 @@ int fdx_agg_add(fdx_agg *agg, const fdx_cell *cell, uint64_t count, fdx_str cand
 /* The same, telling which cell (by arrival order) the record went to. */
 int fdx_agg_add_index(fdx_agg *agg, const fdx_cell *cell, uint64_t count, fdx_str cands,
                       size_t *index);
+/* The same for a cell already packed by fdx_cell_pack (the key may not point
+ * into this aggregate). */
+int fdx_agg_add_packed(fdx_agg *agg, fdx_str packed, uint64_t count, fdx_str cands, size_t *index);
 /* Adds to the count of the i-th cell (candidates unchanged). */
 int fdx_agg_add_at(fdx_agg *agg, size_t i, uint64_t count);
 

@@ -6,9 +6,10 @@
 
 #include "decode.h"
 #include "fdx.h"
+#include "u64.h"
 
 #define BATCH_LINES 2048
-#define BATCH_BYTES ((size_t)1 << 20)
+#define BATCH_BYTES ((size_t)512 << 10)
 
 fdx_batch *fdx_batch_new(void)
 {
@@ -106,12 +107,68 @@ int fdx_batch_worker_init(fdx_batch_worker *w, int max_depth)
     return w->dec ? FDX_OK : FDX_ENOMEM;
 }
 
+static void memo_clear(fdx_line_memo *m)
+{
+    fdx_keymap_clear(&m->lines);
+    fdx_buf_clear(&m->data);
+    m->n = 0;
+}
+
 void fdx_batch_worker_free(fdx_batch_worker *w)
 {
     fdx_decoder_free(w->dec);
     w->dec = NULL;
     fdx_buf_free(&w->dtypes);
     fdx_buf_free(&w->cands);
+    fdx_buf_free(&w->tmpl);
+    fdx_buf_free(&w->packed);
+    fdx_keymap_free(&w->memo.lines);
+    fdx_buf_free(&w->memo.data);
+    free(w->memo.v);
+}
+
+/* The memo is bounded: past these it starts again empty. */
+#define MEMO_MAX_LINES 32768
+#define MEMO_MAX_BYTES ((size_t)4 << 20)
+
+/* Remembers that tmpl decodes to the packed cell with these candidates. */
+static void memo_put(fdx_line_memo *m, const fdx_buf *tmpl, uint64_t hash, const fdx_buf *packed,
+                     fdx_str cands)
+{
+    if (m->n >= MEMO_MAX_LINES || m->data.len >= MEMO_MAX_BYTES)
+        memo_clear(m);
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 1024;
+        fdx_line_memo_entry *v = realloc(m->v, cap * sizeof *v);
+        if (!v)
+            return; /* a memo that cannot grow only costs speed */
+        m->v = v;
+        m->cap = cap;
+    }
+    fdx_line_memo_entry *e = &m->v[m->n];
+    e->key_off = m->data.len;
+    e->key_len = packed->len;
+    fdx_buf_append(&m->data, packed->data, packed->len);
+    e->cands_off = m->data.len;
+    e->cands_len = cands.n;
+    fdx_buf_append(&m->data, cands.p, cands.n);
+    if (m->data.oom ||
+        fdx_keymap_put(&m->lines, tmpl->data, tmpl->len, hash, (uint32_t)m->n) != FDX_OK) {
+        memo_clear(m);
+        return;
+    }
+    m->n++;
+}
+
+/* The line without its count token, into w->tmpl; 0 when it has no plain one. */
+static int line_template(fdx_batch_worker *w, const char *p, size_t n, size_t *off, size_t *len)
+{
+    if (!fdx_decode_count_token(w->dec, off, len))
+        return 0;
+    fdx_buf_clear(&w->tmpl);
+    fdx_buf_append(&w->tmpl, p, *off);
+    fdx_buf_append(&w->tmpl, p + *off + *len, n - *off - *len);
+    return !w->tmpl.oom;
 }
 
 static int push_error(fdx_batch *b, fdx_entry *e, const char *reason)
@@ -136,10 +193,28 @@ static int push_error(fdx_batch *b, fdx_entry *e, const char *reason)
 static int decode_line(fdx_batch *b, fdx_batch_worker *w, const fdx_entry *e, fdx_agg *agg,
                        char *err, size_t errsz)
 {
+    const char *p = b->text.data + e->off;
+    size_t count_off, count_len;
+    uint64_t hash = 0, count;
+    uint32_t at;
+    int rc = fdx_decode_lex(w->dec, p, e->len, err, errsz);
+    if (rc != FDX_OK)
+        return rc;
+    int memo = line_template(w, p, e->len, &count_off, &count_len);
+    if (memo) {
+        hash = fdx_hash_bytes(w->tmpl.data, w->tmpl.len);
+        if (fdx_keymap_get(&w->memo.lines, w->tmpl.data, w->tmpl.len, hash, &at) &&
+            fdx_u64_parse(p + count_off, count_len, &count) == FDX_U64_OK) {
+            const fdx_line_memo_entry *m = &w->memo.v[at];
+            fdx_str key = {w->memo.data.data + m->key_off, m->key_len};
+            fdx_str cands = {w->memo.data.data + m->cands_off, m->cands_len};
+            return fdx_agg_add_packed(agg, key, count, cands, NULL);
+        }
+    }
     fdx_record rec;
     fdx_cell cell;
     fdx_str cands = {"[]", 2};
-    int rc = fdx_decode_line(w->dec, b->text.data + e->off, e->len, &rec, err, errsz);
+    rc = fdx_decode_parse(w->dec, &rec, err, errsz);
     if (rc == FDX_OK && rec.kind == FDX_KIND_MISS)
         rc = fdx_cell_from_miss(&cell, &rec.miss, 1, &w->dtypes, err, errsz);
     else if (rc == FDX_OK) {
@@ -149,8 +224,15 @@ static int decode_line(fdx_batch *b, fdx_batch_worker *w, const fdx_entry *e, fd
     }
     if (rc != FDX_OK)
         return rc;
-    uint64_t count = rec.kind == FDX_KIND_MISS ? rec.miss.count : rec.dispatch.count;
-    return fdx_agg_add(agg, &cell, count, cands);
+    count = rec.kind == FDX_KIND_MISS ? rec.miss.count : rec.dispatch.count;
+    fdx_cell_pack(&cell, &w->packed);
+    if (w->packed.oom)
+        return FDX_ENOMEM;
+    /* Lines with candidates rarely repeat (latencies vary): not worth keeping. */
+    if (memo && fdx_cands_empty(cands))
+        memo_put(&w->memo, &w->tmpl, hash, &w->packed, cands);
+    fdx_str key = {w->packed.data, w->packed.len};
+    return fdx_agg_add_packed(agg, key, count, cands, NULL);
 }
 
 void fdx_batch_decode(fdx_batch *b, fdx_batch_worker *w)

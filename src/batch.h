@@ -13,6 +13,7 @@
 
 #include "agg.h"
 #include "buf.h"
+#include "keymap.h"
 
 typedef enum fdx_entry_kind {
     FDX_E_LINE,
@@ -64,11 +65,34 @@ static inline size_t fdx_batch_next_seg(const fdx_batch *b, size_t i, size_t seg
 int fdx_batch_full(const fdx_batch *b);
 const char *fdx_batch_reason(const fdx_batch *b, int64_t error);
 
+/*
+ * Lines seen before, but for their count: feeds repeat each cell run after
+ * run with only the count changed, so a line whose other bytes equal an
+ * earlier line's decodes to that line's cell without parsing the JSON again.
+ */
+typedef struct fdx_line_memo_entry {
+    size_t key_off; /* the packed cell, in memo.data */
+    size_t key_len;
+    size_t cands_off; /* its candidates JSON, in memo.data */
+    size_t cands_len;
+} fdx_line_memo_entry;
+
+typedef struct fdx_line_memo {
+    fdx_keymap lines; /* line without its count -> entry */
+    fdx_buf data;
+    fdx_line_memo_entry *v;
+    size_t n;
+    size_t cap;
+} fdx_line_memo;
+
 /* A worker's scratch for decoding batches. */
 typedef struct fdx_batch_worker {
     struct fdx_decoder *dec;
     fdx_buf dtypes;
     fdx_buf cands;
+    fdx_buf tmpl;   /* a line without its count */
+    fdx_buf packed; /* a cell, packed */
+    fdx_line_memo memo;
 } fdx_batch_worker;
 
 int fdx_batch_worker_init(fdx_batch_worker *w, int max_depth);

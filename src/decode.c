@@ -20,6 +20,7 @@ struct fdx_decoder {
     fdx_lexed lx;
     cJSON *root;
     const char *line;
+    size_t line_len;
     const char **strs; /* dtypes arrays and duplicate-key checks */
     size_t cap_strs;
     size_t n_strs;
@@ -393,20 +394,34 @@ static int reserve_scratch(fdx_decoder *d)
     return FDX_OK;
 }
 
-int fdx_decode_line(fdx_decoder *d, const char *line, size_t n, fdx_record *rec, char *err,
-                    size_t errsz)
+int fdx_decode_lex(fdx_decoder *d, const char *line, size_t n, char *err, size_t errsz)
+{
+    d->line = line;
+    d->line_len = n;
+    return fdx_lex_line(line, n, d->max_depth, &d->lx, err, errsz);
+}
+
+int fdx_decode_count_token(const fdx_decoder *d, size_t *off, size_t *len)
+{
+    if (d->lx.count_keys != 1 || d->lx.count_tok < 0)
+        return 0;
+    *off = d->lx.nums[d->lx.count_tok].off;
+    *len = d->lx.nums[d->lx.count_tok].len;
+    return 1;
+}
+
+int fdx_decode_parse(fdx_decoder *d, fdx_record *rec, char *err, size_t errsz)
 {
     dctx x = {d, err, errsz};
-    int rc = fdx_lex_line(line, n, d->max_depth, &d->lx, err, errsz);
-    if (rc != FDX_OK)
-        return rc;
+    const char *line = d->line;
+    size_t n = d->line_len;
+    int rc;
     if (reserve_scratch(d) != FDX_OK) {
         snprintf(err, errsz, "out of memory");
         return FDX_ENOMEM;
     }
     if ((rc = parse_tree(d, line, n, err, errsz)) != FDX_OK)
         return rc;
-    d->line = line;
     size_t next_num = 0;
     if (check_tree(&x, d->root, &next_num))
         return FDX_EDATA;
@@ -423,4 +438,11 @@ int fdx_decode_line(fdx_decoder *d, const char *line, size_t n, fdx_record *rec,
     }
     rec->kind = FDX_KIND_DISPATCH;
     return get_dispatch(&x, d->root, &rec->dispatch);
+}
+
+int fdx_decode_line(fdx_decoder *d, const char *line, size_t n, fdx_record *rec, char *err,
+                    size_t errsz)
+{
+    int rc = fdx_decode_lex(d, line, n, err, errsz);
+    return rc == FDX_OK ? fdx_decode_parse(d, rec, err, errsz) : rc;
 }

@@ -29,4 +29,11 @@ void fdx_decoder_free(fdx_decoder *d);
 int fdx_decode_line(fdx_decoder *d, const char *line, size_t n, fdx_record *rec, char *err,
                     size_t errsz);
 
+/* The same in two steps: the byte-level checks, then the JSON itself. */
+int fdx_decode_lex(fdx_decoder *d, const char *line, size_t n, char *err, size_t errsz);
+int fdx_decode_parse(fdx_decoder *d, fdx_record *rec, char *err, size_t errsz);
+/* After fdx_decode_lex: where the value of the one top-level "count" key is,
+ * when it is a number; 0 otherwise. */
+int fdx_decode_count_token(const fdx_decoder *d, size_t *off, size_t *len);
+
 #endif

@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fdx.h"
 #include "utf8.h"
@@ -157,17 +158,38 @@ static int is_space(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
+/* Whether the string s[i..next) is the root object's key "count": spelled
+ * without escapes, at depth 1, followed by a colon. */
+static int is_count_key(const scan *sc, int depth, size_t i, size_t next)
+{
+    if (depth != 1 || next - i != 7 || memcmp(sc->s + i, "\"count\"", 7) != 0)
+        return 0;
+    while (next < sc->n && is_space(sc->s[next]))
+        next++;
+    return next < sc->n && sc->s[next] == ':';
+}
+
 static int scan_all(scan *sc, int max_depth, fdx_lexed *lx)
 {
     const unsigned char *u = (const unsigned char *)sc->s;
-    int depth = 0;
+    int depth = 0, count_value_next = 0;
     for (size_t i = 0; i < sc->n;) {
         unsigned char c = u[i];
         size_t next = i + 1;
+        if (is_space((char)c)) {
+            i = next;
+            continue;
+        }
+        int expecting = count_value_next;
+        count_value_next = 0;
         if (c == '"') {
             lx->n_strings++;
             if (!(next = scan_string(sc, i)))
                 return FDX_EDATA;
+            count_value_next = is_count_key(sc, depth, i, next);
+            lx->count_keys += count_value_next;
+        } else if (c == ':') {
+            count_value_next = expecting;
         } else if (c == '{' || c == '[') {
             lx->n_objects += c == '{';
             if (++depth > max_depth) {
@@ -180,6 +202,8 @@ static int scan_all(scan *sc, int max_depth, fdx_lexed *lx)
         } else if (c == '-' || is_digit((char)c)) {
             if (!(next = scan_number(sc, i)))
                 return FDX_EDATA;
+            if (expecting)
+                lx->count_tok = (long)lx->n_nums;
             if (push_num(lx, i, next - i) != FDX_OK)
                 return FDX_ENOMEM;
         } else if (c < 0x20 && !is_space((char)c)) {
@@ -195,6 +219,8 @@ int fdx_lex_line(const char *s, size_t n, int max_depth, fdx_lexed *lx, char *er
     scan sc = {s, n, err, errsz};
     size_t bad;
     lx->n_nums = lx->n_strings = lx->n_objects = 0;
+    lx->count_tok = -1;
+    lx->count_keys = 0;
     if (!fdx_utf8_valid(s, n, &bad))
         return fail(&sc, bad, "invalid UTF-8");
     size_t i = 0;

@@ -21,6 +21,8 @@ typedef struct fdx_lexed {
     size_t cap_nums;
     size_t n_strings; /* strings (keys included) */
     size_t n_objects;
+    long count_tok; /* index in nums of the value of the top-level "count", or -1 */
+    int count_keys; /* how many top-level "count" keys (raw, unescaped) */
 } fdx_lexed;
 
 /* Returns FDX_OK, FDX_EDATA (reason in err) or FDX_ENOMEM. */

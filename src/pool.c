@@ -81,7 +81,7 @@ fdx_pool *fdx_pool_new(int threads, int max_depth, fdx_batch_done_fn on_done, vo
     p->threads = threads > 1 ? threads : 0;
     p->on_done = on_done;
     p->ctx = ctx;
-    p->n_slots = p->threads ? (size_t)p->threads * 2 + 2 : 1;
+    p->n_slots = p->threads ? (size_t)p->threads + 2 : 1;
     size_t n_workers = p->threads ? (size_t)p->threads : 1;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->work, NULL);
