@@ -125,9 +125,8 @@ def main():
     # Export: a store with many cells.
     big = gen(work, "manycells", seed=2, runs=1, lines=50 * size["lines"],
               cells=50 * size["cells"], candidates=0.2)
-    bigdb = os.path.join(work, "manycells.db")
-    if not os.path.exists(bigdb):
-        run_rss([ingest, "-q", bigdb] + big)
+    bigdb = fresh(os.path.join(work, "manycells.db"))
+    run_rss([ingest, "-q", bigdb] + big)
     con = sqlite3.connect(bigdb)
     cells = sum(con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
                 for t in ("miss_cell", "dispatch_cell"))
