@@ -132,8 +132,8 @@ void fdx_batch_worker_free(fdx_batch_worker *w)
 #define MEMO_MAX_BYTES ((size_t)4 << 20)
 
 /* Remembers that tmpl decodes to the packed cell with these candidates. */
-static void memo_put(fdx_line_memo *m, const fdx_buf *tmpl, uint64_t hash, const fdx_buf *packed,
-                     fdx_str cands)
+static void memo_put(fdx_line_memo *m, const fdx_buf *tmpl, uint64_t hash, size_t count_off,
+                     const fdx_buf *packed, fdx_str cands)
 {
     if (m->n >= MEMO_MAX_LINES || m->data.len >= MEMO_MAX_BYTES)
         memo_clear(m);
@@ -146,6 +146,7 @@ static void memo_put(fdx_line_memo *m, const fdx_buf *tmpl, uint64_t hash, const
         m->cap = cap;
     }
     fdx_line_memo_entry *e = &m->v[m->n];
+    e->count_off = count_off;
     e->key_off = m->data.len;
     e->key_len = packed->len;
     fdx_buf_append(&m->data, packed->data, packed->len);
@@ -160,15 +161,48 @@ static void memo_put(fdx_line_memo *m, const fdx_buf *tmpl, uint64_t hash, const
     m->n++;
 }
 
+static int cut_count(fdx_batch_worker *w, const char *p, size_t n, size_t off, size_t len)
+{
+    fdx_buf_clear(&w->tmpl);
+    fdx_buf_append(&w->tmpl, p, off);
+    fdx_buf_append(&w->tmpl, p + off + len, n - off - len);
+    return !w->tmpl.oom;
+}
+
 /* The line without its count token, into w->tmpl; 0 when it has no plain one. */
 static int line_template(fdx_batch_worker *w, const char *p, size_t n, size_t *off, size_t *len)
 {
-    if (!fdx_decode_count_token(w->dec, off, len))
+    return fdx_decode_count_token(w->dec, off, len) && cut_count(w, p, n, *off, *len);
+}
+
+/*
+ * The fast path, before any checking: the first `"count":` followed by plain
+ * digits. When the rest of the line equals a remembered line's with the count
+ * at the same place, the line is that line with another count, so it is valid
+ * and decodes to the same cell; anything else goes the long way.
+ */
+static int memo_hit(fdx_batch_worker *w, fdx_agg *agg, const char *p, size_t n, int *rc)
+{
+    const char *k = w->memo.n ? memmem(p, n, "\"count\":", 8) : NULL;
+    if (!k)
         return 0;
-    fdx_buf_clear(&w->tmpl);
-    fdx_buf_append(&w->tmpl, p, *off);
-    fdx_buf_append(&w->tmpl, p + *off + *len, n - *off - *len);
-    return !w->tmpl.oom;
+    size_t off = (size_t)(k - p) + 8, len = 0;
+    uint64_t count;
+    uint32_t at;
+    while (off + len < n && p[off + len] >= '0' && p[off + len] <= '9')
+        len++;
+    if (len == 0 || (len > 1 && p[off] == '0') || fdx_u64_parse(p + off, len, &count) ||
+        !cut_count(w, p, n, off, len))
+        return 0;
+    uint64_t hash = fdx_hash_bytes(w->tmpl.data, w->tmpl.len);
+    if (!fdx_keymap_get(&w->memo.lines, w->tmpl.data, w->tmpl.len, hash, &at) ||
+        w->memo.v[at].count_off != off)
+        return 0;
+    const fdx_line_memo_entry *m = &w->memo.v[at];
+    fdx_str key = {w->memo.data.data + m->key_off, m->key_len};
+    fdx_str cands = {w->memo.data.data + m->cands_off, m->cands_len};
+    *rc = fdx_agg_add_packed(agg, key, count, cands, NULL);
+    return 1;
 }
 
 static int push_error(fdx_batch *b, fdx_entry *e, const char *reason)
@@ -196,21 +230,14 @@ static int decode_line(fdx_batch *b, fdx_batch_worker *w, const fdx_entry *e, fd
     const char *p = b->text.data + e->off;
     size_t count_off, count_len;
     uint64_t hash = 0, count;
-    uint32_t at;
-    int rc = fdx_decode_lex(w->dec, p, e->len, err, errsz);
-    if (rc != FDX_OK)
+    int rc;
+    if (memo_hit(w, agg, p, e->len, &rc))
+        return rc;
+    if ((rc = fdx_decode_lex(w->dec, p, e->len, err, errsz)) != FDX_OK)
         return rc;
     int memo = line_template(w, p, e->len, &count_off, &count_len);
-    if (memo) {
+    if (memo)
         hash = fdx_hash_bytes(w->tmpl.data, w->tmpl.len);
-        if (fdx_keymap_get(&w->memo.lines, w->tmpl.data, w->tmpl.len, hash, &at) &&
-            fdx_u64_parse(p + count_off, count_len, &count) == FDX_U64_OK) {
-            const fdx_line_memo_entry *m = &w->memo.v[at];
-            fdx_str key = {w->memo.data.data + m->key_off, m->key_len};
-            fdx_str cands = {w->memo.data.data + m->cands_off, m->cands_len};
-            return fdx_agg_add_packed(agg, key, count, cands, NULL);
-        }
-    }
     fdx_record rec;
     fdx_cell cell;
     fdx_str cands = {"[]", 2};
@@ -230,7 +257,7 @@ static int decode_line(fdx_batch *b, fdx_batch_worker *w, const fdx_entry *e, fd
         return FDX_ENOMEM;
     /* Lines with candidates rarely repeat (latencies vary): not worth keeping. */
     if (memo && fdx_cands_empty(cands))
-        memo_put(&w->memo, &w->tmpl, hash, &w->packed, cands);
+        memo_put(&w->memo, &w->tmpl, hash, count_off, &w->packed, cands);
     fdx_str key = {w->packed.data, w->packed.len};
     return fdx_agg_add_packed(agg, key, count, cands, NULL);
 }

@@ -71,7 +71,8 @@ const char *fdx_batch_reason(const fdx_batch *b, int64_t error);
  * earlier line's decodes to that line's cell without parsing the JSON again.
  */
 typedef struct fdx_line_memo_entry {
-    size_t key_off; /* the packed cell, in memo.data */
+    size_t count_off; /* where the count's digits were */
+    size_t key_off;   /* the packed cell, in memo.data */
     size_t key_len;
     size_t cands_off; /* its candidates JSON, in memo.data */
     size_t cands_len;

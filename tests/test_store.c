@@ -405,6 +405,41 @@ START_TEST(paths_in_one_call_fail_alone)
 }
 END_TEST
 
+/* Lines that repeat but for their count skip the JSON parser; variants that
+ * are not valid must still be caught. */
+START_TEST(repeated_lines_are_still_checked)
+{
+    const char *x_first =
+        "{\"schema\":2,\"x\":{\"count\":\"s\"},\"wanted\":\"w\",\"fallback\":" IMPL_H(
+            "k", "1") ",\"count\":5,\"hw\":" CPU "}\n";
+    const char *moved =
+        "{\"schema\":2,\"x\":{\"count\":5\"s\"},\"wanted\":\"w\",\"fallback\":" IMPL_H(
+            "k", "1") ",\"count\":,\"hw\":" CPU "}\n";
+    char feed[8192];
+    snprintf(feed, sizeof feed, "%s%s%s%s%s%s%s%s%s", MISS_LINE("5"), MISS_LINE("6"),
+             MISS_LINE("007"), MISS_LINE("18446744073709551616"), MISS_LINE("-1"), MISS_LINE("1.0"),
+             x_first, moved, MISS_LINE("0"));
+    for (int threads = 1; threads <= 2; threads++) {
+        char name[32];
+        snprintf(name, sizeof name, "r%d.db", threads);
+        fdx_store *db = tu_open(tu_path(dir, name));
+        fdx_ingest_opts opts = {.skip_invalid = 1, .threads = threads};
+        fdx_ingest_stats st = {0};
+        ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+        ck_assert_int_eq(fdx_store_ingest_buffer(db, "feed", feed, strlen(feed), &opts, &st),
+                         FDX_OK);
+        ck_assert_uint_eq(st.bad_lines, 5);
+        ck_assert_uint_eq(st.records, 4);
+        ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+        char *out = tu_export(db, tu_path(dir, "out"));
+        ck_assert_str_eq(out, "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_H(
+                                  "k", "1") ",\"count\":5,\"hw\":" CPU "}\n" MISS_OUT("12"));
+        free(out);
+        fdx_store_close(db);
+    }
+}
+END_TEST
+
 START_TEST(over_long_line_is_an_error)
 {
     const char *path = strdup(tu_path(dir, "long.jsonl"));
@@ -656,6 +691,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, failed_path_is_undone_alone);
     tcase_add_test(tc, failed_spilling_path_keeps_earlier_records);
     tcase_add_test(tc, paths_in_one_call_fail_alone);
+    tcase_add_test(tc, repeated_lines_are_still_checked);
     tcase_add_test(tc, over_long_line_is_an_error);
     tcase_add_test(tc, records_need_a_transaction_and_valid_text);
     tcase_add_test(tc, many_distinct_cells_spill_and_stay_exact);
