@@ -28,7 +28,7 @@ static uint32_t rotr(uint32_t x, int n)
     return (x >> n) | (x << (32 - n));
 }
 
-static void compress_portable(uint32_t s[8], const unsigned char *p)
+static void compress_block(uint32_t s[8], const unsigned char *p)
 {
     uint32_t w[64];
     for (int i = 0; i < 16; i++)
@@ -63,30 +63,38 @@ static void compress_portable(uint32_t s[8], const unsigned char *p)
     s[7] += h;
 }
 
+static void compress_portable(uint32_t s[8], const unsigned char *p, size_t blocks)
+{
+    for (; blocks; blocks--, p += 64)
+        compress_block(s, p);
+}
+
 #ifdef FDX_SHA_NI
-__attribute__((target("sha,sse4.1,ssse3"))) static void compress_ni(uint32_t s[8],
-                                                                    const unsigned char *p)
+__attribute__((target("sha,sse4.1,ssse3"))) static void
+compress_ni(uint32_t s[8], const unsigned char *p, size_t blocks)
 {
     const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
     __m128i tmp = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&s[0]), 0xB1); /* CDAB */
     __m128i st1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&s[4]), 0x1B); /* EFGH */
     __m128i st0 = _mm_alignr_epi8(tmp, st1, 8);                                     /* ABEF */
     st1 = _mm_blend_epi16(st1, tmp, 0xF0);                                          /* CDGH */
-    __m128i abef = st0, cdgh = st1, w[16];
-    for (int i = 0; i < 4; i++)
-        w[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), bswap);
-    for (int i = 4; i < 16; i++) {
-        __m128i t = _mm_sha256msg1_epu32(w[i - 4], w[i - 3]);
-        t = _mm_add_epi32(t, _mm_alignr_epi8(w[i - 1], w[i - 2], 4));
-        w[i] = _mm_sha256msg2_epu32(t, w[i - 1]);
+    for (; blocks; blocks--, p += 64) {
+        __m128i abef = st0, cdgh = st1, w[16];
+        for (int i = 0; i < 4; i++)
+            w[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), bswap);
+        for (int i = 4; i < 16; i++) {
+            __m128i t = _mm_sha256msg1_epu32(w[i - 4], w[i - 3]);
+            t = _mm_add_epi32(t, _mm_alignr_epi8(w[i - 1], w[i - 2], 4));
+            w[i] = _mm_sha256msg2_epu32(t, w[i - 1]);
+        }
+        for (int i = 0; i < 16; i++) {
+            __m128i msg = _mm_add_epi32(w[i], _mm_loadu_si128((const __m128i *)&K[4 * i]));
+            st1 = _mm_sha256rnds2_epu32(st1, st0, msg);
+            st0 = _mm_sha256rnds2_epu32(st0, st1, _mm_shuffle_epi32(msg, 0x0E));
+        }
+        st0 = _mm_add_epi32(st0, abef);
+        st1 = _mm_add_epi32(st1, cdgh);
     }
-    for (int i = 0; i < 16; i++) {
-        __m128i msg = _mm_add_epi32(w[i], _mm_loadu_si128((const __m128i *)&K[4 * i]));
-        st1 = _mm_sha256rnds2_epu32(st1, st0, msg);
-        st0 = _mm_sha256rnds2_epu32(st0, st1, _mm_shuffle_epi32(msg, 0x0E));
-    }
-    st0 = _mm_add_epi32(st0, abef);
-    st1 = _mm_add_epi32(st1, cdgh);
     tmp = _mm_shuffle_epi32(st0, 0x1B);    /* FEBA */
     st1 = _mm_shuffle_epi32(st1, 0xB1);    /* DCHG */
     st0 = _mm_blend_epi16(tmp, st1, 0xF0); /* DCBA */
@@ -104,7 +112,7 @@ static int cpu_has_sha(void)
 }
 #endif
 
-static void (*compress)(uint32_t s[8], const unsigned char *p);
+static void (*compress)(uint32_t s[8], const unsigned char *p, size_t blocks);
 
 void fdx_sha256_use_portable(int portable)
 {
@@ -139,11 +147,14 @@ void fdx_sha256_update(fdx_sha256 *h, const void *data, size_t n)
         n -= take;
         if (h->used < 64)
             return;
-        compress(h->state, h->block);
+        compress(h->state, h->block, 1);
         h->used = 0;
     }
-    for (; n >= 64; p += 64, n -= 64)
-        compress(h->state, p);
+    if (n >= 64) {
+        compress(h->state, p, n / 64);
+        p += n / 64 * 64;
+        n %= 64;
+    }
     memcpy(h->block, p, n);
     h->used = n;
 }

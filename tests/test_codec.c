@@ -282,6 +282,23 @@ START_TEST(sha256_matches_known_digests)
             ck_assert_str_eq(hex, v[i].hex);
         }
     }
+    /* Large updates go through the many-blocks-at-once path. */
+    static char block[1000];
+    memset(block, 'a', sizeof block);
+    for (int portable = 0; portable < 2; portable++) {
+        fdx_sha256 h;
+        unsigned char d[32];
+        char hex[FDX_SHA256_HEX];
+        fdx_sha256_use_portable(portable);
+        fdx_sha256_init(&h);
+        fdx_sha256_update(&h, block, 3);
+        for (int i = 0; i < 999; i++)
+            fdx_sha256_update(&h, block, sizeof block);
+        fdx_sha256_update(&h, block, 997);
+        fdx_sha256_final(&h, d);
+        fdx_sha256_hex(d, hex);
+        ck_assert_str_eq(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    }
     fdx_sha256_use_portable(0);
 }
 END_TEST
