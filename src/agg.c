@@ -169,13 +169,33 @@ int fdx_agg_add_index(fdx_agg *agg, const fdx_cell *cell, uint64_t count, fdx_st
     return fdx_agg_add_packed(agg, key, count, cands, index);
 }
 
+static int add_hashed(fdx_agg *agg, fdx_str packed, uint64_t h, uint64_t count, fdx_str cands,
+                      size_t *index);
+
 int fdx_agg_add_packed(fdx_agg *agg, fdx_str packed, uint64_t count, fdx_str cands, size_t *index)
+{
+    return add_hashed(agg, packed, fdx_hash_bytes(packed.p, packed.n), count, cands, index);
+}
+
+int fdx_agg_merge(fdx_agg *dst, const fdx_agg *src)
+{
+    for (size_t i = 0; i < src->n_cells; i++) {
+        const agg_cell *c = &src->cells[i];
+        fdx_str key = {src->keys.data + c->key_off, c->key_len};
+        fdx_str cands = {c->cands ? c->cands : "[]", c->cands ? c->cands_len : 2};
+        if (add_hashed(dst, key, c->hash, c->count, cands, NULL) != FDX_OK)
+            return FDX_ENOMEM;
+    }
+    return FDX_OK;
+}
+
+static int add_hashed(fdx_agg *agg, fdx_str packed, uint64_t h, uint64_t count, fdx_str cands,
+                      size_t *index)
 {
     if (make_room(agg) != FDX_OK)
         return FDX_ENOMEM;
     const char *key = packed.p;
     size_t len = packed.n;
-    uint64_t h = fdx_hash_bytes(key, len);
     size_t mask = agg->index_cap - 1;
     for (size_t slot = h & mask;; slot = (slot + 1) & mask) {
         uint32_t at = agg->index[slot];

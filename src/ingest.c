@@ -132,14 +132,8 @@ static int adopt(ingest *in, fdx_batch *b, size_t seg)
     fdx_store *s = in->s;
     fdx_agg *agg = b->segs[seg];
     int lost = in->path_bad && !in->opts->skip_invalid;
-    for (size_t i = 0; !lost && i < fdx_agg_cells(agg); i++) {
-        fdx_cell cell;
-        uint64_t count;
-        fdx_str cands;
-        fdx_agg_get(agg, i, &cell, &count, &cands);
-        if (fdx_agg_add(s->path_agg, &cell, count, cands) != FDX_OK)
-            return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
-    }
+    if (!lost && fdx_agg_merge(s->path_agg, agg) != FDX_OK)
+        return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
     s->ledger.records += lost ? 0 : b->seg_records[seg];
     b->seg_records[seg] = 0;
     fdx_agg_clear(agg);

@@ -133,15 +133,8 @@ int fdx_store_end_path(fdx_store *s, int ok)
         return FDX_OK;
     }
     fdx_agg_clear(s->saved);
-    size_t n = fdx_agg_cells(s->path_agg);
-    for (size_t i = 0; i < n; i++) {
-        fdx_cell cell;
-        uint64_t count;
-        fdx_str cands;
-        fdx_agg_get(s->path_agg, i, &cell, &count, &cands);
-        if (fdx_agg_add(s->pending, &cell, count, cands) != FDX_OK)
-            return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
-    }
+    if (fdx_agg_merge(s->pending, s->path_agg) != FDX_OK)
+        return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
     fdx_agg_clear(s->path_agg);
     return fdx_agg_cells(s->pending) >= FDX_SPILL_CELLS ? fdx_store_flush_pending(s) : FDX_OK;
 }
