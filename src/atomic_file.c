@@ -128,6 +128,11 @@ static int write_all(fdx_afile *af, const char *p, size_t n, char *err, size_t e
 int fdx_afile_write(fdx_afile *af, const void *p, size_t n, char *err, size_t errsz)
 {
     fdx_buf_append(&af->buf, p, n);
+    return fdx_afile_flush_if_full(af, err, errsz);
+}
+
+int fdx_afile_flush_if_full(fdx_afile *af, char *err, size_t errsz)
+{
     if (af->buf.oom) {
         snprintf(err, errsz, "%s: out of memory", af->path);
         return FDX_ENOMEM;

@@ -64,23 +64,15 @@ int fdx_write_jsonl(const char *path, fdx_line_source next, void *ctx, uint64_t 
     int rc = fdx_afile_open(&af, path, err, errsz);
     if (rc != FDX_OK)
         return rc;
-    fdx_buf line = FDX_BUF_INIT;
     uint64_t n = 0;
     int more;
-    while ((more = next(ctx, &line, err, errsz)) == 1) {
-        if (line.oom) {
-            snprintf(err, errsz, "out of memory");
-            more = -FDX_ENOMEM;
-            break;
-        }
-        if ((rc = fdx_afile_write(&af, line.data, line.len, err, errsz)) != FDX_OK) {
+    while ((more = next(ctx, &af.buf, err, errsz)) == 1) { /* lines go straight to the file's buffer */
+        if ((rc = fdx_afile_flush_if_full(&af, err, errsz)) != FDX_OK) {
             more = -rc;
             break;
         }
-        fdx_buf_clear(&line);
         n++;
     }
-    fdx_buf_free(&line);
     if (more != 0) {
         fdx_afile_abort(&af);
         return -more;
