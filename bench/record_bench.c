@@ -2,7 +2,8 @@
  * In-process record calls: ns per fdx_store_record_* (inside a transaction,
  * committed at the end and included) and per fdx_sink_record_*, over the
  * same records cycling through CELLS distinct cells per kind.
- * Usage: record_bench DB CALLS CELLS    Prints: store_ns sink_ns
+ * One dispatch cell in CANDS_EVERY carries a candidates list (0: none).
+ * Usage: record_bench DB CALLS CELLS [CANDS_EVERY]    Prints: store_ns sink_ns
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +27,7 @@ typedef struct recs {
 
 static const char *const dtypes[] = {"F16", "F16", "F16"};
 
-static void make(recs *r, int cells)
+static void make(recs *r, int cells, int cands_every)
 {
     r->m = calloc((size_t)cells, sizeof *r->m);
     r->d = calloc((size_t)cells, sizeof *r->d);
@@ -37,18 +38,20 @@ static void make(recs *r, int cells)
     for (int i = 0; i < cells; i++) {
         snprintf(r->keys[i], sizeof r->keys[i], "matmul:innerdiv%d:vec8", i);
         r->m[i] = (fdx_miss){r->keys[i], id, 1, hw};
-        r->d[i] = (fdx_dispatch){r->keys[i], id, i % 5 ? NULL : &r->cand, i % 5 ? 0 : 1, 1, hw};
+        int with = cands_every && i % cands_every == 0;
+        r->d[i] = (fdx_dispatch){r->keys[i], id, with ? &r->cand : NULL, with ? 1 : 0, 1, hw};
     }
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 4)
+    if (argc != 4 && argc != 5)
         return 2;
+    int cands_every = argc == 5 ? atoi(argv[4]) : 5;
     long calls = atol(argv[2]);
     int cells = atoi(argv[3]);
     recs r;
-    make(&r, cells);
+    make(&r, cells, cands_every);
     fdx_store *db;
     if (fdx_store_open(argv[1], FDX_OPEN_CREATE, &db) != FDX_OK || fdx_store_begin(db) != FDX_OK) {
         fprintf(stderr, "%s\n", fdx_store_errmsg(db));
