@@ -102,6 +102,9 @@ typedef struct fdx_store fdx_store;
 /* fdx_store_open flags. */
 #define FDX_OPEN_CREATE   0x1 /* create the file when it does not exist */
 #define FDX_OPEN_READONLY 0x2 /* never write (a store on read-only media); no migration */
+/* For readers: writable when the store can be written (so an older schema is
+ * migrated), read-only otherwise. */
+#define FDX_OPEN_FOR_READING 0x4
 
 /*
  * Opens (and with FDX_OPEN_CREATE, creates) the store at path, migrating an

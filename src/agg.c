@@ -93,14 +93,8 @@ static int make_room(fdx_agg *agg)
 {
     if (agg->n_cells >= UINT32_MAX - 1)
         return FDX_ENOMEM;
-    if (agg->n_cells == agg->cap_cells) {
-        size_t cap = agg->cap_cells ? agg->cap_cells * 2 : 256;
-        agg_cell *cells = realloc(agg->cells, cap * sizeof *cells);
-        if (!cells)
-            return FDX_ENOMEM;
-        agg->cells = cells;
-        agg->cap_cells = cap;
-    }
+    if (fdx_grow(&agg->cells, &agg->cap_cells, agg->n_cells + 1, sizeof *agg->cells))
+        return FDX_ENOMEM;
     if ((agg->n_cells + 1) * 2 > agg->index_cap)
         return rehash(agg, agg->index_cap ? agg->index_cap * 2 : 512);
     return FDX_OK;

@@ -68,14 +68,8 @@ void fdx_batch_reset(fdx_batch *b)
 
 int fdx_batch_push(fdx_batch *b, fdx_entry_kind kind, const void *text, size_t len, uint64_t lineno)
 {
-    if (b->n_entries == b->cap_entries) {
-        size_t cap = b->cap_entries ? b->cap_entries * 2 : 256;
-        fdx_entry *e = realloc(b->entries, cap * sizeof *e);
-        if (!e)
-            return FDX_ENOMEM;
-        b->entries = e;
-        b->cap_entries = cap;
-    }
+    if (fdx_grow(&b->entries, &b->cap_entries, b->n_entries + 1, sizeof *b->entries))
+        return FDX_ENOMEM;
     size_t off = b->text.len;
     fdx_buf_append(&b->text, text, len);
     if (b->text.oom || off > UINT32_MAX || len > UINT32_MAX)
@@ -137,14 +131,8 @@ static void memo_put(fdx_line_memo *m, const fdx_buf *tmpl, uint64_t hash, size_
 {
     if (m->n >= MEMO_MAX_LINES || m->data.len >= MEMO_MAX_BYTES)
         memo_clear(m);
-    if (m->n == m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 1024;
-        fdx_line_memo_entry *v = realloc(m->v, cap * sizeof *v);
-        if (!v)
-            return; /* a memo that cannot grow only costs speed */
-        m->v = v;
-        m->cap = cap;
-    }
+    if (fdx_grow(&m->v, &m->cap, m->n + 1, sizeof *m->v))
+        return; /* a memo that cannot grow only costs speed */
     fdx_line_memo_entry *e = &m->v[m->n];
     e->count_off = count_off;
     e->key_off = m->data.len;
@@ -207,14 +195,8 @@ static int memo_hit(fdx_batch_worker *w, fdx_agg *agg, const char *p, size_t n, 
 
 static int push_error(fdx_batch *b, fdx_entry *e, const char *reason)
 {
-    if (b->n_errors == b->cap_errors) {
-        size_t cap = b->cap_errors ? b->cap_errors * 2 : 16;
-        size_t *v = realloc(b->error_at, cap * sizeof *v);
-        if (!v)
-            return FDX_ENOMEM;
-        b->error_at = v;
-        b->cap_errors = cap;
-    }
+    if (fdx_grow(&b->error_at, &b->cap_errors, b->n_errors + 1, sizeof *b->error_at))
+        return FDX_ENOMEM;
     b->error_at[b->n_errors] = b->reasons.len;
     fdx_buf_append(&b->reasons, reason, strlen(reason) + 1);
     if (b->reasons.oom)

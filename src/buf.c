@@ -53,6 +53,26 @@ void fdx_buf_putc(fdx_buf *b, char c)
     fdx_buf_append(b, &c, 1);
 }
 
+int fdx_grow(void *arrp, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 16;
+    while (c < need) {
+        if (c > (size_t)-1 / 2 / size)
+            return -1;
+        c *= 2;
+    }
+    void *old;
+    memcpy(&old, arrp, sizeof old);
+    void *p = realloc(old, c * size);
+    if (!p)
+        return -1;
+    memcpy(arrp, &p, sizeof p);
+    *cap = c;
+    return 0;
+}
+
 void fdx_buf_clear(fdx_buf *b)
 {
     b->len = 0;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "json_arena.h"
 #include "lex.h"
 #include "u64.h"
@@ -52,21 +53,6 @@ void fdx_decoder_free(fdx_decoder *d)
     free(d->strs);
     free(d->cands);
     free(d);
-}
-
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return FDX_OK;
-    size_t c = *cap ? *cap : 16;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, c * size);
-    if (!q)
-        return FDX_ENOMEM;
-    *p = q;
-    *cap = c;
-    return FDX_OK;
 }
 
 /* ---- tree checks: number indexes and duplicate keys ---- */
@@ -387,8 +373,8 @@ static int parse_tree(fdx_decoder *d, const char *line, size_t n, char *err, siz
 /* Room for every string and object the line holds, so no pointer moves later. */
 static int reserve_scratch(fdx_decoder *d)
 {
-    if (grow((void **)&d->strs, &d->cap_strs, d->lx.n_strings + 1, sizeof *d->strs) ||
-        grow((void **)&d->cands, &d->cap_cands, d->lx.n_objects + 1, sizeof *d->cands))
+    if (fdx_grow(&d->strs, &d->cap_strs, d->lx.n_strings + 1, sizeof *d->strs) ||
+        fdx_grow(&d->cands, &d->cap_cands, d->lx.n_objects + 1, sizeof *d->cands))
         return FDX_ENOMEM;
     d->n_strs = 0;
     return FDX_OK;

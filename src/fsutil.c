@@ -66,7 +66,8 @@ int fdx_write_jsonl(const char *path, fdx_line_source next, void *ctx, uint64_t 
         return rc;
     uint64_t n = 0;
     int more;
-    while ((more = next(ctx, &af.buf, err, errsz)) == 1) { /* lines go straight to the file's buffer */
+    while ((more = next(ctx, &af.buf, err, errsz)) ==
+           1) { /* lines go straight to the file's buffer */
         if ((rc = fdx_afile_flush_if_full(&af, err, errsz)) != FDX_OK) {
             more = -rc;
             break;

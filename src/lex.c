@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "fdx.h"
 #include "utf8.h"
 
@@ -139,14 +140,8 @@ static size_t scan_number(scan *sc, size_t i)
 
 static int push_num(fdx_lexed *lx, size_t off, size_t len)
 {
-    if (lx->n_nums == lx->cap_nums) {
-        size_t cap = lx->cap_nums ? lx->cap_nums * 2 : 32;
-        fdx_numtok *p = realloc(lx->nums, cap * sizeof *p);
-        if (!p)
-            return FDX_ENOMEM;
-        lx->nums = p;
-        lx->cap_nums = cap;
-    }
+    if (fdx_grow(&lx->nums, &lx->cap_nums, lx->n_nums + 1, sizeof *lx->nums))
+        return FDX_ENOMEM;
     lx->nums[lx->n_nums].off = (uint32_t)off;
     lx->nums[lx->n_nums].len = (uint32_t)len;
     lx->n_nums++;

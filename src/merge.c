@@ -206,11 +206,7 @@ static int merge_from(fdx_store *dst, fdx_store *src, const char *path, fdx_merg
 
 static int open_source(fdx_store *dst, const char *path, fdx_store **src)
 {
-    int rc = fdx_store_open(path, 0, src);
-    if (rc == FDX_EREADONLY || rc == FDX_EIO) {
-        fdx_store_close(*src);
-        rc = fdx_store_open(path, FDX_OPEN_READONLY, src);
-    }
+    int rc = fdx_store_open(path, FDX_OPEN_FOR_READING, src);
     if (rc == FDX_OK)
         rc = fdx_store_exec(*src, FDX_STMT_BEGIN_READ);
     if (rc != FDX_OK)

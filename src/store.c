@@ -342,6 +342,8 @@ static int open_db(fdx_store *s, const char *path, int flags)
     return rc;
 }
 
+static int close_db(fdx_store *s);
+
 int fdx_store_open(const char *path, int flags, fdx_store **out)
 {
     fdx_store *s = calloc(1, sizeof *s);
@@ -357,7 +359,24 @@ int fdx_store_open(const char *path, int flags, fdx_store **out)
         return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
     if (!path || !*path)
         return fdx_store_fail(s, FDX_EMISUSE, "no store path given");
-    return open_db(s, path, flags);
+    int rc = open_db(s, path, flags & ~FDX_OPEN_FOR_READING);
+    if ((flags & FDX_OPEN_FOR_READING) && (rc == FDX_EREADONLY || rc == FDX_EIO)) {
+        close_db(s);
+        rc = open_db(s, path, FDX_OPEN_READONLY);
+    }
+    return rc;
+}
+
+/* Closes the connection and forgets its statements; the handle stays. */
+static int close_db(fdx_store *s)
+{
+    for (int i = 0; i < FDX_STMT_COUNT; i++) {
+        sqlite3_finalize(s->stmts[i]);
+        s->stmts[i] = NULL;
+    }
+    int rc = sqlite3_close(s->db) == SQLITE_OK ? FDX_OK : FDX_ERROR;
+    s->db = NULL;
+    return rc;
 }
 
 int fdx_store_close(fdx_store *s)
@@ -366,9 +385,7 @@ int fdx_store_close(fdx_store *s)
         return FDX_OK;
     if (s->in_txn)
         fdx_store_rollback(s);
-    for (int i = 0; i < FDX_STMT_COUNT; i++)
-        sqlite3_finalize(s->stmts[i]);
-    int rc = sqlite3_close(s->db) == SQLITE_OK ? FDX_OK : FDX_ERROR;
+    int rc = close_db(s);
     fdx_agg_free(s->pending);
     fdx_agg_free(s->path_agg);
     fdx_agg_free(s->saved);

@@ -12,8 +12,8 @@ void tool_version(const char *prog);
 /* Parses a non-negative decimal number; 0 on success. */
 int tool_parse_size(const char *s, unsigned long long max, unsigned long long *out);
 
-/* Opens a store for reading: writable when it can be (so an older store is
- * migrated), else read-only (a store on read-only media). Reports failure. */
+/* Opens a store for reading (FDX_OPEN_FOR_READING) with a busy timeout;
+ * reports a failure. */
 struct fdx_store;
 int tool_open_for_reading(const char *prog, const char *path, int busy_ms, struct fdx_store **db);
 
