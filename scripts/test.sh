@@ -9,6 +9,7 @@ jobs=$(nproc)
 
 cmake -S . -B build -DFDX_BUILD_TESTS=ON -DFDX_WERROR=ON >/dev/null
 cmake --build build -j"$jobs"
+
 ctest --test-dir build --output-on-failure -j"$jobs"
 
 cmake -S . -B build-asan -DFDX_BUILD_TESTS=ON -DFDX_WERROR=ON -DFDX_SANITIZE=ON \
