@@ -128,6 +128,9 @@ int fdx_store_set_busy_timeout(fdx_store *store, int ms);
  * nothing is visible to other connections until fdx_store_commit returns
  * FDX_OK. A failed commit leaves the store as it was before begin.
  */
+/* What a transaction changed. A transaction holding more than 65,536 distinct
+ * cells writes them in rounds; a cell written in two rounds counts as added
+ * once and updated once. */
 typedef struct fdx_commit_stats {
     uint64_t cells_added;   /* cells that did not exist before */
     uint64_t cells_updated; /* existing cells whose count grew */
