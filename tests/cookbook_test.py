@@ -14,18 +14,9 @@ import subprocess
 import sys
 import tempfile
 
+from testlib import check, finish
+
 BLOCK = re.compile(r"```sql\n(.*?)```\n\n```text\n(.*?)```", re.S)
-passed = failed = 0
-
-
-def check(ok, what, detail=""):
-    global passed, failed
-    passed += bool(ok)
-    failed += not ok
-    if not ok:
-        print(f"FAIL: {what}\n{detail}", file=sys.stderr)
-
-
 def sqlite(db, sql):
     p = subprocess.run(["sqlite3", "-header", "-column", db], input=sql, capture_output=True,
                        text=True)
@@ -102,8 +93,7 @@ def main():
         check_cookbook(db, os.path.join(root, "docs", "QUERIES.md"), update)
         if not update:
             check_top(top, db)
-    print(f"cookbook: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return finish("cookbook")
 
 
 if __name__ == "__main__":

@@ -15,21 +15,7 @@ import subprocess
 import sys
 import tempfile
 
-passed, failed, skipped = 0, 0, 0
-
-
-def check(ok, what, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL: {what} {detail}", file=sys.stderr)
-
-
-def run(cmd):
-    return subprocess.run(cmd, capture_output=True, text=True)
-
+from testlib import check, finish, run, skip
 
 def digest(path):
     h = hashlib.sha256()
@@ -56,7 +42,6 @@ def expect_failure(p, what, *needles):
 
 
 def main():
-    global skipped
     ingest, export, gen = sys.argv[1:4]
     with tempfile.TemporaryDirectory(prefix="fdx-faults-") as tmp:
         j = lambda *p: os.path.join(tmp, *p)
@@ -70,8 +55,7 @@ def main():
 
         ok, why = mount_tmpfs(j("small-fs"), "512k")
         if not ok:
-            skipped += 3
-            print(f"skipped: disk-full and read-only checks: cannot mount a tmpfs ({why})")
+            skip(3, f"disk-full and read-only checks: cannot mount a tmpfs ({why})")
         else:
             try:
                 # Disk full while ingesting: the store lives on a 512 KiB tmpfs.
@@ -168,8 +152,7 @@ def main():
         expect_failure(run([export, newer, j("newer-out")]), "export of a newer store", "newer fdx")
         check(digest(newer) == before, "newer store unchanged")
 
-    print(f"faults: {passed} passed, {failed} failed, {skipped} skipped")
-    return 1 if failed else 0
+    return finish("faults")
 
 
 if __name__ == "__main__":

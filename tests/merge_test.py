@@ -13,20 +13,7 @@ import sys
 import tempfile
 import time
 
-passed = failed = 0
-
-
-def check(ok, what, detail=""):
-    global passed, failed
-    passed += bool(ok)
-    failed += not ok
-    if not ok:
-        print(f"FAIL: {what} {detail}", file=sys.stderr)
-
-
-def run(cmd):
-    return subprocess.run(cmd, capture_output=True, text=True)
-
+from testlib import check, finish, run
 
 def main():
     ingest, export, merge, gen = sys.argv[1:5]
@@ -113,8 +100,7 @@ def main():
         check(exported(j("fresh.db")) == before, "a failed merge changed nothing")
         p = run([merge, j("fresh.db"), j("missing.db")])
         check(p.returncode == 1 and "no such store" in p.stderr, "missing source", p.stderr)
-    print(f"merge: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return finish("merge")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,32 @@
+"""What the Python end-to-end tests share: counting checks and the summary line."""
+import subprocess
+import sys
+
+passed = failed = skipped = 0
+
+
+def check(ok, what, detail=""):
+    """Counts one check; a failure is printed with what was seen."""
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print(f"FAIL: {what}\n{detail}", file=sys.stderr)
+
+
+def skip(n, why):
+    global skipped
+    skipped += n
+    print(f"skipped: {why}")
+
+
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def finish(name):
+    """Prints 'name: N passed, N failed[, N skipped]' and returns the exit status."""
+    tail = f", {skipped} skipped" if skipped else ""
+    print(f"{name}: {passed} passed, {failed} failed{tail}")
+    return 1 if failed else 0
