@@ -20,6 +20,7 @@ struct fdx_decoder {
     int max_depth;
     fdx_lexed lx;
     cJSON *root;
+    fdx_json_arena arena; /* where root lives, when the program opted in */
     const char *line;
     size_t line_len;
     const char **strs; /* dtypes arrays and duplicate-key checks */
@@ -47,8 +48,10 @@ void fdx_decoder_free(fdx_decoder *d)
 {
     if (!d)
         return;
+    fdx_json_arena_use(&d->arena);
     cJSON_Delete(d->root);
-    fdx_json_arena_reset();
+    fdx_json_arena_use(NULL);
+    fdx_json_arena_free(&d->arena);
     fdx_lexed_free(&d->lx);
     free(d->strs);
     free(d->cands);
@@ -352,9 +355,11 @@ static int get_dispatch(dctx *x, const cJSON *rec, fdx_dispatch *dp)
 static int parse_tree(fdx_decoder *d, const char *line, size_t n, char *err, size_t errsz)
 {
     const char *end = NULL;
+    fdx_json_arena_use(&d->arena);
     cJSON_Delete(d->root);
-    fdx_json_arena_reset(); /* the previous line's tree is gone */
+    fdx_json_arena_reset(&d->arena); /* the previous line's tree is gone */
     d->root = cJSON_ParseWithLengthOpts(line, n, &end, 0);
+    fdx_json_arena_use(NULL);
     if (!d->root) {
         size_t at = end && end >= line && end <= line + n ? (size_t)(end - line) : 0;
         snprintf(err, errsz, "invalid JSON at byte %zu", at + 1);

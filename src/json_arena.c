@@ -1,4 +1,4 @@
-/* Thread-local bump arenas behind cJSON's allocation hooks (see json_arena.h). */
+/* Bump arenas behind cJSON's allocation hooks (see json_arena.h). */
 #include "json_arena.h"
 
 #include <cjson/cJSON.h>
@@ -9,23 +9,18 @@
 
 #define CHUNK ((size_t)256 << 10)
 
-typedef struct chunk {
-    struct chunk *next;
+struct fdx_json_chunk {
+    fdx_json_chunk *next;
     char *end;
     char data[];
-} chunk;
-
-typedef struct arena {
-    chunk *head; /* the chunk being filled; older ones follow */
-    char *at;
-} arena;
+};
 
 static int installed;
-static _Thread_local arena tls;
+static _Thread_local fdx_json_arena *current;
 
-static int owns(const void *p)
+static int owns(const fdx_json_arena *a, const void *p)
 {
-    for (chunk *c = tls.head; c; c = c->next)
+    for (const fdx_json_chunk *c = a->head; c; c = c->next)
         if ((const char *)p >= c->data && (const char *)p < c->end)
             return 1;
     return 0;
@@ -33,25 +28,28 @@ static int owns(const void *p)
 
 static void *arena_malloc(size_t n)
 {
+    fdx_json_arena *a = current;
+    if (!a)
+        return malloc(n);
     n = (n + 15) & ~(size_t)15;
-    if (!tls.head || (size_t)(tls.head->end - tls.at) < n) {
+    if (!a->head || (size_t)(a->head->end - a->at) < n) {
         size_t size = n > CHUNK ? n : CHUNK;
-        chunk *c = malloc(sizeof *c + size);
+        fdx_json_chunk *c = malloc(sizeof *c + size);
         if (!c)
             return NULL;
-        c->next = tls.head;
+        c->next = a->head;
         c->end = c->data + size;
-        tls.head = c;
-        tls.at = c->data;
+        a->head = c;
+        a->at = c->data;
     }
-    void *p = tls.at;
-    tls.at += n;
+    void *p = a->at;
+    a->at += n;
     return p;
 }
 
 static void arena_free(void *p)
 {
-    if (p && !owns(p))
+    if (p && !(current && owns(current, p)))
         free(p);
 }
 
@@ -62,33 +60,38 @@ void fdx_use_fast_json_allocator(void)
     installed = 1;
 }
 
-void fdx_json_arena_reset(void)
+void fdx_json_arena_use(fdx_json_arena *a)
 {
-    if (!installed || !tls.head)
+    current = installed ? a : NULL;
+}
+
+void fdx_json_arena_reset(fdx_json_arena *a)
+{
+    if (!a->head)
         return;
     /* Keep one ordinary chunk for the next line; give back the rest. */
-    chunk *keep = tls.head;
+    fdx_json_chunk *keep = a->head;
     while (keep->next) {
-        chunk *c = keep;
+        fdx_json_chunk *c = keep;
         keep = keep->next;
         free(c);
     }
     if ((size_t)(keep->end - keep->data) > CHUNK) {
         free(keep);
-        tls.head = NULL;
-        tls.at = NULL;
+        a->head = NULL;
+        a->at = NULL;
         return;
     }
-    tls.head = keep;
-    tls.at = keep->data;
+    a->head = keep;
+    a->at = keep->data;
 }
 
-void fdx_json_arena_release(void)
+void fdx_json_arena_free(fdx_json_arena *a)
 {
-    while (tls.head) {
-        chunk *c = tls.head;
-        tls.head = c->next;
+    while (a->head) {
+        fdx_json_chunk *c = a->head;
+        a->head = c->next;
         free(c);
     }
-    tls.at = NULL;
+    a->at = NULL;
 }

@@ -1,15 +1,25 @@
 /*
- * An opt-in allocator for cJSON: per-thread arenas that the decoder empties
- * after each line, instead of one malloc and one free per JSON value.
- * cJSON's hooks are process-wide, so this is switched on by the program
- * (fdx_use_fast_json_allocator), never by the library on its own.
+ * An opt-in allocator for cJSON: each decoder owns an arena that it empties
+ * before every line, instead of one malloc and one free per JSON value.
+ * cJSON's hooks are process-wide, so the program switches this on
+ * (fdx_use_fast_json_allocator), never the library on its own. Allocations
+ * go to the arena the calling thread has selected; with none selected (any
+ * other cJSON use in the process) the hooks are plain malloc and free.
  */
 #ifndef FDX_JSON_ARENA_H
 #define FDX_JSON_ARENA_H
 
-/* Forgets this thread's allocations (call only when no tree is alive). */
-void fdx_json_arena_reset(void);
-/* Frees this thread's arena (thread exit). */
-void fdx_json_arena_release(void);
+typedef struct fdx_json_chunk fdx_json_chunk;
+
+typedef struct fdx_json_arena {
+    fdx_json_chunk *head; /* the chunk being filled; older ones follow */
+    char *at;
+} fdx_json_arena;
+
+/* Selects the arena this thread's cJSON calls allocate from (NULL: none). */
+void fdx_json_arena_use(fdx_json_arena *a);
+/* Forgets everything allocated from a (no tree from it may be alive). */
+void fdx_json_arena_reset(fdx_json_arena *a);
+void fdx_json_arena_free(fdx_json_arena *a);
 
 #endif

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "fdx.h"
-#include "json_arena.h"
 
 typedef enum { FREE, FILLING, QUEUED, WORKING, DONE } batch_state;
 
@@ -68,8 +67,6 @@ static void *worker_main(void *arg)
         pthread_cond_broadcast(&p->done);
     }
     pthread_mutex_unlock(&p->mu);
-    fdx_batch_worker_free(&w->scratch); /* its decoder's tree lives in this thread's arena */
-    fdx_json_arena_release();
     return NULL;
 }
 
@@ -170,9 +167,8 @@ void fdx_pool_free(fdx_pool *p)
     size_t n_workers = p->threads ? (size_t)p->threads : 1;
     for (size_t i = 0; p->workers && i < n_workers; i++) {
         if (p->workers[i].started)
-            pthread_join(p->workers[i].tid, NULL); /* the thread freed its scratch */
-        else
-            fdx_batch_worker_free(&p->workers[i].scratch);
+            pthread_join(p->workers[i].tid, NULL);
+        fdx_batch_worker_free(&p->workers[i].scratch);
     }
     for (size_t i = 0; p->ring && i < p->n_slots; i++)
         fdx_batch_free(p->ring[i].batch);

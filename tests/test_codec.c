@@ -1,6 +1,7 @@
 /* The wire codec: decoding every record shape, every error of WIRE.md
  * section 4, exact u64 digits, and the writer's escaping. */
 #include <check.h>
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,6 +304,32 @@ START_TEST(sha256_matches_known_digests)
 }
 END_TEST
 
+/* With the opt-in arena allocator, each decoder's record stays intact while
+ * another decoder on the same thread decodes (Check runs each test in its own
+ * process, so the process-wide switch stays here). */
+START_TEST(arena_keeps_decoders_apart)
+{
+    fdx_use_fast_json_allocator();
+    fdx_decoder *a = fdx_decoder_new(0), *b = fdx_decoder_new(0);
+    fdx_record ra, rb;
+    const char *la =
+        "{\"schema\":2,\"wanted\":\"first\",\"fallback\":" IMPL_A ",\"count\":1,\"hw\":" HW_GPU "}";
+    const char *lb = "{\"schema\":2,\"wanted\":\"second\",\"fallback\":" IMPL_A
+                     ",\"count\":2,\"hw\":" HW_GPU "}";
+    ck_assert_int_eq(fdx_decode_line(a, la, strlen(la), &ra, err, sizeof err), FDX_OK);
+    for (int i = 0; i < 1000; i++)
+        ck_assert_int_eq(fdx_decode_line(b, lb, strlen(lb), &rb, err, sizeof err), FDX_OK);
+    ck_assert_str_eq(ra.miss.wanted, "first");
+    ck_assert_str_eq(ra.miss.fallback.kernel_source, "baracuda");
+    ck_assert_str_eq(rb.miss.wanted, "second");
+    cJSON *other = cJSON_Parse("{\"plain\":[1,2,3]}"); /* cJSON elsewhere still works */
+    ck_assert_ptr_nonnull(other);
+    cJSON_Delete(other);
+    fdx_decoder_free(a);
+    fdx_decoder_free(b);
+}
+END_TEST
+
 Suite *codec_suite(void)
 {
     Suite *s = suite_create("codec");
@@ -317,6 +344,7 @@ Suite *codec_suite(void)
     tcase_add_test(tc, writer_escapes_exactly);
     tcase_add_test(tc, mutated_lines_never_crash);
     tcase_add_test(tc, sha256_matches_known_digests);
+    tcase_add_test(tc, arena_keeps_decoders_apart);
     suite_add_tcase(s, tc);
     return s;
 }
