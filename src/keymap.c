@@ -6,22 +6,36 @@
 
 #include "fdx.h"
 
+/*
+ * Two independent multiply lanes over 16-byte steps, then a full avalanche
+ * (murmur3's fmix). Not for hostile keys: the tables that use it hold cells
+ * of the caller's own feeds.
+ */
 uint64_t fdx_hash_bytes(const char *p, size_t n)
 {
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xff51afd7ed558ccdull);
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
-        h ^= h >> 31;
+    const uint64_t k1 = 0x9E3779B97F4A7C15ull, k2 = 0xC2B2AE3D27D4EB4Full;
+    uint64_t a = n * k1, b = ~n * k2;
+    for (; n >= 16; p += 16, n -= 16) {
+        uint64_t x, y;
+        memcpy(&x, p, 8);
+        memcpy(&y, p + 8, 8);
+        a = (a ^ x) * k1;
+        b = (b ^ y) * k2;
     }
-    uint64_t tail = 0;
-    if (n > i)
-        memcpy(&tail, p + i, n - i);
-    h = (h ^ tail) * 0x94d049bb133111ebull;
+    uint64_t x = 0, y = 0;
+    if (n > 8) {
+        memcpy(&x, p, 8);
+        memcpy(&y, p + 8, n - 8);
+    } else if (n) {
+        memcpy(&x, p, n);
+    }
+    a = (a ^ x) * k1;
+    b = (b ^ y) * k2;
+    uint64_t h = a ^ (b >> 29 | b << 35);
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
     h ^= h >> 33;
     return h;
 }
