@@ -140,8 +140,10 @@ static int insert(fdx_agg *agg, size_t slot, uint64_t h, fdx_str key, uint64_t c
     return FDX_OK;
 }
 
-int fdx_agg_add_at(fdx_agg *agg, size_t i, uint64_t count)
+int fdx_agg_add_at(fdx_agg *agg, size_t i, uint64_t count, fdx_str cands)
 {
+    if (set_cands(agg, &agg->cells[i], cands) != FDX_OK)
+        return FDX_ENOMEM;
     agg->cells[i].count = fdx_count_add(agg->cells[i].count, count);
     return FDX_OK;
 }

@@ -38,8 +38,8 @@ int fdx_agg_add_index(fdx_agg *agg, const fdx_cell *cell, uint64_t count, fdx_st
 int fdx_agg_add_packed(fdx_agg *agg, fdx_str packed, uint64_t count, fdx_str cands, size_t *index);
 /* Adds every cell of src (which is newer) to dst, in src's arrival order. */
 int fdx_agg_merge(fdx_agg *dst, const fdx_agg *src);
-/* Adds to the count of the i-th cell (candidates unchanged). */
-int fdx_agg_add_at(fdx_agg *agg, size_t i, uint64_t count);
+/* Adds to the i-th cell, as fdx_agg_add would. */
+int fdx_agg_add_at(fdx_agg *agg, size_t i, uint64_t count, fdx_str cands);
 
 size_t fdx_agg_cells(const fdx_agg *agg);
 /* Bytes held, for callers that bound memory. */

@@ -101,6 +101,31 @@ int fdx_cell_from_miss(fdx_cell *cell, const fdx_miss *m, int trusted, fdx_buf *
     return fill_common(&c, cell, &m->fallback, &m->hw, "fallback.", dtypes);
 }
 
+int fdx_cands_encode(const fdx_candidate *cands, size_t n, int trusted, fdx_buf *out, char *err,
+                     size_t errsz)
+{
+    check_ctx c = {trusted, err, errsz};
+    if (n && !cands) {
+        snprintf(err, errsz, "candidates: missing (NULL)");
+        return FDX_EDATA;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (check_impl(&c, &cands[i].impl_id, "candidates[].impl_id.") != FDX_OK) {
+            char first[256];
+            snprintf(first, sizeof first, "%s", err);
+            snprintf(err, errsz, "candidates[%zu]%s", i, first + strlen("candidates[]"));
+            return FDX_EDATA;
+        }
+    }
+    fdx_buf_clear(out);
+    fdx_enc_candidates(out, cands, n);
+    if (out->oom) {
+        snprintf(err, errsz, "out of memory");
+        return FDX_ENOMEM;
+    }
+    return FDX_OK;
+}
+
 int fdx_cell_from_dispatch(fdx_cell *cell, const fdx_dispatch *d, int trusted, fdx_buf *dtypes,
                            fdx_buf *cands, char *err, size_t errsz)
 {
@@ -109,27 +134,12 @@ int fdx_cell_from_dispatch(fdx_cell *cell, const fdx_dispatch *d, int trusted, f
     if (d->structure_key &&
         check_text(&c, d->structure_key, "", "structure_key", (size_t)-1) != FDX_OK)
         return FDX_EDATA;
-    if (d->n_candidates && !d->candidates) {
-        snprintf(err, errsz, "candidates: missing (NULL)");
-        return FDX_EDATA;
-    }
-    for (size_t i = 0; i < d->n_candidates; i++) {
-        if (check_impl(&c, &d->candidates[i].impl_id, "candidates[].impl_id.") != FDX_OK) {
-            char first[256];
-            snprintf(first, sizeof first, "%s", err);
-            snprintf(err, errsz, "candidates[%zu]%s", i, first + strlen("candidates[]"));
-            return FDX_EDATA;
-        }
-    }
+    int rc = fdx_cands_encode(d->candidates, d->n_candidates, trusted, cands, err, errsz);
+    if (rc != FDX_OK)
+        return rc;
     cell->kind = FDX_KIND_DISPATCH;
     cell->keyed = d->structure_key != NULL;
     cell->token = view(d->structure_key ? d->structure_key : unkeyed);
-    fdx_buf_clear(cands);
-    fdx_enc_candidates(cands, d->candidates, d->n_candidates);
-    if (cands->oom) {
-        snprintf(err, errsz, "out of memory");
-        return FDX_ENOMEM;
-    }
     return fill_common(&c, cell, &d->chosen, &d->hw, "chosen.", dtypes);
 }
 

@@ -56,6 +56,10 @@ int fdx_cell_from_miss(fdx_cell *cell, const fdx_miss *m, int trusted, fdx_buf *
 int fdx_cell_from_dispatch(fdx_cell *cell, const fdx_dispatch *d, int trusted, fdx_buf *dtypes,
                            fdx_buf *cands, char *err, size_t errsz);
 
+/* Validates a candidates list and writes it as its stored JSON into out. */
+int fdx_cands_encode(const fdx_candidate *cands, size_t n, int trusted, fdx_buf *out, char *err,
+                     size_t errsz);
+
 /* Serialises the identity into one byte string (the aggregator's key). */
 void fdx_cell_pack(const fdx_cell *cell, fdx_buf *out);
 /* Inverse of fdx_cell_pack; the views point into key. */

@@ -35,6 +35,10 @@ void fdx_sink_free(fdx_sink *s)
     fdx_keymap_free(&s->miss_keys);
     fdx_keymap_free(&s->dispatch_keys);
     fdx_buf_free(&s->raw);
+    fdx_buf_free(&s->raw_incoming);
+    for (size_t i = 0; i < s->cap_raw_cands; i++)
+        fdx_buf_free(&s->raw_cands[i]);
+    free(s->raw_cands);
     fdx_buf_free(&s->dtypes);
     fdx_buf_free(&s->cands);
     free(s);
@@ -132,7 +136,7 @@ void fdx_sink_record_miss(fdx_sink *s, const fdx_miss *m)
     size_t index;
     int raw = m->wanted && raw_key(&s->raw, 1, m->wanted, &m->fallback, &m->hw);
     if (raw && seen(&s->miss_keys, &s->raw, &hash, &at)) {
-        fdx_agg_add_at(s->misses, at, m->count);
+        fdx_agg_add_at(s->misses, at, m->count, none);
         return;
     }
     int rc = fdx_cell_from_miss(&cell, m, 0, &s->dtypes, s->errmsg, sizeof s->errmsg);
@@ -144,6 +148,78 @@ void fdx_sink_record_miss(fdx_sink *s, const fdx_miss *m)
         learn(&s->miss_keys, &s->raw, hash, index);
 }
 
+/* The raw fields of a candidates list; 0 when it must take the slow path. */
+static int raw_cands_key(fdx_buf *b, const fdx_candidate *c, size_t n)
+{
+    fdx_buf_clear(b);
+    if (!c)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        raw_fields f;
+        f.count = f.bytes = 0;
+        const fdx_impl *id = &c[i].impl_id;
+        if (!raw_add(&f, id->backend) || !raw_add(&f, id->op) || !raw_add(&f, id->kernel_source) ||
+            (id->n_dtypes && !id->dtypes))
+            return 0;
+        for (size_t k = 0; k < id->n_dtypes; k++)
+            if (!raw_add(&f, id->dtypes[k]))
+                return 0;
+        uint64_t nums[4] = {id->kernel_revision_hash, id->n_dtypes, (uint64_t)c[i].has_latency,
+                            c[i].has_latency ? c[i].latency_ns : 0};
+        fdx_buf_append(b, nums, sizeof nums);
+        for (size_t k = 0; k < f.count; k++) {
+            fdx_buf_append(b, &f.n[k], 4);
+            fdx_buf_append(b, f.s[k], f.n[k]);
+        }
+    }
+    return !b->oom;
+}
+
+/* Remembers (in s->raw_cands[at]) the raw candidates now held by cell at. */
+static void remember_cands(fdx_sink *s, size_t at, const fdx_buf *raw)
+{
+    if (at >= s->cap_raw_cands) {
+        size_t old = s->cap_raw_cands;
+        if (fdx_grow(&s->raw_cands, &s->cap_raw_cands, at + 1, sizeof *s->raw_cands))
+            return;
+        for (size_t i = old; i < s->cap_raw_cands; i++)
+            s->raw_cands[i] = (fdx_buf)FDX_BUF_INIT;
+    }
+    fdx_buf_clear(&s->raw_cands[at]);
+    if (raw)
+        fdx_buf_append(&s->raw_cands[at], raw->data, raw->len);
+}
+
+static int holds_these_cands(const fdx_sink *s, size_t at, const fdx_buf *raw)
+{
+    return at < s->cap_raw_cands && s->raw_cands[at].len == raw->len && raw->len &&
+           memcmp(s->raw_cands[at].data, raw->data, raw->len) == 0;
+}
+
+/* A dispatch for a cell already seen: the count, and the candidates when new. */
+static void record_seen_dispatch(fdx_sink *s, const fdx_dispatch *d, uint32_t at)
+{
+    static const fdx_str none = {"[]", 2};
+    if (d->n_candidates == 0) {
+        fdx_agg_add_at(s->dispatches, at, d->count, none);
+        return;
+    }
+    int raw = raw_cands_key(&s->raw_incoming, d->candidates, d->n_candidates);
+    if (raw && holds_these_cands(s, at, &s->raw_incoming)) {
+        fdx_agg_add_at(s->dispatches, at, d->count, none);
+        return;
+    }
+    int rc =
+        fdx_cands_encode(d->candidates, d->n_candidates, 0, &s->cands, s->errmsg, sizeof s->errmsg);
+    fdx_str cands = {s->cands.data, s->cands.len};
+    if (rc == FDX_OK)
+        rc = fdx_agg_add_at(s->dispatches, at, d->count, cands);
+    if (rc != FDX_OK)
+        drop(s, rc);
+    else
+        remember_cands(s, at, raw ? &s->raw_incoming : NULL);
+}
+
 void fdx_sink_record_dispatch(fdx_sink *s, const fdx_dispatch *d)
 {
     fdx_cell cell;
@@ -151,20 +227,25 @@ void fdx_sink_record_dispatch(fdx_sink *s, const fdx_dispatch *d)
     uint32_t at;
     size_t index;
     int raw = raw_key(&s->raw, d->structure_key != NULL, d->structure_key, &d->chosen, &d->hw);
-    if (raw && d->n_candidates == 0 && seen(&s->dispatch_keys, &s->raw, &hash, &at)) {
-        fdx_agg_add_at(s->dispatches, at, d->count);
+    if (raw && seen(&s->dispatch_keys, &s->raw, &hash, &at)) {
+        record_seen_dispatch(s, d, at);
         return;
     }
-    if (raw && d->n_candidates)
-        hash = fdx_hash_bytes(s->raw.data, s->raw.len);
     int rc =
         fdx_cell_from_dispatch(&cell, d, 0, &s->dtypes, &s->cands, s->errmsg, sizeof s->errmsg);
     fdx_str cands = {s->cands.data, s->cands.len};
     if (rc == FDX_OK)
         rc = fdx_agg_add_index(s->dispatches, &cell, d->count, cands, &index);
-    if (rc != FDX_OK)
+    if (rc != FDX_OK) {
         drop(s, rc);
-    else if (raw && !fdx_keymap_get(&s->dispatch_keys, s->raw.data, s->raw.len, hash, &at))
+        return;
+    }
+    if (d->n_candidates)
+        remember_cands(s, index,
+                       raw_cands_key(&s->raw_incoming, d->candidates, d->n_candidates)
+                           ? &s->raw_incoming
+                           : NULL);
+    if (raw)
         learn(&s->dispatch_keys, &s->raw, hash, index);
 }
 
@@ -313,5 +394,7 @@ int fdx_sink_drain_to_store(fdx_sink *s, fdx_store *st, fdx_commit_stats *stats)
     fdx_agg_clear(s->dispatches);
     fdx_keymap_clear(&s->miss_keys);
     fdx_keymap_clear(&s->dispatch_keys);
+    for (size_t i = 0; i < s->cap_raw_cands; i++)
+        fdx_buf_clear(&s->raw_cands[i]);
     return FDX_OK;
 }

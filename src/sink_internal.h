@@ -15,6 +15,11 @@ struct fdx_sink {
     fdx_keymap miss_keys;
     fdx_keymap dispatch_keys;
     fdx_buf raw;
+    /* Per dispatch cell, the raw fields of the candidates it holds, so that a
+     * record repeating them costs no validation or encoding either. */
+    fdx_buf *raw_cands;
+    size_t cap_raw_cands;
+    fdx_buf raw_incoming;
     fdx_buf dtypes; /* scratch for recording */
     fdx_buf cands;
     uint64_t dropped;

@@ -285,6 +285,26 @@ START_TEST(bad_records_are_dropped_and_counted)
 }
 END_TEST
 
+/* The latest non-empty list wins, also when a list comes back. */
+START_TEST(candidates_follow_the_latest_list)
+{
+    fdx_candidate x = {ref_impl("x"), 1, 10}, y = {ref_impl("y"), 0, 0};
+    fdx_dispatch dx = ref_dispatch("k", "a", &x, 1), dy = ref_dispatch("k", "a", &y, 1),
+                 d0 = ref_dispatch("k", "a", NULL, 0);
+    const fdx_dispatch *order[] = {&dx, &dy, &d0, &dx, &dx, &d0, &dy, &d0};
+    const char *want[] = {"x", "y", "y", "x", "x", "x", "y", "y"};
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        fdx_sink_record_dispatch(sink, order[i]);
+        fdx_records *r;
+        ck_assert_int_eq(fdx_sink_records(sink, &r), FDX_OK);
+        ck_assert_uint_eq(r->n_dispatches, 1);
+        ck_assert_uint_eq(r->dispatches[0].count, i + 1);
+        ck_assert_str_eq(r->dispatches[0].candidates[0].impl_id.kernel_source, want[i]);
+        fdx_records_free(r);
+    }
+}
+END_TEST
+
 START_TEST(recording_a_seen_cell_allocates_nothing)
 {
     fdx_candidate c[2] = {{ref_impl("a"), 1, 5}, {ref_impl("b"), 0, 0}};
@@ -407,6 +427,7 @@ Suite *sink_suite(void)
     tcase_add_test(tc, golden_nasty);
     tcase_add_test(tc, drain_counts_once_and_refuses_an_open_transaction);
     tcase_add_test(tc, bad_records_are_dropped_and_counted);
+    tcase_add_test(tc, candidates_follow_the_latest_list);
     tcase_add_test(tc, recording_a_seen_cell_allocates_nothing);
     tcase_add_test(tc, one_sink_per_thread_drains_exactly);
     tcase_add_test(tc, sinks_in_several_processes_drain_exactly);
