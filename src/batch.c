@@ -163,15 +163,25 @@ static int line_template(fdx_batch_worker *w, const char *p, size_t n, size_t *o
     return fdx_decode_count_token(w->dec, off, len) && cut_count(w, p, n, *off, *len);
 }
 
+/* The last `"count":` in the line (records put it near the end), or NULL. */
+static const char *last_count_key(const char *p, size_t n)
+{
+    for (const char *colon = memrchr(p, ':', n); colon;
+         colon = memrchr(p, ':', (size_t)(colon - p)))
+        if (colon - p >= 7 && memcmp(colon - 7, "\"count\"", 7) == 0)
+            return colon - 7;
+    return NULL;
+}
+
 /*
- * The fast path, before any checking: the first `"count":` followed by plain
+ * The fast path, before any checking: the last `"count":` followed by plain
  * digits. When the rest of the line equals a remembered line's with the count
  * at the same place, the line is that line with another count, so it is valid
  * and decodes to the same cell; anything else goes the long way.
  */
 static int memo_hit(fdx_batch_worker *w, fdx_agg *agg, const char *p, size_t n, int *rc)
 {
-    const char *k = w->memo.n ? memmem(p, n, "\"count\":", 8) : NULL;
+    const char *k = w->memo.n ? last_count_key(p, n) : NULL;
     if (!k)
         return 0;
     size_t off = (size_t)(k - p) + 8, len = 0;
