@@ -88,7 +88,7 @@ static int write_kind(fdx_store *s, const char *dir, fdx_kind kind, uint64_t *li
 
 int fdx_store_export(fdx_store *s, const char *outdir, fdx_export_stats *stats)
 {
-    fdx_export_stats local;
+    fdx_export_stats local = {0, 0};
     char err[512];
     stats = stats ? stats : &local;
     if (!s->db)

@@ -129,6 +129,11 @@ static void learn(fdx_keymap *keys, const fdx_buf *raw, uint64_t hash, size_t in
 
 void fdx_sink_record_miss(fdx_sink *s, const fdx_miss *m)
 {
+    if (!m) {
+        snprintf(s->errmsg, sizeof s->errmsg, "no record given");
+        s->dropped++;
+        return;
+    }
     fdx_cell cell;
     static const fdx_str none = {"[]", 2};
     uint64_t hash = 0;
@@ -222,6 +227,11 @@ static void record_seen_dispatch(fdx_sink *s, const fdx_dispatch *d, uint32_t at
 
 void fdx_sink_record_dispatch(fdx_sink *s, const fdx_dispatch *d)
 {
+    if (!d) {
+        snprintf(s->errmsg, sizeof s->errmsg, "no record given");
+        s->dropped++;
+        return;
+    }
     fdx_cell cell;
     uint64_t hash = 0;
     uint32_t at;

@@ -502,28 +502,36 @@ int fdx_store_record_checked(fdx_store *s, const fdx_miss *m, const fdx_dispatch
 {
     fdx_cell cell;
     fdx_str cands = {"[]", 2};
+    uint64_t count;
     int rc = need_txn(s);
-    if (rc == FDX_OK && m)
-        rc = fdx_cell_from_miss(&cell, m, trusted, &s->dtypes, s->errmsg, sizeof s->errmsg);
-    else if (rc == FDX_OK)
-        rc = fdx_cell_from_dispatch(&cell, d, trusted, &s->dtypes, &s->cands, s->errmsg,
-                                    sizeof s->errmsg);
     if (rc != FDX_OK)
         return rc;
-    if (d) {
+    if (m) {
+        rc = fdx_cell_from_miss(&cell, m, trusted, &s->dtypes, s->errmsg, sizeof s->errmsg);
+        count = m->count;
+    } else if (d) {
+        rc = fdx_cell_from_dispatch(&cell, d, trusted, &s->dtypes, &s->cands, s->errmsg,
+                                    sizeof s->errmsg);
         cands.p = s->cands.data;
         cands.n = s->cands.len;
+        count = d->count;
+    } else {
+        return fdx_store_fail(s, FDX_EMISUSE, "no record given");
     }
-    return fdx_store_add_cell(s, &cell, m ? m->count : d->count, cands);
+    return rc == FDX_OK ? fdx_store_add_cell(s, &cell, count, cands) : rc;
 }
 
 int fdx_store_record_miss(fdx_store *s, const fdx_miss *m)
 {
+    if (!m)
+        return fdx_store_fail(s, FDX_EMISUSE, "no record given");
     return fdx_store_record_checked(s, m, NULL, 0);
 }
 
 int fdx_store_record_dispatch(fdx_store *s, const fdx_dispatch *d)
 {
+    if (!d)
+        return fdx_store_fail(s, FDX_EMISUSE, "no record given");
     return fdx_store_record_checked(s, NULL, d, 0);
 }
 

@@ -281,6 +281,9 @@ START_TEST(bad_records_are_dropped_and_counted)
     m.hw.hardware_sku = NULL;
     fdx_sink_record_miss(sink, &m);
     ck_assert_uint_eq(fdx_sink_dropped(sink), 2);
+    fdx_sink_record_miss(sink, NULL);
+    fdx_sink_record_dispatch(sink, NULL);
+    ck_assert_uint_eq(fdx_sink_dropped(sink), 4);
     ck_assert(fdx_sink_is_empty(sink));
 }
 END_TEST

@@ -462,6 +462,8 @@ START_TEST(records_need_a_transaction_and_valid_text)
     fdx_miss m = {"w", {"Cuda", "MatMul", dt, 1, "src", 1}, 1, {0, 0, 0, "cpu", "n/a"}};
     ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_EMISUSE);
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_record_miss(db, NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_record_dispatch(db, NULL), FDX_EMISUSE);
     ck_assert_int_eq(fdx_store_begin(db), FDX_EMISUSE);
     m.wanted = "bad\xc3";
     ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_EDATA);
