@@ -36,6 +36,8 @@ void fdx_sink_free(fdx_sink *s)
     fdx_keymap_free(&s->dispatch_keys);
     fdx_buf_free(&s->raw);
     fdx_buf_free(&s->raw_incoming);
+    free(s->miss_fast.raw_at);
+    free(s->dispatch_fast.raw_at);
     for (size_t i = 0; i < s->cap_raw_cands; i++)
         fdx_buf_free(&s->raw_cands[i]);
     free(s->raw_cands);
@@ -122,9 +124,99 @@ static int seen(fdx_keymap *keys, const fdx_buf *raw, uint64_t *hash, uint32_t *
 }
 
 /* Remembers the raw fields of a record that reached cell index. */
-static void learn(fdx_keymap *keys, const fdx_buf *raw, uint64_t hash, size_t index)
+static void learn(fdx_keymap *keys, fdx_sink_kind *fast, const fdx_buf *raw, uint64_t hash,
+                  size_t index)
 {
-    fdx_keymap_put(keys, raw->data, raw->len, hash, (uint32_t)index); /* a miss costs speed only */
+    size_t off = keys->keys.len;
+    if (fdx_keymap_put(keys, raw->data, raw->len, hash, (uint32_t)index) != FDX_OK) {
+        if (index < fast->cap_raw_at)
+            fast->raw_at[index].len = 0; /* a miss costs speed only */
+        return;
+    }
+    size_t old = fast->cap_raw_at;
+    if (fdx_grow(&fast->raw_at, &fast->cap_raw_at, index + 1, sizeof *fast->raw_at))
+        return;
+    for (size_t i = old; i < fast->cap_raw_at; i++)
+        fast->raw_at[i].len = 0;
+    fast->raw_at[index].off = off;
+    fast->raw_at[index].len = raw->len;
+}
+
+/* ---- the pointer cache ---- */
+
+static uint64_t ptr_tag(int keyed, const char *token, const fdx_impl *id, const fdx_hw *hw)
+{
+    uint64_t v[10] = {(uint64_t)(uintptr_t)token,
+                      (uint64_t)(uintptr_t)id->backend,
+                      (uint64_t)(uintptr_t)id->op,
+                      (uint64_t)(uintptr_t)id->kernel_source,
+                      (uint64_t)(uintptr_t)hw->hardware_sku,
+                      (uint64_t)(uintptr_t)hw->driver_version,
+                      id->kernel_revision_hash,
+                      id->n_dtypes,
+                      (uint64_t)hw->cc_major << 32 | hw->cc_minor,
+                      (uint64_t)(keyed | hw->has_compute_capability << 1)};
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < 10; i++)
+        h = (h << 7 | h >> 57) ^ v[i];
+    for (size_t i = 0; i < id->n_dtypes && id->dtypes; i++)
+        h = (h << 7 | h >> 57) ^ (uint64_t)(uintptr_t)id->dtypes[i];
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+}
+
+/* Whether str says exactly the stored field at *p (a 4-byte length and bytes);
+ * advances *p. strncmp never reads past str's end. */
+static int same_field(const char **p, const char *str)
+{
+    uint32_t n;
+    memcpy(&n, *p, 4);
+    const char *stored = *p + 4;
+    *p = stored + n;
+    return str && strncmp(str, stored, n) == 0 && str[n] == '\0';
+}
+
+/* Whether the record's fields are exactly the raw key stored for cell at. */
+static int still_says(const fdx_keymap *keys, const fdx_sink_kind *fast, uint32_t at, int keyed,
+                      const char *token, const fdx_impl *id, const fdx_hw *hw)
+{
+    if (at >= fast->cap_raw_at || !fast->raw_at[at].len)
+        return 0;
+    const char *p = keys->keys.data + fast->raw_at[at].off;
+    int64_t nums[5] = {keyed, (int64_t)id->kernel_revision_hash, (int64_t)id->n_dtypes,
+                       hw->has_compute_capability ? (int64_t)hw->cc_major : -1,
+                       hw->has_compute_capability ? (int64_t)hw->cc_minor : -1};
+    if (memcmp(p, nums, sizeof nums) != 0 || (id->n_dtypes && !id->dtypes))
+        return 0;
+    p += sizeof nums;
+    if ((token && !same_field(&p, token)) || !same_field(&p, id->backend) ||
+        !same_field(&p, id->op) || !same_field(&p, id->kernel_source) ||
+        !same_field(&p, hw->hardware_sku) || !same_field(&p, hw->driver_version))
+        return 0;
+    for (size_t i = 0; i < id->n_dtypes; i++)
+        if (!same_field(&p, id->dtypes[i]))
+            return 0;
+    return p == keys->keys.data + fast->raw_at[at].off + fast->raw_at[at].len;
+}
+
+/* The cell this record's pointers led to last time, if its fields still match. */
+static int fast_find(const fdx_keymap *keys, fdx_sink_kind *fast, uint64_t tag, int keyed,
+                     const char *token, const fdx_impl *id, const fdx_hw *hw, uint32_t *at)
+{
+    const fdx_ptr_slot *slot = &fast->ptrs[tag & (FDX_PTR_SLOTS - 1)];
+    if (slot->tag != tag || !slot->cell)
+        return 0;
+    *at = slot->cell - 1;
+    return still_says(keys, fast, *at, keyed, token, id, hw);
+}
+
+static void fast_note(fdx_sink_kind *fast, uint64_t tag, size_t at)
+{
+    fdx_ptr_slot *slot = &fast->ptrs[tag & (FDX_PTR_SLOTS - 1)];
+    slot->tag = tag;
+    slot->cell = (uint32_t)at + 1;
 }
 
 void fdx_sink_record_miss(fdx_sink *s, const fdx_miss *m)
@@ -139,9 +231,16 @@ void fdx_sink_record_miss(fdx_sink *s, const fdx_miss *m)
     uint64_t hash = 0;
     uint32_t at;
     size_t index;
+    uint64_t tag = ptr_tag(1, m->wanted, &m->fallback, &m->hw);
+    if (m->wanted &&
+        fast_find(&s->miss_keys, &s->miss_fast, tag, 1, m->wanted, &m->fallback, &m->hw, &at)) {
+        fdx_agg_add_at(s->misses, at, m->count, none);
+        return;
+    }
     int raw = m->wanted && raw_key(&s->raw, 1, m->wanted, &m->fallback, &m->hw);
     if (raw && seen(&s->miss_keys, &s->raw, &hash, &at)) {
         fdx_agg_add_at(s->misses, at, m->count, none);
+        fast_note(&s->miss_fast, tag, at);
         return;
     }
     int rc = fdx_cell_from_miss(&cell, m, 0, &s->dtypes, s->errmsg, sizeof s->errmsg);
@@ -149,8 +248,10 @@ void fdx_sink_record_miss(fdx_sink *s, const fdx_miss *m)
         rc = fdx_agg_add_index(s->misses, &cell, m->count, none, &index);
     if (rc != FDX_OK)
         drop(s, rc);
-    else if (raw)
-        learn(&s->miss_keys, &s->raw, hash, index);
+    else if (raw) {
+        learn(&s->miss_keys, &s->miss_fast, &s->raw, hash, index);
+        fast_note(&s->miss_fast, tag, index);
+    }
 }
 
 /* The raw fields of a candidates list; 0 when it must take the slow path. */
@@ -236,9 +337,17 @@ void fdx_sink_record_dispatch(fdx_sink *s, const fdx_dispatch *d)
     uint64_t hash = 0;
     uint32_t at;
     size_t index;
-    int raw = raw_key(&s->raw, d->structure_key != NULL, d->structure_key, &d->chosen, &d->hw);
+    int keyed = d->structure_key != NULL;
+    uint64_t tag = ptr_tag(keyed, d->structure_key, &d->chosen, &d->hw);
+    if (fast_find(&s->dispatch_keys, &s->dispatch_fast, tag, keyed, d->structure_key, &d->chosen,
+                  &d->hw, &at)) {
+        record_seen_dispatch(s, d, at);
+        return;
+    }
+    int raw = raw_key(&s->raw, keyed, d->structure_key, &d->chosen, &d->hw);
     if (raw && seen(&s->dispatch_keys, &s->raw, &hash, &at)) {
         record_seen_dispatch(s, d, at);
+        fast_note(&s->dispatch_fast, tag, at);
         return;
     }
     int rc =
@@ -255,8 +364,10 @@ void fdx_sink_record_dispatch(fdx_sink *s, const fdx_dispatch *d)
                        raw_cands_key(&s->raw_incoming, d->candidates, d->n_candidates)
                            ? &s->raw_incoming
                            : NULL);
-    if (raw)
-        learn(&s->dispatch_keys, &s->raw, hash, index);
+    if (raw) {
+        learn(&s->dispatch_keys, &s->dispatch_fast, &s->raw, hash, index);
+        fast_note(&s->dispatch_fast, tag, index);
+    }
 }
 
 size_t fdx_sink_miss_cell_count(const fdx_sink *s)
@@ -406,5 +517,11 @@ int fdx_sink_drain_to_store(fdx_sink *s, fdx_store *st, fdx_commit_stats *stats)
     fdx_keymap_clear(&s->dispatch_keys);
     for (size_t i = 0; i < s->cap_raw_cands; i++)
         fdx_buf_clear(&s->raw_cands[i]);
+    fdx_sink_kind *kinds[] = {&s->miss_fast, &s->dispatch_fast};
+    for (int k = 0; k < 2; k++) {
+        memset(kinds[k]->ptrs, 0, sizeof kinds[k]->ptrs);
+        for (size_t i = 0; i < kinds[k]->cap_raw_at; i++)
+            kinds[k]->raw_at[i].len = 0;
+    }
     return FDX_OK;
 }

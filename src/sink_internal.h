@@ -7,6 +7,28 @@
 #include "fdx.h"
 #include "keymap.h"
 
+/* A direct-mapped cache from a record's string pointers to its cell: runtimes
+ * pass the same static or interned strings again and again, and checking
+ * that they still say what the cell's key says is cheaper than hashing them. */
+#define FDX_PTR_SLOTS 16384
+
+typedef struct fdx_ptr_slot {
+    uint64_t tag;  /* hash of the record's pointers and numbers */
+    uint32_t cell; /* cell index + 1; 0: empty */
+} fdx_ptr_slot;
+
+/* Where each cell's raw key sits in its keymap's key arena. */
+typedef struct fdx_raw_loc {
+    size_t off;
+    size_t len;
+} fdx_raw_loc;
+
+typedef struct fdx_sink_kind {
+    fdx_ptr_slot ptrs[FDX_PTR_SLOTS];
+    fdx_raw_loc *raw_at;
+    size_t cap_raw_at;
+} fdx_sink_kind;
+
 struct fdx_sink {
     fdx_agg *misses;
     fdx_agg *dispatches;
@@ -14,6 +36,8 @@ struct fdx_sink {
      * hash lookup instead of validating and encoding the record again. */
     fdx_keymap miss_keys;
     fdx_keymap dispatch_keys;
+    fdx_sink_kind miss_fast;
+    fdx_sink_kind dispatch_fast;
     fdx_buf raw;
     /* Per dispatch cell, the raw fields of the candidates it holds, so that a
      * record repeating them costs no validation or encoding either. */

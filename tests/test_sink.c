@@ -308,6 +308,40 @@ START_TEST(candidates_follow_the_latest_list)
 }
 END_TEST
 
+/* The same buffer, rewritten between records, is a different cell: the
+ * pointer cache checks what the strings say. */
+START_TEST(reused_buffers_are_read_again)
+{
+    char wanted[32] = "", sku[32] = "";
+    fdx_miss m = ref_miss(wanted, "generic");
+    m.hw.hardware_sku = sku;
+    for (int round = 0; round < 3; round++)
+        for (int i = 0; i < 4; i++) {
+            snprintf(wanted, sizeof wanted, "w%d", i);
+            snprintf(sku, sizeof sku, i % 2 ? "gpu" : "gpu-%d", i);
+            fdx_sink_record_miss(sink, &m);
+        }
+    ck_assert_uint_eq(fdx_sink_miss_cell_count(sink), 4);
+    fdx_records *r;
+    ck_assert_int_eq(fdx_sink_records(sink, &r), FDX_OK);
+    for (size_t i = 0; i < r->n_misses; i++)
+        ck_assert_uint_eq(r->misses[i].count, 3);
+    ck_assert_str_eq(r->misses[0].hw.hardware_sku, "gpu-0");
+    ck_assert_str_eq(r->misses[1].hw.hardware_sku, "gpu");
+    fdx_records_free(r);
+    /* After a drain the cache starts afresh. */
+    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    ck_assert_int_eq(fdx_sink_drain_to_store(sink, db, NULL), FDX_OK);
+    snprintf(wanted, sizeof wanted, "after");
+    fdx_sink_record_miss(sink, &m);
+    ck_assert_uint_eq(fdx_sink_miss_cell_count(sink), 1);
+    ck_assert_int_eq(fdx_sink_records(sink, &r), FDX_OK);
+    ck_assert_str_eq(r->misses[0].wanted, "after");
+    fdx_records_free(r);
+    fdx_store_close(db);
+}
+END_TEST
+
 START_TEST(recording_a_seen_cell_allocates_nothing)
 {
     fdx_candidate c[2] = {{ref_impl("a"), 1, 5}, {ref_impl("b"), 0, 0}};
@@ -431,6 +465,7 @@ Suite *sink_suite(void)
     tcase_add_test(tc, drain_counts_once_and_refuses_an_open_transaction);
     tcase_add_test(tc, bad_records_are_dropped_and_counted);
     tcase_add_test(tc, candidates_follow_the_latest_list);
+    tcase_add_test(tc, reused_buffers_are_read_again);
     tcase_add_test(tc, recording_a_seen_cell_allocates_nothing);
     tcase_add_test(tc, one_sink_per_thread_drains_exactly);
     tcase_add_test(tc, sinks_in_several_processes_drain_exactly);
