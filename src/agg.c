@@ -29,7 +29,6 @@ struct fdx_agg {
     size_t index_cap; /* power of two */
     fdx_buf keys;
     fdx_buf scratch;
-    size_t cands_bytes;
 };
 
 fdx_agg *fdx_agg_new(void)
@@ -42,7 +41,6 @@ void fdx_agg_clear(fdx_agg *agg)
     for (size_t i = 0; i < agg->n_cells; i++)
         free(agg->cells[i].cands);
     agg->n_cells = 0;
-    agg->cands_bytes = 0;
     if (agg->index)
         memset(agg->index, 0, agg->index_cap * sizeof *agg->index);
     fdx_buf_clear(&agg->keys);
@@ -63,12 +61,6 @@ void fdx_agg_free(fdx_agg *agg)
 size_t fdx_agg_cells(const fdx_agg *agg)
 {
     return agg->n_cells;
-}
-
-size_t fdx_agg_bytes(const fdx_agg *agg)
-{
-    return agg->cap_cells * sizeof(agg_cell) + agg->index_cap * sizeof(uint32_t) + agg->keys.cap +
-           agg->cands_bytes;
 }
 
 static int rehash(fdx_agg *agg, size_t cap)
@@ -100,7 +92,7 @@ static int make_room(fdx_agg *agg)
     return FDX_OK;
 }
 
-static int set_cands(fdx_agg *agg, agg_cell *c, fdx_str cands)
+static int set_cands(agg_cell *c, fdx_str cands)
 {
     if (fdx_cands_empty(cands))
         return FDX_OK;
@@ -108,7 +100,6 @@ static int set_cands(fdx_agg *agg, agg_cell *c, fdx_str cands)
         char *p = realloc(c->cands, cands.n);
         if (!p)
             return FDX_ENOMEM;
-        agg->cands_bytes += cands.n - c->cands_cap;
         c->cands = p;
         c->cands_cap = cands.n;
     }
@@ -132,7 +123,7 @@ static int insert(fdx_agg *agg, size_t slot, uint64_t h, fdx_str key, uint64_t c
     c->key_off = off;
     c->key_len = key.n;
     c->count = fdx_count_add(0, count);
-    if (set_cands(agg, c, cands) != FDX_OK) {
+    if (set_cands(c, cands) != FDX_OK) {
         agg->keys.len = off;
         return FDX_ENOMEM;
     }
@@ -142,7 +133,7 @@ static int insert(fdx_agg *agg, size_t slot, uint64_t h, fdx_str key, uint64_t c
 
 int fdx_agg_add_at(fdx_agg *agg, size_t i, uint64_t count, fdx_str cands)
 {
-    if (set_cands(agg, &agg->cells[i], cands) != FDX_OK)
+    if (set_cands(&agg->cells[i], cands) != FDX_OK)
         return FDX_ENOMEM;
     agg->cells[i].count = fdx_count_add(agg->cells[i].count, count);
     return FDX_OK;
@@ -203,7 +194,7 @@ static int add_hashed(fdx_agg *agg, fdx_str packed, uint64_t h, uint64_t count, 
         agg_cell *c = &agg->cells[at - 1];
         if (c->hash == h && c->key_len == len &&
             memcmp(agg->keys.data + c->key_off, key, len) == 0) {
-            if (set_cands(agg, c, cands) != FDX_OK)
+            if (set_cands(c, cands) != FDX_OK)
                 return FDX_ENOMEM;
             c->count = fdx_count_add(c->count, count);
             if (index)

@@ -42,8 +42,6 @@ int fdx_agg_merge(fdx_agg *dst, const fdx_agg *src);
 int fdx_agg_add_at(fdx_agg *agg, size_t i, uint64_t count, fdx_str cands);
 
 size_t fdx_agg_cells(const fdx_agg *agg);
-/* Bytes held, for callers that bound memory. */
-size_t fdx_agg_bytes(const fdx_agg *agg);
 
 /* The i-th cell in arrival order; views stay valid until the next add or clear. */
 void fdx_agg_get(const fdx_agg *agg, size_t i, fdx_cell *cell, uint64_t *count, fdx_str *cands);

@@ -125,12 +125,6 @@ static int write_all(fdx_afile *af, const char *p, size_t n, char *err, size_t e
     return FDX_OK;
 }
 
-int fdx_afile_write(fdx_afile *af, const void *p, size_t n, char *err, size_t errsz)
-{
-    fdx_buf_append(&af->buf, p, n);
-    return fdx_afile_flush_if_full(af, err, errsz);
-}
-
 int fdx_afile_flush_if_full(fdx_afile *af, char *err, size_t errsz)
 {
     if (af->buf.oom) {

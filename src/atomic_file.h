@@ -19,8 +19,7 @@ typedef struct fdx_afile {
 
 /* Each returns FDX_OK or an fdx error code with the reason in err. */
 int fdx_afile_open(fdx_afile *af, const char *path, char *err, size_t errsz);
-int fdx_afile_write(fdx_afile *af, const void *p, size_t n, char *err, size_t errsz);
-/* For writers that append to af->buf themselves: writes it out once it is big. */
+/* Writers append to af->buf themselves; this writes it out once it is big. */
 int fdx_afile_flush_if_full(fdx_afile *af, char *err, size_t errsz);
 /* Flushes, syncs and renames; the handle is closed either way. */
 int fdx_afile_commit(fdx_afile *af, char *err, size_t errsz);

@@ -303,13 +303,14 @@ static char *immutable_uri(const char *path)
     return uri;
 }
 
+static int close_db(fdx_store *s);
+
 static int reopen_immutable(fdx_store *s, const char *path)
 {
     char *uri = immutable_uri(path);
     if (!uri)
         return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
-    sqlite3_close(s->db);
-    s->db = NULL;
+    close_db(s);
     int rc = sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
     free(uri);
     if (rc != SQLITE_OK)
@@ -341,8 +342,6 @@ static int open_db(fdx_store *s, const char *path, int flags)
         return reopen_immutable(s, path);
     return rc;
 }
-
-static int close_db(fdx_store *s);
 
 int fdx_store_open(const char *path, int flags, fdx_store **out)
 {
