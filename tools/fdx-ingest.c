@@ -172,8 +172,6 @@ static int ingest_all(fdx_store *db, char **paths, int n, const options *o, diag
 static void summarise(const fdx_ingest_stats *st, const fdx_commit_stats *cs, const diag *d,
                       const options *o)
 {
-    if (d->total > d->shown)
-        fprintf(stderr, "... and %llu more bad lines\n", d->total - d->shown);
     if (o->skip_invalid && d->total)
         fprintf(stderr, "%s: skipped %llu bad line%s%s%s\n", prog, d->total,
                 d->total == 1 ? "" : "s", o->rejects ? ", copied to " : "",
@@ -222,9 +220,9 @@ static int run(const char *dbpath, char **paths, int n, const options *o, FILE *
     if (rc == FDX_OK && (rc = fdx_store_commit(db, &cs)) != FDX_OK)
         tool_error(prog, "%s", fdx_store_errmsg(db));
     fdx_store_close(db); /* rolls back anything uncommitted */
+    if ((rc == FDX_OK || rc == FDX_EDATA) && d.total > d.shown)
+        fprintf(stderr, "... and %llu more bad lines\n", d.total - d.shown);
     if (rc == FDX_EDATA) {
-        if (d.total > d.shown)
-            fprintf(stderr, "... and %llu more bad lines\n", d.total - d.shown);
         tool_error(prog, "%llu bad line%s: nothing ingested, %s unchanged", d.total,
                    d.total == 1 ? "" : "s", dbpath);
     }
