@@ -157,12 +157,6 @@ static int cut_count(fdx_batch_worker *w, const char *p, size_t n, size_t off, s
     return !w->tmpl.oom;
 }
 
-/* The line without its count token, into w->tmpl; 0 when it has no plain one. */
-static int line_template(fdx_batch_worker *w, const char *p, size_t n, size_t *off, size_t *len)
-{
-    return fdx_decode_count_token(w->dec, off, len) && cut_count(w, p, n, *off, *len);
-}
-
 /* The last `"count":` in the line (records put it near the end), or NULL. */
 static const char *last_count_key(const char *p, size_t n)
 {
@@ -173,13 +167,21 @@ static const char *last_count_key(const char *p, size_t n)
     return NULL;
 }
 
+/* What memo_hit left in w->tmpl, for remembering the line after a miss. */
+typedef struct memo_probe {
+    int cut;
+    size_t off;
+    uint64_t hash;
+} memo_probe;
+
 /*
  * The fast path, before any checking: the last `"count":` followed by plain
  * digits. When the rest of the line equals a remembered line's with the count
  * at the same place, the line is that line with another count, so it is valid
  * and decodes to the same cell; anything else goes the long way.
  */
-static int memo_hit(fdx_batch_worker *w, fdx_agg *agg, const char *p, size_t n, int *rc)
+static int memo_hit(fdx_batch_worker *w, fdx_agg *agg, const char *p, size_t n, int *rc,
+                    memo_probe *probe)
 {
     const char *k = w->memo.n ? last_count_key(p, n) : NULL;
     if (!k)
@@ -193,6 +195,7 @@ static int memo_hit(fdx_batch_worker *w, fdx_agg *agg, const char *p, size_t n, 
         !cut_count(w, p, n, off, len))
         return 0;
     uint64_t hash = fdx_hash_bytes(w->tmpl.data, w->tmpl.len);
+    *probe = (memo_probe){1, off, hash};
     if (!fdx_keymap_get(&w->memo.lines, w->tmpl.data, w->tmpl.len, hash, &at) ||
         w->memo.v[at].count_off != off)
         return 0;
@@ -220,16 +223,12 @@ static int decode_line(fdx_batch *b, fdx_batch_worker *w, const fdx_entry *e, fd
                        char *err, size_t errsz)
 {
     const char *p = b->text.data + e->off;
-    size_t count_off, count_len;
-    uint64_t hash = 0, count;
+    memo_probe probe = {0, 0, 0};
     int rc;
-    if (memo_hit(w, agg, p, e->len, &rc))
+    if (memo_hit(w, agg, p, e->len, &rc, &probe))
         return rc;
     if ((rc = fdx_decode_lex(w->dec, p, e->len, err, errsz)) != FDX_OK)
         return rc;
-    int memo = line_template(w, p, e->len, &count_off, &count_len);
-    if (memo)
-        hash = fdx_hash_bytes(w->tmpl.data, w->tmpl.len);
     fdx_record rec;
     fdx_cell cell;
     fdx_str cands = {"[]", 2};
@@ -243,13 +242,22 @@ static int decode_line(fdx_batch *b, fdx_batch_worker *w, const fdx_entry *e, fd
     }
     if (rc != FDX_OK)
         return rc;
-    count = rec.kind == FDX_KIND_MISS ? rec.miss.count : rec.dispatch.count;
+    uint64_t count = rec.kind == FDX_KIND_MISS ? rec.miss.count : rec.dispatch.count;
     fdx_cell_pack(&cell, &w->packed);
     if (w->packed.oom)
         return FDX_ENOMEM;
-    /* Lines with candidates rarely repeat (latencies vary): not worth keeping. */
-    if (memo && fdx_cands_empty(cands))
-        memo_put(&w->memo, &w->tmpl, hash, count_off, &w->packed, cands);
+    /* Lines with candidates rarely repeat (latencies vary): not worth keeping.
+     * The others are remembered by the line without its count, which
+     * memo_hit has usually cut already. */
+    size_t off, len;
+    if (fdx_cands_empty(cands) && fdx_decode_count_token(w->dec, &off, &len)) {
+        if (!probe.cut || probe.off != off) {
+            probe.cut = cut_count(w, p, e->len, off, len);
+            probe.hash = fdx_hash_bytes(w->tmpl.data, w->tmpl.len);
+        }
+        if (probe.cut)
+            memo_put(&w->memo, &w->tmpl, probe.hash, off, &w->packed, cands);
+    }
     fdx_str key = {w->packed.data, w->packed.len};
     return fdx_agg_add_packed(agg, key, count, cands, NULL);
 }
