@@ -21,6 +21,7 @@ typedef struct block {
 
 typedef struct records {
     fdx_records pub;
+    const fdx_agg *misses_agg; /* which aggregate holds misses */
     block *blocks;
 } records;
 
@@ -113,8 +114,8 @@ static void *materialise(records *r, const fdx_agg *agg, fdx_decoder *dec, size_
         *oom = 1;
         return NULL;
     }
-    size_t size = sizeof(fdx_miss) > sizeof(fdx_dispatch) ? sizeof(fdx_miss) : sizeof(fdx_dispatch);
-    char *out = arena_alloc(r, (*n + 1) * size);
+    int misses = agg == r->misses_agg;
+    char *out = arena_alloc(r, (*n + 1) * (misses ? sizeof(fdx_miss) : sizeof(fdx_dispatch)));
     fdx_buf line = FDX_BUF_INIT;
     for (size_t i = 0; out && !*oom && i < *n; i++) {
         fdx_record rec;
@@ -125,7 +126,8 @@ static void *materialise(records *r, const fdx_agg *agg, fdx_decoder *dec, size_
             *oom = 1;
             break;
         }
-        copy_record(r, &rec, (fdx_miss *)out + i, (fdx_dispatch *)out + i, oom);
+        copy_record(r, &rec, misses ? (fdx_miss *)out + i : NULL,
+                    misses ? NULL : (fdx_dispatch *)out + i, oom);
     }
     fdx_buf_free(&line);
     free(cells);
@@ -140,6 +142,7 @@ int fdx_sink_records(fdx_sink *s, fdx_records **out)
     fdx_decoder *dec = fdx_decoder_new(0);
     int oom = !r || !dec;
     if (!oom) {
+        r->misses_agg = s->misses;
         r->pub.misses = materialise(r, s->misses, dec, &r->pub.n_misses, &oom);
         r->pub.dispatches = materialise(r, s->dispatches, dec, &r->pub.n_dispatches, &oom);
     }
