@@ -1,9 +1,12 @@
 /*
  * In-process record calls: ns per fdx_store_record_* (inside a transaction,
- * committed at the end and included) and per fdx_sink_record_*, over the
- * same records cycling through CELLS distinct cells per kind.
+ * committed at the end and included), per fdx_sink_record_*, and per call
+ * through cell handles (the first record of each cell by
+ * fdx_sink_record_*_cell, then fdx_sink_add; all included), over the same
+ * records cycling through CELLS distinct cells per kind.
  * One dispatch cell in CANDS_EVERY carries a candidates list (0: none).
- * Usage: record_bench DB CALLS CELLS [CANDS_EVERY]    Prints: store_ns sink_ns
+ * Usage: record_bench DB CALLS CELLS [CANDS_EVERY]
+ * Prints: store_ns sink_ns handle_ns
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +46,32 @@ static void make(recs *r, int cells, int cands_every)
     }
 }
 
+/* The same calls through cell handles; -1 when the counts come out wrong. */
+static double by_handle(const recs *r, long calls, int cells)
+{
+    fdx_sink *sink = fdx_sink_new();
+    fdx_sink_cell *h = calloc(2 * (size_t)cells, sizeof *h);
+    long first = 2 * (long)cells;
+    double t0 = now();
+    for (long i = 0; i < calls; i++) {
+        int c = (int)((i / 2) % cells);
+        int rc;
+        if (i >= first)
+            rc = fdx_sink_add(sink, h[i % first], 1);
+        else if (i & 1)
+            rc = fdx_sink_record_dispatch_cell(sink, &r->d[c], &h[i]);
+        else
+            rc = fdx_sink_record_miss_cell(sink, &r->m[c], &h[i]);
+        if (rc != FDX_OK)
+            return -1;
+    }
+    double ns = (now() - t0) * 1e9 / (double)calls;
+    int ok = fdx_sink_miss_cell_count(sink) == (size_t)cells && fdx_sink_dropped(sink) == 0;
+    free(h);
+    fdx_sink_free(sink);
+    return ok ? ns : -1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4 && argc != 5)
@@ -80,7 +109,10 @@ int main(int argc, char **argv)
     double sink_ns = (now() - t0) * 1e9 / (double)calls;
     if (rc != FDX_OK || fdx_sink_miss_cell_count(sink) != (size_t)cells)
         return 1;
+    double handle_ns = by_handle(&r, calls, cells);
     fdx_sink_free(sink);
-    printf("%.1f %.1f\n", store_ns, sink_ns);
+    if (handle_ns < 0)
+        return 1;
+    printf("%.1f %.1f %.1f\n", store_ns, sink_ns, handle_ns);
     return 0;
 }

@@ -314,6 +314,28 @@ void fdx_sink_free(fdx_sink *sink);
 void fdx_sink_record_miss(fdx_sink *sink, const fdx_miss *miss);
 void fdx_sink_record_dispatch(fdx_sink *sink, const fdx_dispatch *dispatch);
 
+/*
+ * Recording through a cell handle, for a runtime that observes the same
+ * cells again and again (a record per kernel dispatch) and keeps a handle
+ * with its own dispatch decision: a record call reads and checks every
+ * string of the record, an add through the handle reads none.
+ *
+ * The _cell calls record exactly as above and also return the cell's handle;
+ * unlike them they return a status (FDX_OK, FDX_EDATA for a record that is
+ * not valid, FDX_ENOMEM, FDX_EMISUSE for NULL), and a record they cannot keep
+ * is still counted by fdx_sink_dropped. fdx_sink_add(sink, cell, count) then
+ * counts count more observations (0 counts as one) of that cell, as
+ * recording the same record again without candidates would. A handle
+ * belongs to the sink that gave it until the sink is drained; any other
+ * handle is refused with FDX_EMISUSE (and counted as dropped).
+ */
+typedef uint64_t fdx_sink_cell;
+
+int fdx_sink_record_miss_cell(fdx_sink *sink, const fdx_miss *miss, fdx_sink_cell *cell);
+int fdx_sink_record_dispatch_cell(fdx_sink *sink, const fdx_dispatch *dispatch,
+                                  fdx_sink_cell *cell);
+int fdx_sink_add(fdx_sink *sink, fdx_sink_cell cell, uint64_t count);
+
 size_t fdx_sink_miss_cell_count(const fdx_sink *sink);
 size_t fdx_sink_dispatch_cell_count(const fdx_sink *sink);
 int fdx_sink_is_empty(const fdx_sink *sink);

@@ -5,11 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "decode.h"
 #include "ref_records.h"
+#include "same_str.h"
 #include "test_util.h"
 
 /* Allocation counting (the test links with --wrap for these). */
@@ -342,6 +344,162 @@ START_TEST(reused_buffers_are_read_again)
 }
 END_TEST
 
+/* Candidates are compared in place with the ones a cell holds: a rewritten
+ * buffer is a new list. */
+START_TEST(reused_candidate_buffers_are_read_again)
+{
+    char source[32] = "first";
+    fdx_candidate c = {ref_impl(source), 1, 5};
+    fdx_dispatch d = ref_dispatch("k", "a", &c, 1);
+    fdx_sink_record_dispatch(sink, &d);
+    fdx_sink_record_dispatch(sink, &d);
+    snprintf(source, sizeof source, "second-longer");
+    fdx_sink_record_dispatch(sink, &d);
+    snprintf(source, sizeof source, "third");
+    fdx_sink_record_dispatch(sink, &d);
+    fdx_records *r;
+    ck_assert_int_eq(fdx_sink_records(sink, &r), FDX_OK);
+    ck_assert_uint_eq(r->dispatches[0].count, 4);
+    ck_assert_str_eq(r->dispatches[0].candidates[0].impl_id.kernel_source, "third");
+    fdx_records_free(r);
+}
+END_TEST
+
+/* More cells than the pointer table has ways for, recorded in three orders
+ * and through two sets of pointers: every record lands in its own cell. */
+START_TEST(many_cells_through_many_pointers)
+{
+    enum { CELLS = 20000 };
+    char(*a)[24] = malloc(sizeof *a * CELLS), (*b)[24] = malloc(sizeof *b * CELLS);
+    for (int i = 0; i < CELLS; i++) {
+        snprintf(a[i], sizeof a[i], "key-%d", i);
+        memcpy(b[i], a[i], sizeof a[i]);
+    }
+    for (int round = 0; round < 3; round++)
+        for (int k = 0; k < CELLS; k++) {
+            int i = round == 1 ? CELLS - 1 - k : round == 2 ? (k * 7919) % CELLS : k;
+            fdx_dispatch d = ref_dispatch(round == 2 ? b[i] : a[i], "a", NULL, 0);
+            d.count = (uint64_t)i + 1;
+            fdx_sink_record_dispatch(sink, &d);
+        }
+    ck_assert_uint_eq(fdx_sink_dispatch_cell_count(sink), CELLS);
+    fdx_records *r;
+    ck_assert_int_eq(fdx_sink_records(sink, &r), FDX_OK);
+    for (size_t i = 0; i < r->n_dispatches; i++) {
+        int n = atoi(r->dispatches[i].structure_key + 4);
+        ck_assert_uint_eq(r->dispatches[i].count, 3 * ((uint64_t)n + 1));
+    }
+    fdx_records_free(r);
+    free(a);
+    free(b);
+}
+END_TEST
+
+/* fdx_same_str reads a word at a time: strings that end at the last byte
+ * before an unreadable page, at every alignment and length, compared with
+ * stored strings shorter, equal and longer, give strcmp's answer and no
+ * fault. */
+START_TEST(same_str_stops_at_the_string)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    char *mem =
+        mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(mem, MAP_FAILED);
+    ck_assert_int_eq(mprotect(mem + page, (size_t)page, PROT_NONE), 0);
+    char stored[FDX_SAME_STR_SLACK + 64 + FDX_SAME_STR_SLACK];
+    char *copy = stored + FDX_SAME_STR_SLACK;
+    for (int len = 0; len < 40; len++)
+        for (int n = 0; n < 40; n++)
+            for (int flip = -1; flip < n; flip++) {
+                char *str = mem + page - len - 1;
+                for (int i = 0; i < len; i++)
+                    str[i] = (char)('a' + i % 26);
+                str[len] = '\0';
+                memset(stored, 'x', sizeof stored);
+                for (int i = 0; i < n; i++)
+                    copy[i] = (char)('a' + i % 26);
+                if (flip >= 0)
+                    copy[flip] = 'Z';
+                copy[n] = '\0';
+                int want = strcmp(str, copy) == 0;
+                ck_assert_int_eq(fdx_same_str(str, copy, (size_t)n), want);
+            }
+    munmap(mem, 2 * (size_t)page);
+}
+END_TEST
+
+/* Adding through handles leaves what recording the records would. */
+START_TEST(handles_count_like_records)
+{
+    fdx_sink *plain = fdx_sink_new();
+    fdx_candidate c = {ref_impl("x"), 1, 10};
+    fdx_miss m = ref_miss("w", "generic");
+    fdx_dispatch d = ref_dispatch("k", "a", &c, 1), again = ref_dispatch("k", "a", NULL, 0);
+    fdx_sink_cell mc, dc;
+    m.count = 3;
+    ck_assert_int_eq(fdx_sink_record_miss_cell(sink, &m, &mc), FDX_OK);
+    ck_assert_int_eq(fdx_sink_record_dispatch_cell(sink, &d, &dc), FDX_OK);
+    fdx_sink_record_miss(plain, &m);
+    fdx_sink_record_dispatch(plain, &d);
+    for (uint64_t n = 0; n < 5; n++) {
+        ck_assert_int_eq(fdx_sink_add(sink, mc, n), FDX_OK);
+        ck_assert_int_eq(fdx_sink_add(sink, dc, n), FDX_OK);
+        m.count = again.count = n;
+        fdx_sink_record_miss(plain, &m);
+        fdx_sink_record_dispatch(plain, &again);
+    }
+    /* A second record of the same cell hands out the same handle. */
+    fdx_sink_cell mc2;
+    ck_assert_int_eq(fdx_sink_record_miss_cell(sink, &m, &mc2), FDX_OK);
+    fdx_sink_record_miss(plain, &m);
+    ck_assert_uint_eq(mc2, mc);
+    fdx_store *da = tu_open(tu_path(dir, "a.db")), *db = tu_open(tu_path(dir, "b.db"));
+    ck_assert_int_eq(fdx_sink_drain_to_store(sink, da, NULL), FDX_OK);
+    ck_assert_int_eq(fdx_sink_drain_to_store(plain, db, NULL), FDX_OK);
+    char *x = tu_export(da, tu_path(dir, "a")), *y = tu_export(db, tu_path(dir, "b"));
+    ck_assert_ptr_nonnull(strstr(x, "\"count\":18,"));
+    ck_assert_ptr_nonnull(strstr(x, "\"count\":12,"));
+    ck_assert_str_eq(x, y);
+    free(x);
+    free(y);
+    fdx_store_close(da);
+    fdx_store_close(db);
+    ck_assert_uint_eq(fdx_sink_dropped(sink), 0);
+    fdx_sink_free(plain);
+}
+END_TEST
+
+/* Handles from another sink, from before a drain, or made up are refused and
+ * counted as dropped; a record that is not valid gives no handle. */
+START_TEST(foreign_and_stale_handles_are_refused)
+{
+    fdx_sink *other = fdx_sink_new();
+    fdx_miss m = ref_miss("w", "generic");
+    fdx_sink_cell mine, theirs;
+    ck_assert_int_eq(fdx_sink_record_miss_cell(sink, &m, &mine), FDX_OK);
+    ck_assert_int_eq(fdx_sink_record_miss_cell(other, &m, &theirs), FDX_OK);
+    ck_assert_int_eq(fdx_sink_add(sink, theirs, 1), FDX_EMISUSE);
+    ck_assert_ptr_nonnull(strstr(fdx_sink_errmsg(sink), "not this sink's"));
+    ck_assert_int_eq(fdx_sink_add(sink, mine | 7, 1), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_sink_add(sink, ~mine, 1), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_sink_add(sink, 0, 1), FDX_EMISUSE);
+    ck_assert_uint_eq(fdx_sink_dropped(sink), 4);
+    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    ck_assert_int_eq(fdx_sink_drain_to_store(sink, db, NULL), FDX_OK);
+    ck_assert_int_eq(fdx_sink_add(sink, mine, 1), FDX_EMISUSE);
+    ck_assert(fdx_sink_is_empty(sink));
+    fdx_miss invalid = ref_miss("bad\xff", "generic");
+    fdx_sink_cell untouched = 7;
+    ck_assert_int_eq(fdx_sink_record_miss_cell(sink, &invalid, &untouched), FDX_EDATA);
+    ck_assert_int_eq(fdx_sink_record_dispatch_cell(sink, NULL, &untouched), FDX_EMISUSE);
+    ck_assert_uint_eq(untouched, 7);
+    ck_assert_uint_eq(fdx_sink_dropped(sink), 7);
+    ck_assert_int_eq(fdx_sink_add(other, theirs, 1), FDX_OK);
+    fdx_store_close(db);
+    fdx_sink_free(other);
+}
+END_TEST
+
 START_TEST(recording_a_seen_cell_allocates_nothing)
 {
     fdx_candidate c[2] = {{ref_impl("a"), 1, 5}, {ref_impl("b"), 0, 0}};
@@ -349,10 +507,13 @@ START_TEST(recording_a_seen_cell_allocates_nothing)
     fdx_dispatch d = ref_dispatch("k", "a", c, 2);
     fdx_sink_record_miss(sink, &m); /* first sight may allocate */
     fdx_sink_record_dispatch(sink, &d);
+    fdx_sink_cell handle;
+    ck_assert_int_eq(fdx_sink_record_miss_cell(sink, &m, &handle), FDX_OK);
     long before = allocations;
     for (int i = 0; i < 10000; i++) {
         fdx_sink_record_miss(sink, &m);
         fdx_sink_record_dispatch(sink, &d);
+        fdx_sink_add(sink, handle, 1);
     }
     ck_assert_int_eq(allocations - before, 0);
     ck_assert_uint_eq(fdx_sink_miss_cell_count(sink), 1);
@@ -466,6 +627,11 @@ Suite *sink_suite(void)
     tcase_add_test(tc, bad_records_are_dropped_and_counted);
     tcase_add_test(tc, candidates_follow_the_latest_list);
     tcase_add_test(tc, reused_buffers_are_read_again);
+    tcase_add_test(tc, reused_candidate_buffers_are_read_again);
+    tcase_add_test(tc, many_cells_through_many_pointers);
+    tcase_add_test(tc, same_str_stops_at_the_string);
+    tcase_add_test(tc, handles_count_like_records);
+    tcase_add_test(tc, foreign_and_stale_handles_are_refused);
     tcase_add_test(tc, recording_a_seen_cell_allocates_nothing);
     tcase_add_test(tc, one_sink_per_thread_drains_exactly);
     tcase_add_test(tc, sinks_in_several_processes_drain_exactly);

@@ -1,0 +1,194 @@
+/*
+ * Raw keys: see raw_key.h. The numbers are compared first so that a stored
+ * key is only walked when the record has the same fields in the same places.
+ */
+#include "raw_key.h"
+
+#include <string.h>
+
+#include "cell.h"
+#include "same_str.h"
+
+enum { RAW_MAX_FIELDS = 64, RAW_NUMS = 3 };
+
+/* ---- writing ---- */
+
+typedef struct raw_fields {
+    const char *s[RAW_MAX_FIELDS];
+    uint32_t n[RAW_MAX_FIELDS];
+    size_t count;
+    size_t bytes;
+} raw_fields;
+
+static int field(raw_fields *f, const char *str)
+{
+    if (!str || f->count == RAW_MAX_FIELDS)
+        return 0;
+    size_t n = strlen(str);
+    if (n > FDX_MAX_STRING)
+        return 0;
+    f->s[f->count] = str;
+    f->n[f->count++] = (uint32_t)n;
+    f->bytes += 4 + n + 1;
+    return 1;
+}
+
+static int impl_fields(raw_fields *f, const fdx_impl *id)
+{
+    if (!field(f, id->backend) || !field(f, id->op) || !field(f, id->kernel_source) ||
+        id->n_dtypes > RAW_MAX_FIELDS || (id->n_dtypes && !id->dtypes))
+        return 0;
+    for (size_t i = 0; i < id->n_dtypes; i++)
+        if (!field(f, id->dtypes[i]))
+            return 0;
+    return 1;
+}
+
+/* Appends the numbers and the fields to b. */
+static void put(fdx_buf *b, const uint64_t nums[RAW_NUMS], const raw_fields *f)
+{
+    if (fdx_buf_reserve(b, sizeof(uint64_t) * RAW_NUMS + f->bytes + FDX_SAME_STR_SLACK) != 0)
+        return;
+    char *p = b->data + b->len;
+    memcpy(p, nums, sizeof(uint64_t) * RAW_NUMS);
+    p += sizeof(uint64_t) * RAW_NUMS;
+    for (size_t i = 0; i < f->count; i++) {
+        memcpy(p, &f->n[i], 4);
+        memcpy(p + 4, f->s[i], f->n[i] + 1);
+        p += 4 + f->n[i] + 1;
+    }
+    b->len = (size_t)(p - b->data);
+}
+
+static void cand_nums(uint64_t nums[RAW_NUMS], const fdx_candidate *c)
+{
+    nums[0] = c->impl_id.kernel_revision_hash;
+    nums[1] = (uint64_t)c->impl_id.n_dtypes << 1 | (uint64_t)(c->has_latency != 0);
+    nums[2] = c->has_latency ? c->latency_ns : 0;
+}
+
+static void pad(fdx_buf *b)
+{
+    static const char zeros[FDX_SAME_STR_SLACK];
+    fdx_buf_append(b, zeros, sizeof zeros);
+}
+
+int fdx_raw_key_write(fdx_buf *b, const fdx_raw_record *r)
+{
+    raw_fields f;
+    f.count = f.bytes = 0;
+    if ((r->token && !field(&f, r->token)) || !impl_fields(&f, r->id) ||
+        !field(&f, r->hw->hardware_sku) || !field(&f, r->hw->driver_version))
+        return 0;
+    fdx_buf_clear(b);
+    put(b, r->nums, &f);
+    pad(b);
+    return !b->oom;
+}
+
+int fdx_raw_cands_write(fdx_buf *b, const fdx_candidate *c, size_t n)
+{
+    fdx_buf_clear(b);
+    if (!c || n == 0)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        raw_fields f;
+        f.count = f.bytes = 0;
+        if (!impl_fields(&f, &c[i].impl_id))
+            return 0;
+        uint64_t nums[RAW_NUMS];
+        cand_nums(nums, &c[i]);
+        put(b, nums, &f);
+    }
+    pad(b);
+    return !b->oom;
+}
+
+/* ---- comparing in place ---- */
+
+static int same_nums(const char **p, const uint64_t nums[RAW_NUMS])
+{
+    uint64_t stored[RAW_NUMS];
+    memcpy(stored, *p, sizeof stored);
+    *p += sizeof stored;
+    return ((stored[0] ^ nums[0]) | (stored[1] ^ nums[1]) | (stored[2] ^ nums[2])) == 0;
+}
+
+/* Whether str is exactly the stored field at *p; advances *p past it. */
+static inline int same_field(const char **p, const char *str)
+{
+    uint32_t n;
+    memcpy(&n, *p, 4);
+    const char *stored = *p + 4;
+    *p = stored + n + 1;
+    return str && fdx_same_str(str, stored, n);
+}
+
+/* The numbers (compared by the caller) say how many dtypes there are. */
+static int same_impl(const char **p, const fdx_impl *id)
+{
+    if (!same_field(p, id->backend) || !same_field(p, id->op) || !same_field(p, id->kernel_source))
+        return 0;
+    for (size_t i = 0; i < id->n_dtypes; i++)
+        if (!same_field(p, id->dtypes[i]))
+            return 0;
+    return 1;
+}
+
+int fdx_raw_key_matches(const char *stored, size_t len, const fdx_raw_record *r)
+{
+    const char *p = stored;
+    if (len < sizeof r->nums || r->id->n_dtypes > RAW_MAX_FIELDS || !same_nums(&p, r->nums) ||
+        (r->id->n_dtypes && !r->id->dtypes))
+        return 0;
+    if ((r->token && !same_field(&p, r->token)) || !same_impl(&p, r->id) ||
+        !same_field(&p, r->hw->hardware_sku) || !same_field(&p, r->hw->driver_version))
+        return 0;
+    return p + FDX_SAME_STR_SLACK == stored + len;
+}
+
+int fdx_raw_cands_match(const char *stored, size_t len, const fdx_candidate *c, size_t n)
+{
+    const char *p = stored;
+    const char *end = stored + len;
+    if (!c)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        const fdx_impl *id = &c[i].impl_id;
+        uint64_t nums[RAW_NUMS];
+        cand_nums(nums, &c[i]);
+        if ((size_t)(end - p) < sizeof nums + FDX_SAME_STR_SLACK || id->n_dtypes > RAW_MAX_FIELDS ||
+            !same_nums(&p, nums) || (id->n_dtypes && !id->dtypes) || !same_impl(&p, id))
+            return 0;
+    }
+    return p + FDX_SAME_STR_SLACK == end;
+}
+
+/* ---- the pointers' hash ---- */
+
+static uint64_t rotl(uint64_t x, int k)
+{
+    return x << k | x >> (64 - k);
+}
+
+uint64_t fdx_raw_ptr_hash(const fdx_raw_record *r)
+{
+    const fdx_impl *id = r->id;
+    const fdx_hw *hw = r->hw;
+    const uint64_t *nums = r->nums;
+    /* Pointers differ in their low bits: rotations spread them, and one
+     * multiplication at the end mixes the lot. */
+    uint64_t h = (uint64_t)(uintptr_t)r->token ^ rotl((uint64_t)(uintptr_t)id->backend, 9) ^
+                 rotl((uint64_t)(uintptr_t)id->op, 18) ^
+                 rotl((uint64_t)(uintptr_t)id->kernel_source, 27) ^
+                 rotl((uint64_t)(uintptr_t)hw->hardware_sku, 36) ^
+                 rotl((uint64_t)(uintptr_t)hw->driver_version, 45) ^ nums[0] ^ rotl(nums[1], 13) ^
+                 rotl(nums[2], 54);
+    if (id->dtypes && id->n_dtypes <= RAW_MAX_FIELDS)
+        for (size_t i = 0; i < id->n_dtypes; i++)
+            h = rotl(h, 5) ^ (uint64_t)(uintptr_t)id->dtypes[i];
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 31;
+    h *= 0x9E3779B97F4A7C15ull;
+    return h ^ h >> 29;
+}

@@ -1,0 +1,58 @@
+/*
+ * A record's fields exactly as the caller passed them, unvalidated: the key
+ * under which the sink remembers which cell a record went to. Writing one is
+ * cheaper than building the canonical cell; comparing a record with a stored
+ * one in place is cheaper still, and is what a record for a cell already seen
+ * costs.
+ *
+ * Layout: fixed-size numbers, then each string as a 4-byte length, its bytes
+ * and its terminator, then FDX_SAME_STR_SLACK zero bytes (so stored strings
+ * can be compared a word at a time).
+ */
+#ifndef FDX_RAW_KEY_H
+#define FDX_RAW_KEY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "fdx.h"
+
+/* The identifying fields of a miss or a dispatch; token is the wanted or the
+ * structure key (NULL: unkeyed). nums packs the numbers as stored. */
+typedef struct fdx_raw_record {
+    const char *token;
+    const fdx_impl *id;
+    const fdx_hw *hw;
+    uint64_t nums[3];
+} fdx_raw_record;
+
+static inline fdx_raw_record fdx_raw_record_of(int keyed, const char *token, const fdx_impl *id,
+                                               const fdx_hw *hw)
+{
+    int cc = hw->has_compute_capability != 0;
+    uint64_t major = cc ? hw->cc_major : UINT32_MAX;
+    uint64_t minor = cc ? hw->cc_minor : UINT32_MAX;
+    fdx_raw_record r = {token,
+                        id,
+                        hw,
+                        {id->kernel_revision_hash, major << 32 | minor,
+                         (uint64_t)id->n_dtypes << 2 | (uint64_t)(keyed != 0) << 1 | (uint64_t)cc}};
+    return r;
+}
+
+/* Writes r's raw key into b (replacing its contents); 0 when r cannot have
+ * one (a NULL string where one is required, too many fields, no memory). */
+int fdx_raw_key_write(fdx_buf *b, const fdx_raw_record *r);
+/* Whether r's fields are exactly the len-byte raw key at stored. */
+int fdx_raw_key_matches(const char *stored, size_t len, const fdx_raw_record *r);
+
+/* The same for a dispatch's candidates list (n > 0). */
+int fdx_raw_cands_write(fdx_buf *b, const fdx_candidate *c, size_t n);
+int fdx_raw_cands_match(const char *stored, size_t len, const fdx_candidate *c, size_t n);
+
+/* A hash of r's pointers and numbers: equal for records passing the same
+ * strings, whatever they say now. */
+uint64_t fdx_raw_ptr_hash(const fdx_raw_record *r);
+
+#endif
