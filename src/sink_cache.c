@@ -47,7 +47,7 @@ static int way_for(const fdx_ptr_set *set, uint32_t tag, uint64_t hash)
         if (!set->tag[w] && empty < 0)
             empty = w;
     }
-    return empty >= 0 ? empty : (int)(hash >> 20) & (FDX_PTR_WAYS - 1);
+    return empty >= 0 ? empty : (int)((hash >> 20) % FDX_PTR_WAYS);
 }
 
 static void note(fdx_sink_cache *c, uint32_t off)

@@ -395,6 +395,35 @@ START_TEST(many_cells_through_many_pointers)
 }
 END_TEST
 
+/* A few cells reached through many more pointers than the table has ways
+ * (a runtime formatting its keys into fresh buffers): ways are evicted and
+ * the pinned strings outgrow their bound, again and again. */
+START_TEST(few_cells_through_fresh_buffers)
+{
+    enum { BUFFERS = 30000, CELLS = 5 };
+    char **keys = malloc(BUFFERS * sizeof *keys);
+    for (int i = 0; i < BUFFERS; i++) {
+        keys[i] = malloc(16);
+        snprintf(keys[i], 16, "key-%d", i % CELLS);
+    }
+    for (int round = 0; round < 2; round++)
+        for (int k = 0; k < BUFFERS; k++) {
+            int i = round ? (int)(((long)k * 7919) % BUFFERS) : k;
+            fdx_miss m = ref_miss(keys[i], "generic");
+            fdx_sink_record_miss(sink, &m);
+        }
+    ck_assert_uint_eq(fdx_sink_miss_cell_count(sink), CELLS);
+    fdx_records *r;
+    ck_assert_int_eq(fdx_sink_records(sink, &r), FDX_OK);
+    for (size_t i = 0; i < r->n_misses; i++)
+        ck_assert_uint_eq(r->misses[i].count, 2 * BUFFERS / CELLS);
+    fdx_records_free(r);
+    for (int i = 0; i < BUFFERS; i++)
+        free(keys[i]);
+    free(keys);
+}
+END_TEST
+
 /* fdx_same_str reads a word at a time: strings that end at the last byte
  * before an unreadable page, at every alignment and length, compared with
  * stored strings shorter, equal and longer, give strcmp's answer and no
@@ -629,6 +658,7 @@ Suite *sink_suite(void)
     tcase_add_test(tc, reused_buffers_are_read_again);
     tcase_add_test(tc, reused_candidate_buffers_are_read_again);
     tcase_add_test(tc, many_cells_through_many_pointers);
+    tcase_add_test(tc, few_cells_through_fresh_buffers);
     tcase_add_test(tc, same_str_stops_at_the_string);
     tcase_add_test(tc, handles_count_like_records);
     tcase_add_test(tc, foreign_and_stale_handles_are_refused);
