@@ -231,7 +231,7 @@ static int decode_line(fdx_batch *b, fdx_batch_worker *w, const fdx_entry *e, fd
         return rc;
     fdx_record rec;
     fdx_cell cell;
-    fdx_str cands = {"[]", 2};
+    fdx_str cands = FDX_NO_CANDS;
     rc = fdx_decode_parse(w->dec, &rec, err, errsz);
     if (rc == FDX_OK && rec.kind == FDX_KIND_MISS)
         rc = fdx_cell_from_miss(&cell, &rec.miss, 1, &w->dtypes, err, errsz);

@@ -65,6 +65,10 @@ void fdx_cell_pack(const fdx_cell *cell, fdx_buf *out);
 /* Inverse of fdx_cell_pack; the views point into key. */
 void fdx_cell_unpack(fdx_cell *cell, const char *key, size_t len);
 
+/* The empty candidates list, as stored: what a miss and a dispatch without
+ * candidates carry. */
+#define FDX_NO_CANDS ((fdx_str){"[]", 2})
+
 /* A stored candidates list is empty when it is "[]" (or not there at all). */
 static inline int fdx_cands_empty(fdx_str cands)
 {

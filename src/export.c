@@ -58,7 +58,7 @@ static int next_row(void *ctx, fdx_buf *line, char *err, size_t errsz)
         return -code;
     }
     fdx_cell cell;
-    fdx_str cands = {"[]", 2};
+    fdx_str cands = FDX_NO_CANDS;
     int i = fdx_row_cell(r->st, r->kind, &cell);
     if (r->kind == FDX_KIND_DISPATCH)
         cands = fdx_column_text(r->st, i++);

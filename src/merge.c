@@ -142,7 +142,7 @@ static int copy_cells(fdx_store *dst, fdx_store *src, fdx_kind kind, uint64_t *c
     int src_rc = SQLITE_DONE;
     while (rc == FDX_OK && (src_rc = sqlite3_step(st)) == SQLITE_ROW) {
         fdx_cell cell;
-        fdx_str cands = {"[]", 2};
+        fdx_str cands = FDX_NO_CANDS;
         int i = fdx_row_cell(st, kind, &cell);
         if (kind == FDX_KIND_DISPATCH)
             cands = fdx_column_text(st, i++);

@@ -82,17 +82,16 @@ static int no_record(fdx_sink *s)
 
 static int record_miss(fdx_sink *s, const fdx_miss *m, uint32_t *at)
 {
-    static const fdx_str none = {"[]", 2};
     if (!m)
         return no_record(s);
     fdx_raw_record r = fdx_raw_record_of(1, m->wanted, &m->fallback, &m->hw);
     if (m->wanted && fdx_sink_cache_find(&s->miss_cache, &r, at))
-        return fdx_agg_add_at(s->misses, *at, m->count, none);
+        return fdx_agg_add_at(s->misses, *at, m->count, FDX_NO_CANDS);
     fdx_cell cell;
     size_t index;
     int rc = fdx_cell_from_miss(&cell, m, 0, &s->dtypes, s->errmsg, sizeof s->errmsg);
     if (rc == FDX_OK)
-        rc = fdx_agg_add_index(s->misses, &cell, m->count, none, &index);
+        rc = fdx_agg_add_index(s->misses, &cell, m->count, FDX_NO_CANDS, &index);
     if (rc != FDX_OK)
         return drop(s, rc);
     *at = (uint32_t)index;
@@ -142,9 +141,8 @@ static int holds_these_cands(const fdx_sink *s, size_t at, const fdx_dispatch *d
 /* A dispatch for a cell already seen: the count, and the candidates when new. */
 static int record_seen_dispatch(fdx_sink *s, const fdx_dispatch *d, uint32_t at)
 {
-    static const fdx_str none = {"[]", 2};
     if (d->n_candidates == 0 || holds_these_cands(s, at, d))
-        return fdx_agg_add_at(s->dispatches, at, d->count, none);
+        return fdx_agg_add_at(s->dispatches, at, d->count, FDX_NO_CANDS);
     int rc =
         fdx_cands_encode(d->candidates, d->n_candidates, 0, &s->cands, s->errmsg, sizeof s->errmsg);
     fdx_str cands = {s->cands.data, s->cands.len};
@@ -197,7 +195,6 @@ int fdx_sink_record_dispatch_cell(fdx_sink *s, const fdx_dispatch *d, fdx_sink_c
 
 int fdx_sink_add(fdx_sink *s, fdx_sink_cell cell, uint64_t count)
 {
-    static const fdx_str none = {"[]", 2};
     fdx_agg *agg = cell >> 63 == KIND_MISS ? s->misses : s->dispatches;
     uint32_t at = (uint32_t)cell;
     if ((uint32_t)(cell >> 32 & 0x7fffffff) != s->epoch || at >= fdx_agg_cells(agg)) {
@@ -206,7 +203,7 @@ int fdx_sink_add(fdx_sink *s, fdx_sink_cell cell, uint64_t count)
                  (unsigned long long)cell);
         return drop(s, FDX_EMISUSE);
     }
-    return fdx_agg_add_at(agg, at, count, none);
+    return fdx_agg_add_at(agg, at, count, FDX_NO_CANDS);
 }
 
 size_t fdx_sink_miss_cell_count(const fdx_sink *s)

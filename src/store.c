@@ -500,7 +500,7 @@ int fdx_store_add_cell(fdx_store *s, const fdx_cell *cell, uint64_t count, fdx_s
 int fdx_store_record_checked(fdx_store *s, const fdx_miss *m, const fdx_dispatch *d, int trusted)
 {
     fdx_cell cell;
-    fdx_str cands = {"[]", 2};
+    fdx_str cands = FDX_NO_CANDS;
     uint64_t count;
     int rc = need_txn(s);
     if (rc != FDX_OK)
