@@ -19,6 +19,8 @@ import sys
 import tempfile
 import threading
 
+from testlib import check, finish
+
 WRITERS, INGESTS_EACH = 6, 8
 IMPL = {"backend": "Cuda", "op": "MatMul", "dtypes": ["F16"], "kernel_source": "k",
         "kernel_revision_hash": 2748}
@@ -46,7 +48,7 @@ def sums_of_export(out):
     return total
 
 
-def creation_race(ingest, tmp, failures):
+def creation_race(ingest, tmp):
     """Several processes creating the same new store at once all succeed."""
     path = os.path.join(tmp, "race.jsonl")
     feed(path, 0)
@@ -56,16 +58,13 @@ def creation_race(ingest, tmp, failures):
                  for _ in range(6)]
         for p in procs:
             _, err = p.communicate()
-            if p.returncode != 0:
-                failures.append(f"creating a store concurrently: {err.decode()}")
-                return
+            check(p.returncode == 0, "creating a store concurrently", err.decode())
 
 
 def main():
     ingest, export = sys.argv[1], sys.argv[2]
-    failures = []
     with tempfile.TemporaryDirectory(prefix="fdx-conc-") as tmp:
-        creation_race(ingest, tmp, failures)
+        creation_race(ingest, tmp)
         db = os.path.join(tmp, "shared.db")
         feeds = []
         for w in range(WRITERS):
@@ -85,12 +84,11 @@ def main():
                 if p.returncode != 0:
                     if b"no such store" in p.stderr:
                         continue
-                    failures.append(f"export failed: {p.stderr.decode()}")
+                    check(False, "export failed", p.stderr.decode())
                     return
                 m, d = sums_of_export(out)
                 reads["export"] += 1
-                if m * 3 != d * 2:
-                    failures.append(f"export saw a partial ingest: misses {m}, dispatches {d}")
+                check(m * 3 == d * 2, "export saw a partial ingest", f"misses {m}, dispatches {d}")
 
         def sql_reader():
             while not stop.is_set():
@@ -105,16 +103,14 @@ def main():
                     continue  # the schema may not exist yet
                 m, d = row[0] or 0, row[1] or 0
                 reads["sql"] += 1
-                if m * 3 != d * 2:
-                    failures.append(f"SQL saw a partial ingest: misses {m}, dispatches {d}")
+                check(m * 3 == d * 2, "SQL saw a partial ingest", f"misses {m}, dispatches {d}")
 
         readers = [threading.Thread(target=export_reader), threading.Thread(target=sql_reader)]
         for t in readers:
             t.start()
         for w, p in enumerate(writers):
             _, err = p.communicate()
-            if p.returncode != 0:
-                failures.append(f"writer {w} failed: {err.decode()}")
+            check(p.returncode == 0, f"writer {w} failed", err.decode())
         stop.set()
         for t in readers:
             t.join()
@@ -123,24 +119,21 @@ def main():
         subprocess.run([export, db, out], check=True, capture_output=True)
         runs = WRITERS * INGESTS_EACH
         m, d = sums_of_export(out)
-        if (m, d) != (400 * runs, 600 * runs):
-            failures.append(f"totals {m}, {d}; want {400 * runs}, {600 * runs}")
+        check((m, d) == (400 * runs, 600 * runs), "totals",
+              f"got {m}, {d}; want {400 * runs}, {600 * runs}")
         with open(os.path.join(out, "misses.jsonl")) as f:
             for line in f:
                 rec = json.loads(line)
                 want = 50 * runs if rec["wanted"].startswith("w") else 10 * INGESTS_EACH
-                if rec["count"] != want:
-                    failures.append(f"cell {rec['wanted']}: count {rec['count']}, want {want}")
+                check(rec["count"] == want, f"cell {rec['wanted']}",
+                      f"count {rec['count']}, want {want}")
         con = sqlite3.connect(db)
         ledger = con.execute("SELECT count(*), sum(lines) FROM ingest_ledger").fetchone()
         con.close()
-        if ledger != (runs, 100 * runs):
-            failures.append(f"ledger holds {ledger}, want ({runs}, {100 * runs})")
+        check(ledger == (runs, 100 * runs), "ledger",
+              f"holds {ledger}, want ({runs}, {100 * runs})")
         print(f"reads while writing: {reads['export']} exports, {reads['sql']} SQL queries")
-    for f in failures[:10]:
-        print("FAIL:", f, file=sys.stderr)
-    print(f"concurrency: {0 if failures else 1} passed, {1 if failures else 0} failed")
-    return 1 if failures else 0
+    return finish("concurrency")
 
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@ import sys
 import tempfile
 import time
 
+from testlib import check, finish
+
 
 def run(cmd):
     p = subprocess.run(cmd, capture_output=True)
@@ -52,7 +54,6 @@ def main():
     ingest, export, gen = sys.argv[1:4]
     kills = int(sys.argv[4]) if len(sys.argv) > 4 else 20
     rng = random.Random(4242)
-    failures = []
     with tempfile.TemporaryDirectory(prefix="fdx-crash-") as tmp:
         j = lambda *p: os.path.join(tmp, *p)
         run([sys.executable, gen, j("small"), "--runs", "1", "--lines", "300", "--cells", "100",
@@ -81,23 +82,22 @@ def main():
             if not alive:
                 seen["finished"] += 1
             con = sqlite3.connect(work)
-            check = con.execute("PRAGMA integrity_check").fetchone()[0]
+            integrity = con.execute("PRAGMA integrity_check").fetchone()[0]
             con.close()
-            if check != "ok":
-                failures.append(f"kill {i}: integrity_check says {check}")
+            check(integrity == "ok", f"kill {i}: integrity_check", integrity)
+            if integrity != "ok":
                 continue
             run([export, work, j("probe")])
             state = read_export(j("probe"))
+            check(state in (before, after), f"kill {i}: the store is neither before nor after the ingest")
             if state == before:
                 seen["before"] += 1
             elif state == after:
                 seen["after"] += 1
-            else:
-                failures.append(f"kill {i}: the store is neither before nor after the ingest")
             run([ingest, "-q", "--run-id", "big", work] + big)
             run([export, work, j("probe")])
-            if read_export(j("probe")) != after:
-                failures.append(f"kill {i}: ingesting again did not complete it exactly once")
+            check(read_export(j("probe")) == after,
+                  f"kill {i}: ingesting again did not complete it exactly once")
         print(f"ingest kills: {seen}")
 
         # Export: alternate between the two stores so every kill has an older
@@ -111,20 +111,15 @@ def main():
             killed_after([export, src, out], rng.uniform(0, full * 1.2))
             files = read_export(out)
             for k, name in enumerate(("misses", "dispatches")):
-                if files[k] not in (before[k], after[k]):
-                    failures.append(f"export kill {i}: {name}.jsonl is neither old nor new")
+                check(files[k] in (before[k], after[k]),
+                      f"export kill {i}: {name}.jsonl is neither old nor new")
             left_behind += len([n for n in os.listdir(out) if ".fdx-tmp." in n])
         run([export, j("after.db"), out])
         stale = [n for n in os.listdir(out) if n not in ("misses.jsonl", "dispatches.jsonl")]
-        if stale:
-            failures.append(f"temporary files left after a completed export: {stale}")
-        if read_export(out) != after:
-            failures.append("the final export is wrong")
+        check(not stale, "temporary files left after a completed export", str(stale))
+        check(read_export(out) == after, "the final export is wrong")
         print(f"export kills: {kills}, temporary files seen after kills: {left_behind}")
-    for f in failures[:10]:
-        print("FAIL:", f, file=sys.stderr)
-    print(f"crash: {0 if failures else 1} passed, {1 if failures else 0} failed")
-    return 1 if failures else 0
+    return finish("crash")
 
 
 if __name__ == "__main__":

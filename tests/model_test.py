@@ -13,6 +13,8 @@ import subprocess
 import sys
 import tempfile
 
+from testlib import check, finish
+
 U64_MAX = 2**64 - 1
 COUNT_MAX = 2**63 - 1
 
@@ -236,15 +238,10 @@ def one_seed(seed, ingest, export, tmp):
 def main():
     ingest, export = sys.argv[1], sys.argv[2]
     seeds = int(sys.argv[3]) if len(sys.argv) > 3 else 40
-    passed = failed = 0
     with tempfile.TemporaryDirectory(prefix="fdx-model-") as tmp:
         for seed in range(seeds):
-            if one_seed(seed, ingest, export, tmp):
-                passed += 1
-            else:
-                failed += 1
-    print(f"model: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+            check(one_seed(seed, ingest, export, tmp), f"seed {seed}")
+    return finish("model")
 
 
 if __name__ == "__main__":

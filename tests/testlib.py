@@ -1,18 +1,21 @@
 """What the Python end-to-end tests share: counting checks and the summary line."""
 import subprocess
 import sys
+import threading
 
 passed = failed = skipped = 0
+_lock = threading.Lock()
 
 
 def check(ok, what, detail=""):
-    """Counts one check; a failure is printed with what was seen."""
+    """Counts one check (from any thread); a failure is printed with what was seen."""
     global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL: {what}\n{detail}", file=sys.stderr)
+    with _lock:
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+            print(f"FAIL: {what}\n{detail}", file=sys.stderr)
 
 
 def skip(n, why):
