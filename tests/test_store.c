@@ -75,24 +75,16 @@ static void check_vector(const char *vector, int runs, int one_by_one)
     free(want);
 }
 
-START_TEST(golden_basic_at_once)
+/* Each golden vector ingested all at once and run by run (reopening). */
+static const struct {
+    const char *vector;
+    int runs;
+    int one_by_one;
+} golden[] = {{"basic", 2, 0}, {"basic", 2, 1}, {"nasty", 3, 0}, {"nasty", 3, 1}};
+
+START_TEST(golden_vectors)
 {
-    check_vector("basic", 2, 0);
-}
-END_TEST
-START_TEST(golden_basic_run_by_run)
-{
-    check_vector("basic", 2, 1);
-}
-END_TEST
-START_TEST(golden_nasty_at_once)
-{
-    check_vector("nasty", 3, 0);
-}
-END_TEST
-START_TEST(golden_nasty_run_by_run)
-{
-    check_vector("nasty", 3, 1);
+    check_vector(golden[_i].vector, golden[_i].runs, golden[_i].one_by_one);
 }
 END_TEST
 
@@ -675,10 +667,7 @@ Suite *store_suite(void)
     TCase *tc = tcase_create("store");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, golden_basic_at_once);
-    tcase_add_test(tc, golden_basic_run_by_run);
-    tcase_add_test(tc, golden_nasty_at_once);
-    tcase_add_test(tc, golden_nasty_run_by_run);
+    tcase_add_loop_test(tc, golden_vectors, 0, (int)(sizeof golden / sizeof golden[0]));
     tcase_add_test(tc, unkeyed_and_cpu_cells_aggregate_across_ingests);
     tcase_add_test(tc, empty_structure_key_differs_from_unkeyed);
     tcase_add_test(tc, counts_saturate_within_one_ingest);
