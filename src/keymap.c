@@ -47,7 +47,7 @@ int fdx_keymap_get(const fdx_keymap *m, const char *key, size_t len, uint64_t ha
     size_t mask = m->cap - 1;
     for (size_t i = hash & mask; m->values[i]; i = (i + 1) & mask)
         if (m->hashes[i] == hash && m->lens[i] == len &&
-            memcmp(m->keys.data + m->offs[i], key, len) == 0) {
+            memcmp((m->held ? m->held : &m->keys)->data + m->offs[i], key, len) == 0) {
             *value = m->values[i] - 1;
             return 1;
         }
@@ -91,17 +91,11 @@ static int grow(fdx_keymap *m)
     return FDX_OK;
 }
 
-int fdx_keymap_put(fdx_keymap *m, const char *key, size_t len, uint64_t hash, uint32_t value)
+/* Adds the key at off (in keys or held) to the table. */
+static int insert(fdx_keymap *m, size_t off, size_t len, uint64_t hash, uint32_t value)
 {
-    if ((m->n + 1) * 2 > m->cap && grow(m) != FDX_OK)
+    if (((m->n + 1) * 2 > m->cap && grow(m) != FDX_OK) || len > UINT32_MAX || value == UINT32_MAX)
         return FDX_ENOMEM;
-    size_t off = m->keys.len;
-    fdx_buf_append(&m->keys, key, len);
-    if (m->keys.oom || len > UINT32_MAX || value == UINT32_MAX) {
-        m->keys.oom = 0;
-        m->keys.len = off;
-        return FDX_ENOMEM;
-    }
     size_t i = hash & (m->cap - 1);
     while (m->values[i])
         i = (i + 1) & (m->cap - 1);
@@ -111,6 +105,25 @@ int fdx_keymap_put(fdx_keymap *m, const char *key, size_t len, uint64_t hash, ui
     m->lens[i] = (uint32_t)len;
     m->n++;
     return FDX_OK;
+}
+
+int fdx_keymap_put(fdx_keymap *m, const char *key, size_t len, uint64_t hash, uint32_t value)
+{
+    size_t off = m->keys.len;
+    fdx_buf_append(&m->keys, key, len);
+    if (m->keys.oom || insert(m, off, len, hash, value) != FDX_OK) {
+        m->keys.oom = 0;
+        m->keys.len = off;
+        return FDX_ENOMEM;
+    }
+    return FDX_OK;
+}
+
+int fdx_keymap_put_held(fdx_keymap *m, const fdx_buf *held, size_t off, size_t len, uint64_t hash,
+                        uint32_t value)
+{
+    m->held = held;
+    return insert(m, off, len, hash, value);
 }
 
 void fdx_keymap_clear(fdx_keymap *m)

@@ -92,7 +92,7 @@ int fdx_sink_cache_find(fdx_sink_cache *c, const fdx_raw_record *r, uint32_t *ce
  * entries are found again by content). */
 static void size_sets(fdx_sink_cache *c)
 {
-    if (c->n_entries <= c->n_sets * 4)
+    if (c->by_raw.n <= c->n_sets * 4)
         return;
     size_t n = c->n_sets ? c->n_sets * 2 : MIN_SETS;
     fdx_ptr_set *sets = calloc(n, sizeof *sets);
@@ -111,13 +111,12 @@ void fdx_sink_cache_learn(fdx_sink_cache *c, uint32_t cell)
     uint32_t header[2] = {cell, (uint32_t)c->raw.len};
     fdx_buf_append(&c->entries, header, sizeof header);
     fdx_buf_append(&c->entries, c->raw.data, c->raw.len);
-    if (c->entries.oom ||
-        fdx_keymap_put(&c->by_raw, c->raw.data, c->raw.len, c->raw_hash, (uint32_t)off) != FDX_OK) {
+    if (c->entries.oom || fdx_keymap_put_held(&c->by_raw, &c->entries, off + ENTRY_HEADER,
+                                              c->raw.len, c->raw_hash, (uint32_t)off) != FDX_OK) {
         c->entries.oom = 0;
         c->entries.len = off;
         return;
     }
-    c->n_entries++;
     size_sets(c);
     note(c, (uint32_t)off);
 }
@@ -127,7 +126,6 @@ void fdx_sink_cache_clear(fdx_sink_cache *c)
     if (c->sets)
         memset(c->sets, 0, c->n_sets * sizeof *c->sets);
     fdx_buf_clear(&c->entries);
-    c->n_entries = 0;
     fdx_keymap_clear(&c->by_raw);
     c->raw_ok = 0;
 }

@@ -32,8 +32,7 @@ typedef struct fdx_sink_cache {
     size_t n_sets; /* a power of two, grown with the cells; 0 before the first */
     /* Per cell: its index (4 bytes), its raw key's length (4 bytes), the key. */
     fdx_buf entries;
-    size_t n_entries;
-    fdx_keymap by_raw; /* raw key -> offset of its entry */
+    fdx_keymap by_raw; /* raw key (held in entries) -> offset of its entry */
     /* The record at hand: its pointers' hash and, once written, its raw key. */
     uint64_t ptr_hash;
     fdx_buf raw;
