@@ -11,6 +11,13 @@
 
 enum { RAW_MAX_FIELDS = 64, RAW_NUMS = 3 };
 
+/* Whether the record has a token (numbers' bit 1): a keyed record without
+ * one has no raw key and never matches one. */
+static int keyed(const fdx_raw_record *r)
+{
+    return (r->nums[2] >> 1 & 1) != 0;
+}
+
 /* ---- writing ---- */
 
 typedef struct raw_fields {
@@ -77,7 +84,7 @@ int fdx_raw_key_write(fdx_buf *b, const fdx_raw_record *r)
 {
     raw_fields f;
     f.count = f.bytes = 0;
-    if ((r->token && !field(&f, r->token)) || !impl_fields(&f, r->id) ||
+    if ((keyed(r) && !field(&f, r->token)) || !impl_fields(&f, r->id) ||
         !field(&f, r->hw->hardware_sku) || !field(&f, r->hw->driver_version))
         return 0;
     fdx_buf_clear(b);
@@ -141,7 +148,7 @@ int fdx_raw_key_matches(const char *stored, size_t len, const fdx_raw_record *r)
     if (len < sizeof r->nums || r->id->n_dtypes > RAW_MAX_FIELDS || !same_nums(&p, r->nums) ||
         (r->id->n_dtypes && !r->id->dtypes))
         return 0;
-    if ((r->token && !same_field(&p, r->token)) || !same_impl(&p, r->id) ||
+    if ((keyed(r) && !same_field(&p, r->token)) || !same_impl(&p, r->id) ||
         !same_field(&p, r->hw->hardware_sku) || !same_field(&p, r->hw->driver_version))
         return 0;
     return p + FDX_SAME_STR_SLACK == stored + len;

@@ -85,7 +85,7 @@ static int record_miss(fdx_sink *s, const fdx_miss *m, uint32_t *at)
     if (!m)
         return no_record(s);
     fdx_raw_record r = fdx_raw_record_of(1, m->wanted, &m->fallback, &m->hw);
-    if (m->wanted && fdx_sink_cache_find(&s->miss_cache, &r, at))
+    if (fdx_sink_cache_find(&s->miss_cache, &r, at))
         return fdx_agg_add_at(s->misses, *at, m->count, FDX_NO_CANDS);
     fdx_cell cell;
     size_t index;
@@ -95,8 +95,7 @@ static int record_miss(fdx_sink *s, const fdx_miss *m, uint32_t *at)
     if (rc != FDX_OK)
         return drop(s, rc);
     *at = (uint32_t)index;
-    if (m->wanted)
-        fdx_sink_cache_learn(&s->miss_cache, *at);
+    fdx_sink_cache_learn(&s->miss_cache, *at);
     return FDX_OK;
 }
 

@@ -290,6 +290,23 @@ START_TEST(bad_records_are_dropped_and_counted)
 }
 END_TEST
 
+/* A miss without its wanted key is dropped even when a cell with all its
+ * other fields exists (the record cache must not take it for that cell). */
+START_TEST(a_miss_without_wanted_never_matches_a_cell)
+{
+    fdx_miss m = ref_miss("w", "generic");
+    fdx_sink_record_miss(sink, &m);
+    fdx_sink_record_miss(sink, &m);
+    m.wanted = NULL;
+    fdx_sink_record_miss(sink, &m);
+    ck_assert_uint_eq(fdx_sink_dropped(sink), 1);
+    fdx_records *r;
+    ck_assert_int_eq(fdx_sink_records(sink, &r), FDX_OK);
+    ck_assert_uint_eq(r->misses[0].count, 2);
+    fdx_records_free(r);
+}
+END_TEST
+
 /* The latest non-empty list wins, also when a list comes back. */
 START_TEST(candidates_follow_the_latest_list)
 {
@@ -654,6 +671,7 @@ Suite *sink_suite(void)
     tcase_add_test(tc, golden_nasty);
     tcase_add_test(tc, drain_counts_once_and_refuses_an_open_transaction);
     tcase_add_test(tc, bad_records_are_dropped_and_counted);
+    tcase_add_test(tc, a_miss_without_wanted_never_matches_a_cell);
     tcase_add_test(tc, candidates_follow_the_latest_list);
     tcase_add_test(tc, reused_buffers_are_read_again);
     tcase_add_test(tc, reused_candidate_buffers_are_read_again);
