@@ -80,17 +80,28 @@ static void pad(fdx_buf *b)
     fdx_buf_append(b, zeros, sizeof zeros);
 }
 
-int fdx_raw_key_write(fdx_buf *b, const fdx_raw_record *r)
+/* Writes r's numbers and fields into b, with its token or without. */
+static int write_key(fdx_buf *b, const fdx_raw_record *r, int with_token)
 {
     raw_fields f;
     f.count = f.bytes = 0;
-    if ((keyed(r) && !field(&f, r->token)) || !impl_fields(&f, r->id) ||
+    if ((with_token && keyed(r) && !field(&f, r->token)) || !impl_fields(&f, r->id) ||
         !field(&f, r->hw->hardware_sku) || !field(&f, r->hw->driver_version))
         return 0;
     fdx_buf_clear(b);
     put(b, r->nums, &f);
     pad(b);
     return !b->oom;
+}
+
+int fdx_raw_key_write(fdx_buf *b, const fdx_raw_record *r)
+{
+    return write_key(b, r, 1);
+}
+
+int fdx_raw_context_write(fdx_buf *b, const fdx_raw_record *r)
+{
+    return write_key(b, r, 0);
 }
 
 int fdx_raw_cands_write(fdx_buf *b, const fdx_candidate *c, size_t n)
@@ -142,16 +153,10 @@ static int same_impl(const char **p, const fdx_impl *id)
     return 1;
 }
 
-int fdx_raw_key_matches(const char *stored, size_t len, const fdx_raw_record *r)
+int fdx_raw_token_matches(const char *stored, const char *token)
 {
-    const char *p = stored;
-    if (len < sizeof r->nums || r->id->n_dtypes > RAW_MAX_FIELDS || !same_nums(&p, r->nums) ||
-        (r->id->n_dtypes && !r->id->dtypes))
-        return 0;
-    if ((keyed(r) && !same_field(&p, r->token)) || !same_impl(&p, r->id) ||
-        !same_field(&p, r->hw->hardware_sku) || !same_field(&p, r->hw->driver_version))
-        return 0;
-    return p + FDX_SAME_STR_SLACK == stored + len;
+    const char *p = stored + sizeof(uint64_t) * RAW_NUMS;
+    return same_field(&p, token);
 }
 
 int fdx_raw_cands_match(const char *stored, size_t len, const fdx_candidate *c, size_t n)
@@ -169,33 +174,4 @@ int fdx_raw_cands_match(const char *stored, size_t len, const fdx_candidate *c, 
             return 0;
     }
     return p + FDX_SAME_STR_SLACK == end;
-}
-
-/* ---- the pointers' hash ---- */
-
-static uint64_t rotl(uint64_t x, int k)
-{
-    return x << k | x >> (64 - k);
-}
-
-uint64_t fdx_raw_ptr_hash(const fdx_raw_record *r)
-{
-    const fdx_impl *id = r->id;
-    const fdx_hw *hw = r->hw;
-    const uint64_t *nums = r->nums;
-    /* Pointers differ in their low bits: rotations spread them, and one
-     * multiplication at the end mixes the lot. */
-    uint64_t h = (uint64_t)(uintptr_t)r->token ^ rotl((uint64_t)(uintptr_t)id->backend, 9) ^
-                 rotl((uint64_t)(uintptr_t)id->op, 18) ^
-                 rotl((uint64_t)(uintptr_t)id->kernel_source, 27) ^
-                 rotl((uint64_t)(uintptr_t)hw->hardware_sku, 36) ^
-                 rotl((uint64_t)(uintptr_t)hw->driver_version, 45) ^ nums[0] ^ rotl(nums[1], 13) ^
-                 rotl(nums[2], 54);
-    if (id->dtypes && id->n_dtypes <= RAW_MAX_FIELDS)
-        for (size_t i = 0; i < id->n_dtypes; i++)
-            h = rotl(h, 5) ^ (uint64_t)(uintptr_t)id->dtypes[i];
-    h *= 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 31;
-    h *= 0x9E3779B97F4A7C15ull;
-    return h ^ h >> 29;
 }

@@ -1,9 +1,9 @@
 /*
  * A record's fields exactly as the caller passed them, unvalidated: the key
- * under which the sink remembers which cell a record went to. Writing one is
- * cheaper than building the canonical cell; comparing a record with a stored
- * one in place is cheaper still, and is what a record for a cell already seen
- * costs.
+ * under which the sink remembers which cell a record went to, when the
+ * record's pointers alone do not find it (sink_cache.h). Writing one is
+ * cheaper than building the canonical cell. A long token, and a candidates
+ * list, are compared with their stored copy in place.
  *
  * Layout: fixed-size numbers, then each string as a 4-byte length, its bytes
  * and its terminator, then FDX_SAME_STR_SLACK zero bytes (so stored strings
@@ -44,15 +44,14 @@ static inline fdx_raw_record fdx_raw_record_of(int keyed, const char *token, con
 /* Writes r's raw key into b (replacing its contents); 0 when r cannot have
  * one (a NULL string where one is required, too many fields, no memory). */
 int fdx_raw_key_write(fdx_buf *b, const fdx_raw_record *r);
-/* Whether r's fields are exactly the len-byte raw key at stored. */
-int fdx_raw_key_matches(const char *stored, size_t len, const fdx_raw_record *r);
+/* The same without the token: the raw key of r's context (implementation
+ * and device), which many cells share. */
+int fdx_raw_context_write(fdx_buf *b, const fdx_raw_record *r);
+/* Whether token is the token of the raw key at stored (a keyed one). */
+int fdx_raw_token_matches(const char *stored, const char *token);
 
 /* The same for a dispatch's candidates list (n > 0). */
 int fdx_raw_cands_write(fdx_buf *b, const fdx_candidate *c, size_t n);
 int fdx_raw_cands_match(const char *stored, size_t len, const fdx_candidate *c, size_t n);
-
-/* A hash of r's pointers and numbers: equal for records passing the same
- * strings, whatever they say now. */
-uint64_t fdx_raw_ptr_hash(const fdx_raw_record *r);
 
 #endif

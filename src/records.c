@@ -141,6 +141,7 @@ int fdx_sink_records(fdx_sink *s, fdx_records **out)
     records *r = calloc(1, sizeof *r);
     fdx_decoder *dec = fdx_decoder_new(0);
     int oom = !r || !dec;
+    fdx_sink_settle(s);
     if (!oom) {
         r->misses_agg = s->misses;
         r->pub.misses = materialise(r, s->misses, dec, &r->pub.n_misses, &oom);

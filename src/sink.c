@@ -40,6 +40,8 @@ fdx_sink *fdx_sink_new(void)
     s->misses = fdx_agg_new();
     s->dispatches = fdx_agg_new();
     s->epoch = next_epoch();
+    s->miss_cache.agg = s->misses;
+    s->dispatch_cache.agg = s->dispatches;
     if (!s->misses || !s->dispatches) {
         fdx_sink_free(s);
         return NULL;
@@ -85,8 +87,10 @@ static int record_miss(fdx_sink *s, const fdx_miss *m, uint32_t *at)
     if (!m)
         return no_record(s);
     fdx_raw_record r = fdx_raw_record_of(1, m->wanted, &m->fallback, &m->hw);
-    if (fdx_sink_cache_find(&s->miss_cache, &r, at))
-        return fdx_agg_add_at(s->misses, *at, m->count, FDX_NO_CANDS);
+    if (fdx_sink_cache_find(&s->miss_cache, &r, at)) {
+        fdx_sink_cache_count(&s->miss_cache, *at, m->count);
+        return FDX_OK;
+    }
     fdx_cell cell;
     size_t index;
     int rc = fdx_cell_from_miss(&cell, m, 0, &s->dtypes, s->errmsg, sizeof s->errmsg);
@@ -140,8 +144,10 @@ static int holds_these_cands(const fdx_sink *s, size_t at, const fdx_dispatch *d
 /* A dispatch for a cell already seen: the count, and the candidates when new. */
 static int record_seen_dispatch(fdx_sink *s, const fdx_dispatch *d, uint32_t at)
 {
-    if (d->n_candidates == 0 || holds_these_cands(s, at, d))
-        return fdx_agg_add_at(s->dispatches, at, d->count, FDX_NO_CANDS);
+    if (d->n_candidates == 0 || holds_these_cands(s, at, d)) {
+        fdx_sink_cache_count(&s->dispatch_cache, at, d->count);
+        return FDX_OK;
+    }
     int rc =
         fdx_cands_encode(d->candidates, d->n_candidates, 0, &s->cands, s->errmsg, sizeof s->errmsg);
     fdx_str cands = {s->cands.data, s->cands.len};
@@ -224,6 +230,12 @@ uint64_t fdx_sink_dropped(const fdx_sink *s)
 const char *fdx_sink_errmsg(const fdx_sink *s)
 {
     return s ? s->errmsg : "out of memory";
+}
+
+void fdx_sink_settle(fdx_sink *s)
+{
+    fdx_sink_cache_settle(&s->miss_cache);
+    fdx_sink_cache_settle(&s->dispatch_cache);
 }
 
 void fdx_sink_empty(fdx_sink *s)

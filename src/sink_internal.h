@@ -29,6 +29,9 @@ typedef struct fdx_sorted_cell {
     fdx_str cands;
 } fdx_sorted_cell;
 
+/* Moves the counts the record caches hold into the cells: every reader of
+ * the cells calls it first. */
+void fdx_sink_settle(fdx_sink *s);
 /* Forgets every cell (after a drain); handles given out so far go stale. */
 void fdx_sink_empty(fdx_sink *s);
 

@@ -55,6 +55,7 @@ static int next_cell(void *ctx, fdx_buf *line, char *err, size_t errsz)
 static int flush_agg(fdx_sink *s, const fdx_agg *agg, const char *path, size_t *lines)
 {
     fdx_sorted_cell *cells;
+    fdx_sink_settle(s);
     if (fdx_sink_sorted(agg, &cells) != FDX_OK) {
         snprintf(s->errmsg, sizeof s->errmsg, "out of memory");
         return FDX_ENOMEM;
@@ -118,6 +119,7 @@ int fdx_sink_drain_to_store(fdx_sink *s, fdx_store *st, fdx_commit_stats *stats)
         snprintf(s->errmsg, sizeof s->errmsg, "the store already has a transaction open");
         return fdx_store_fail(st, FDX_EMISUSE, "%s", s->errmsg);
     }
+    fdx_sink_settle(s);
     int rc = fdx_store_begin(st);
     if (rc == FDX_OK)
         rc = add_all(st, s->misses);

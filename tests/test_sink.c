@@ -413,8 +413,8 @@ START_TEST(many_cells_through_many_pointers)
 END_TEST
 
 /* A few cells reached through many more pointers than the table has ways
- * (a runtime formatting its keys into fresh buffers): ways are evicted and
- * the pinned strings outgrow their bound, again and again. */
+ * (a runtime formatting its keys into fresh buffers): the token table
+ * evicts, again and again. */
 START_TEST(few_cells_through_fresh_buffers)
 {
     enum { BUFFERS = 30000, CELLS = 5 };
@@ -471,6 +471,175 @@ START_TEST(same_str_stops_at_the_string)
                 ck_assert_int_eq(fdx_same_str(str, copy, (size_t)n), want);
             }
     munmap(mem, 2 * (size_t)page);
+}
+END_TEST
+
+/* Records whose strings were shortened in place so that they now end on the
+ * last byte before an unreadable page, where the first record's strings went
+ * on into it: the sink's images of the first record must stop reading at the
+ * new terminator (a token, and strings of the context, at every length). */
+static void shorten_before_page(int field, int was, int now)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    char *mem =
+        mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(mem, MAP_FAILED);
+    char *str = mem + page - now - 1;
+    for (int i = 0; i < was; i++)
+        str[i] = (char)('a' + i % 26);
+    str[was] = '\0';
+    fdx_sink *s = fdx_sink_new();
+    fdx_miss m = ref_miss("w", "generic");
+    const char **at[] = {&m.wanted, &m.fallback.backend, &m.fallback.kernel_source,
+                         &m.hw.driver_version};
+    *at[field] = str;
+    fdx_sink_record_miss(s, &m);
+    fdx_sink_record_miss(s, &m);
+    ck_assert_int_eq(mprotect(mem + page, (size_t)page, PROT_NONE), 0);
+    str[now] = '\0';
+    fdx_sink_record_miss(s, &m);
+    fdx_sink_record_miss(s, &m);
+    /* An empty string is refused where a name is required. */
+    size_t cells = fdx_sink_miss_cell_count(s);
+    ck_assert(cells == 2 || (now == 0 && cells == 1));
+    ck_assert_uint_eq(fdx_sink_dropped(s), 2 * (2 - cells));
+    fdx_sink_free(s);
+    munmap(mem, 2 * (size_t)page);
+}
+
+START_TEST(strings_shortened_before_an_unreadable_page)
+{
+    for (int field = 0; field < 4; field++)
+        for (int was = 1; was < 40; was++)
+            for (int now = 0; now < was; now++)
+                shorten_before_page(field, was, now);
+}
+END_TEST
+
+/* Keys of every length around the token images' two blocks, at every
+ * alignment, rewritten in place at their last byte: each version is its own
+ * cell, and the first counts again when it comes back. */
+START_TEST(rewritten_keys_at_every_length_and_alignment)
+{
+    char buf[96];
+    for (int len = 1; len < 64; len++)
+        for (int off = 0; off < 16; off++) {
+            fdx_sink *s = fdx_sink_new();
+            char *key = buf + off;
+            for (int i = 0; i < len; i++)
+                key[i] = (char)('a' + (i * 7 + off) % 26);
+            key[len] = '\0';
+            fdx_dispatch d = ref_dispatch(key, "a", NULL, 0);
+            fdx_sink_record_dispatch(s, &d);
+            fdx_sink_record_dispatch(s, &d);
+            key[len - 1] = '#';
+            fdx_sink_record_dispatch(s, &d);
+            key[len - 1] = (char)('a' + ((len - 1) * 7 + off) % 26);
+            fdx_sink_record_dispatch(s, &d);
+            ck_assert_uint_eq(fdx_sink_dispatch_cell_count(s), 2);
+            fdx_records *r;
+            ck_assert_int_eq(fdx_sink_records(s, &r), FDX_OK);
+            for (size_t i = 0; i < r->n_dispatches; i++) {
+                const char *k = r->dispatches[i].structure_key;
+                ck_assert_uint_eq(r->dispatches[i].count, k[len - 1] == '#' ? 1 : 3);
+            }
+            fdx_records_free(r);
+            fdx_sink_free(s);
+        }
+}
+END_TEST
+
+/* More contexts (implementation and device) than the context table holds,
+ * each over many keys, recorded in three orders, the last through copies
+ * of every string: each record lands in its own cell. */
+START_TEST(many_contexts_over_many_keys)
+{
+    enum { CTXS = 300, KEYS = 40 };
+    char(*src)[16] = malloc(sizeof *src * CTXS), (*src2)[16] = malloc(sizeof *src2 * CTXS);
+    char(*key)[16] = malloc(sizeof *key * KEYS), (*key2)[16] = malloc(sizeof *key2 * KEYS);
+    for (int i = 0; i < CTXS; i++) {
+        snprintf(src[i], sizeof src[i], "src-%d", i);
+        memcpy(src2[i], src[i], sizeof src[i]);
+    }
+    for (int i = 0; i < KEYS; i++) {
+        snprintf(key[i], sizeof key[i], "key-%d", i);
+        memcpy(key2[i], key[i], sizeof key[i]);
+    }
+    for (int round = 0; round < 3; round++)
+        for (int k = 0; k < CTXS * KEYS; k++) {
+            int j = round == 1 ? CTXS * KEYS - 1 - k : round == 2 ? (k * 7919) % (CTXS * KEYS) : k;
+            int c = round == 1 ? j / KEYS : j % CTXS, t = round == 1 ? j % KEYS : j / CTXS;
+            fdx_miss m = ref_miss(round == 2 ? key2[t] : key[t], round == 2 ? src2[c] : src[c]);
+            m.count = (uint64_t)(c * KEYS + t) + 1;
+            fdx_sink_record_miss(sink, &m);
+        }
+    ck_assert_uint_eq(fdx_sink_miss_cell_count(sink), CTXS * KEYS);
+    fdx_records *r;
+    ck_assert_int_eq(fdx_sink_records(sink, &r), FDX_OK);
+    for (size_t i = 0; i < r->n_misses; i++) {
+        int c = atoi(r->misses[i].fallback.kernel_source + 4), t = atoi(r->misses[i].wanted + 4);
+        ck_assert_uint_eq(r->misses[i].count, 3 * ((uint64_t)(c * KEYS + t) + 1));
+    }
+    fdx_records_free(r);
+    free(src);
+    free(src2);
+    free(key);
+    free(key2);
+}
+END_TEST
+
+/* A dtype count that differs from a cell's only in bits the numbers shift
+ * out must not reach that cell (nor read past its dtypes). */
+START_TEST(a_huge_dtype_count_never_matches_a_cell)
+{
+    static const char *const dtypes[] = {"F16", "F16", "F16", NULL}; /* validation stops */
+    fdx_miss m = ref_miss("w", "generic");
+    m.fallback.dtypes = dtypes;
+    fdx_sink_record_miss(sink, &m);
+    fdx_sink_record_miss(sink, &m);
+    m.fallback.n_dtypes += (size_t)1 << (sizeof(size_t) * 8 - 2);
+    fdx_sink_record_miss(sink, &m);
+    ck_assert_uint_eq(fdx_sink_miss_cell_count(sink), 1);
+    ck_assert_uint_eq(fdx_sink_dropped(sink), 1);
+}
+END_TEST
+
+/* Counts recorded through the token table wait there until something reads
+ * the cells: they must survive the table's growth, evictions and a drain. */
+START_TEST(counts_held_in_the_cache_are_never_lost)
+{
+    enum { CELLS = 3000 };
+    char(*keys)[16] = malloc(sizeof *keys * CELLS);
+    for (int i = 0; i < CELLS; i++) {
+        snprintf(keys[i], sizeof keys[i], "key-%d", i);
+        fdx_miss m = ref_miss(keys[i], "generic");
+        for (int k = 0; k <= i % 3; k++)
+            fdx_sink_record_miss(sink, &m);
+    }
+    fdx_records *r;
+    ck_assert_int_eq(fdx_sink_records(sink, &r), FDX_OK);
+    ck_assert_uint_eq(r->n_misses, CELLS);
+    uint64_t total = 0;
+    for (size_t i = 0; i < r->n_misses; i++) {
+        ck_assert_uint_eq(r->misses[i].count, atoi(r->misses[i].wanted + 4) % 3 + 1);
+        total += r->misses[i].count + 1;
+    }
+    fdx_records_free(r);
+    /* Read once; recorded again, held again, and drained. */
+    for (int i = 0; i < CELLS; i++) {
+        fdx_miss m = ref_miss(keys[i], "generic");
+        fdx_sink_record_miss(sink, &m);
+    }
+    fdx_store *st = tu_open(tu_path(dir, "held.db"));
+    ck_assert_int_eq(fdx_sink_drain_to_store(sink, st, NULL), FDX_OK);
+    char *text = tu_export(st, tu_path(dir, "held"));
+    uint64_t drained = 0;
+    for (const char *p = strstr(text, "\"count\":"); p; p = strstr(p + 1, "\"count\":"))
+        drained += strtoull(p + 8, NULL, 10);
+    ck_assert_uint_eq(drained, total);
+    free(text);
+    fdx_store_close(st);
+    free(keys);
 }
 END_TEST
 
@@ -678,6 +847,11 @@ Suite *sink_suite(void)
     tcase_add_test(tc, many_cells_through_many_pointers);
     tcase_add_test(tc, few_cells_through_fresh_buffers);
     tcase_add_test(tc, same_str_stops_at_the_string);
+    tcase_add_test(tc, strings_shortened_before_an_unreadable_page);
+    tcase_add_test(tc, rewritten_keys_at_every_length_and_alignment);
+    tcase_add_test(tc, many_contexts_over_many_keys);
+    tcase_add_test(tc, counts_held_in_the_cache_are_never_lost);
+    tcase_add_test(tc, a_huge_dtype_count_never_matches_a_cell);
     tcase_add_test(tc, handles_count_like_records);
     tcase_add_test(tc, foreign_and_stale_handles_are_refused);
     tcase_add_test(tc, recording_a_seen_cell_allocates_nothing);
