@@ -5,6 +5,7 @@
  * fdx_sink_record_*_cell, then fdx_sink_add; all included), over the same
  * records cycling through CELLS distinct cells per kind.
  * One dispatch cell in CANDS_EVERY carries a candidates list (0: none).
+ * Calls alternate a miss and a dispatch of the same cell, cell after cell.
  * Usage: record_bench DB CALLS CELLS [CANDS_EVERY]
  * Prints: store_ns sink_ns handle_ns
  */
@@ -53,17 +54,20 @@ static double by_handle(const recs *r, long calls, int cells)
     fdx_sink_cell *h = calloc(2 * (size_t)cells, sizeof *h);
     long first = 2 * (long)cells;
     double t0 = now();
-    for (long i = 0; i < calls; i++) {
-        int c = (int)((i / 2) % cells);
+    for (long i = 0, c = 0, at = 0; i < calls; i++) {
         int rc;
         if (i >= first)
-            rc = fdx_sink_add(sink, h[i % first], 1);
+            rc = fdx_sink_add(sink, h[at], 1);
         else if (i & 1)
-            rc = fdx_sink_record_dispatch_cell(sink, &r->d[c], &h[i]);
+            rc = fdx_sink_record_dispatch_cell(sink, &r->d[c], &h[at]);
         else
-            rc = fdx_sink_record_miss_cell(sink, &r->m[c], &h[i]);
+            rc = fdx_sink_record_miss_cell(sink, &r->m[c], &h[at]);
         if (rc != FDX_OK)
             return -1;
+        if (++at == first)
+            at = 0;
+        if ((i & 1) && ++c == cells)
+            c = 0;
     }
     double ns = (now() - t0) * 1e9 / (double)calls;
     int ok = fdx_sink_miss_cell_count(sink) == (size_t)cells && fdx_sink_dropped(sink) == 0;
@@ -87,24 +91,26 @@ int main(int argc, char **argv)
         return 1;
     }
     double t0 = now();
-    for (long i = 0; i < calls; i++) {
-        int c = (int)((i / 2) % cells);
+    for (long i = 0, c = 0; i < calls; i++) {
         if (i & 1)
             fdx_store_record_dispatch(db, &r.d[c]);
         else
             fdx_store_record_miss(db, &r.m[c]);
+        if ((i & 1) && ++c == cells)
+            c = 0;
     }
     int rc = fdx_store_commit(db, NULL);
     double store_ns = (now() - t0) * 1e9 / (double)calls;
     fdx_store_close(db);
     fdx_sink *sink = fdx_sink_new();
     t0 = now();
-    for (long i = 0; i < calls; i++) {
-        int c = (int)((i / 2) % cells);
+    for (long i = 0, c = 0; i < calls; i++) {
         if (i & 1)
             fdx_sink_record_dispatch(sink, &r.d[c]);
         else
             fdx_sink_record_miss(sink, &r.m[c]);
+        if ((i & 1) && ++c == cells)
+            c = 0;
     }
     double sink_ns = (now() - t0) * 1e9 / (double)calls;
     if (rc != FDX_OK || fdx_sink_miss_cell_count(sink) != (size_t)cells)
