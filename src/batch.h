@@ -14,6 +14,7 @@
 #include "agg.h"
 #include "buf.h"
 #include "keymap.h"
+#include "line_memo.h"
 
 typedef enum fdx_entry_kind {
     FDX_E_LINE,
@@ -65,33 +66,11 @@ static inline size_t fdx_batch_next_seg(const fdx_batch *b, size_t i, size_t seg
 int fdx_batch_full(const fdx_batch *b);
 const char *fdx_batch_reason(const fdx_batch *b, int64_t error);
 
-/*
- * Lines seen before, but for their count: feeds repeat each cell run after
- * run with only the count changed, so a line whose other bytes equal an
- * earlier line's decodes to that line's cell without parsing the JSON again.
- */
-typedef struct fdx_line_memo_entry {
-    size_t count_off; /* where the count's digits were */
-    size_t key_off;   /* the packed cell, in memo.data */
-    size_t key_len;
-    size_t cands_off; /* its candidates JSON, in memo.data */
-    size_t cands_len;
-} fdx_line_memo_entry;
-
-typedef struct fdx_line_memo {
-    fdx_keymap lines; /* line without its count -> entry */
-    fdx_buf data;
-    fdx_line_memo_entry *v;
-    size_t n;
-    size_t cap;
-} fdx_line_memo;
-
 /* A worker's scratch for decoding batches. */
 typedef struct fdx_batch_worker {
     struct fdx_decoder *dec;
     fdx_buf dtypes;
     fdx_buf cands;
-    fdx_buf tmpl;   /* a line without its count */
     fdx_buf packed; /* a cell, packed */
     fdx_line_memo memo;
 } fdx_batch_worker;

@@ -28,6 +28,8 @@ struct fdx_decoder {
     size_t n_strs;
     fdx_candidate *cands;
     size_t cap_cands;
+    size_t *latency_tok; /* per candidate: its latency's index in lx.nums, or SIZE_MAX */
+    size_t cap_latency_tok;
 };
 
 typedef struct dctx {
@@ -55,6 +57,7 @@ void fdx_decoder_free(fdx_decoder *d)
     fdx_lexed_free(&d->lx);
     free(d->strs);
     free(d->cands);
+    free(d->latency_tok);
     free(d);
 }
 
@@ -304,8 +307,12 @@ static int get_candidate(dctx *x, const cJSON *c, size_t i, fdx_candidate *out)
     const cJSON *lat = member(c, "latency_ns");
     out->has_latency = lat && !cJSON_IsNull(lat);
     out->latency_ns = 0;
-    if (out->has_latency)
-        return number_value(x, lat, path, "latency_ns", 64, &out->latency_ns);
+    x->d->latency_tok[i] = SIZE_MAX;
+    if (!out->has_latency)
+        return FDX_OK;
+    if (number_value(x, lat, path, "latency_ns", 64, &out->latency_ns))
+        return FDX_EDATA;
+    x->d->latency_tok[i] = (size_t)lat->valueint;
     return FDX_OK;
 }
 
@@ -379,7 +386,8 @@ static int parse_tree(fdx_decoder *d, const char *line, size_t n, char *err, siz
 static int reserve_scratch(fdx_decoder *d)
 {
     if (fdx_grow(&d->strs, &d->cap_strs, d->lx.n_strings + 1, sizeof *d->strs) ||
-        fdx_grow(&d->cands, &d->cap_cands, d->lx.n_objects + 1, sizeof *d->cands))
+        fdx_grow(&d->cands, &d->cap_cands, d->lx.n_objects + 1, sizeof *d->cands) ||
+        fdx_grow(&d->latency_tok, &d->cap_latency_tok, d->lx.n_objects + 1, sizeof *d->latency_tok))
         return FDX_ENOMEM;
     d->n_strs = 0;
     return FDX_OK;
@@ -398,6 +406,15 @@ int fdx_decode_count_token(const fdx_decoder *d, size_t *off, size_t *len)
         return 0;
     *off = d->lx.nums[d->lx.count_tok].off;
     *len = d->lx.nums[d->lx.count_tok].len;
+    return 1;
+}
+
+int fdx_decode_latency_token(const fdx_decoder *d, size_t i, size_t *off, size_t *len)
+{
+    if (i >= d->cap_latency_tok || d->latency_tok[i] == SIZE_MAX)
+        return 0;
+    *off = d->lx.nums[d->latency_tok[i]].off;
+    *len = d->lx.nums[d->latency_tok[i]].len;
     return 1;
 }
 

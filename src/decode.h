@@ -35,5 +35,8 @@ int fdx_decode_parse(fdx_decoder *d, fdx_record *rec, char *err, size_t errsz);
 /* After fdx_decode_lex: where the value of the one top-level "count" key is,
  * when it is a number; 0 otherwise. */
 int fdx_decode_count_token(const fdx_decoder *d, size_t *off, size_t *len);
+/* After fdx_decode_parse returned a dispatch: where candidate i's latency
+ * number is, when it has one; 0 otherwise. */
+int fdx_decode_latency_token(const fdx_decoder *d, size_t i, size_t *off, size_t *len);
 
 #endif

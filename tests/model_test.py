@@ -89,6 +89,16 @@ def gen_record(rng, impls, hws, keys):
     return rec
 
 
+def vary(rng, rec):
+    """The same record with another count and other latencies: a feed's next run."""
+    rec = json.loads(json.dumps(rec))
+    rec["count"] = rng.randrange(0, 10) if rng.random() < 0.7 else pick_u64(rng)
+    for c in rec.get("candidates") or []:
+        if isinstance(c.get("latency_ns"), int):
+            c["latency_ns"] = pick_u64(rng)
+    return rec
+
+
 def to_line(rng, rec):
     """Serialise a record the way a varied producer might."""
     items = list(rec.items())
@@ -192,15 +202,22 @@ def one_seed(seed, ingest, export, tmp):
     impls, hws = impl_pool(rng, rng.randrange(1, 6)), hw_pool(rng, rng.randrange(1, 4))
     keys = rng.sample(STRINGS, rng.randrange(1, 6))
     sink = Sink()
-    runs = []
+    runs, history = [], []
     for r in range(rng.randrange(1, 6)):
         d = os.path.join(tmp, f"s{seed}", f"run_{r:04d}")
         os.makedirs(d)
         files = {"misses.jsonl": [], "dispatches.jsonl": []}
         for _ in range(rng.randrange(0, 60)):
-            rec = gen_record(rng, impls, hws, keys)
+            # Records come back with new numbers, written the same way, as
+            # they do run after run (the ingest skips parsing those).
+            if history and rng.random() < 0.4:
+                rec, style = rng.choice(history)
+                rec = vary(rng, rec)
+            else:
+                rec, style = gen_record(rng, impls, hws, keys), rng.randrange(1 << 30)
+                history.append((rec, style))
             files["misses.jsonl" if "wanted" in rec else "dispatches.jsonl"].append(
-                to_line(rng, rec) + ("\n\n" if rng.random() < 0.05 else "\n"))
+                to_line(random.Random(style), rec) + ("\n\n" if rng.random() < 0.05 else "\n"))
         for name, lines in files.items():
             with open(os.path.join(d, name), "w", encoding="utf-8") as f:
                 f.writelines(lines)

@@ -397,6 +397,29 @@ START_TEST(paths_in_one_call_fail_alone)
 }
 END_TEST
 
+/* Ingests feed with one thread and with two, skipping bad lines: both must
+ * count these and export want. */
+static void ingest_both_ways(const char *feed, uint64_t bad, uint64_t records, const char *want)
+{
+    for (int threads = 1; threads <= 2; threads++) {
+        char name[32];
+        snprintf(name, sizeof name, "t%d.db", threads);
+        fdx_store *db = tu_open(tu_path(dir, name));
+        fdx_ingest_opts opts = {.skip_invalid = 1, .threads = threads};
+        fdx_ingest_stats st = {0};
+        ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+        ck_assert_int_eq(fdx_store_ingest_buffer(db, "feed", feed, strlen(feed), &opts, &st),
+                         FDX_OK);
+        ck_assert_uint_eq(st.bad_lines, bad);
+        ck_assert_uint_eq(st.records, records);
+        ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+        char *out = tu_export(db, tu_path(dir, "out"));
+        ck_assert_str_eq(out, want);
+        free(out);
+        fdx_store_close(db);
+    }
+}
+
 /* Lines that repeat but for their count skip the JSON parser; variants that
  * are not valid must still be caught. */
 START_TEST(repeated_lines_are_still_checked)
@@ -411,24 +434,33 @@ START_TEST(repeated_lines_are_still_checked)
     snprintf(feed, sizeof feed, "%s%s%s%s%s%s%s%s%s", MISS_LINE("5"), MISS_LINE("6"),
              MISS_LINE("007"), MISS_LINE("18446744073709551616"), MISS_LINE("-1"), MISS_LINE("1.0"),
              x_first, moved, MISS_LINE("0"));
-    for (int threads = 1; threads <= 2; threads++) {
-        char name[32];
-        snprintf(name, sizeof name, "r%d.db", threads);
-        fdx_store *db = tu_open(tu_path(dir, name));
-        fdx_ingest_opts opts = {.skip_invalid = 1, .threads = threads};
-        fdx_ingest_stats st = {0};
-        ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
-        ck_assert_int_eq(fdx_store_ingest_buffer(db, "feed", feed, strlen(feed), &opts, &st),
-                         FDX_OK);
-        ck_assert_uint_eq(st.bad_lines, 5);
-        ck_assert_uint_eq(st.records, 4);
-        ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
-        char *out = tu_export(db, tu_path(dir, "out"));
-        ck_assert_str_eq(out, "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_H(
-                                  "k", "1") ",\"count\":5,\"hw\":" CPU "}\n" MISS_OUT("12"));
-        free(out);
-        fdx_store_close(db);
-    }
+    ingest_both_ways(feed, 5, 4,
+                     "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_H(
+                         "k", "1") ",\"count\":5,\"hw\":" CPU "}\n" MISS_OUT("12"));
+}
+END_TEST
+
+#define CANDS2(a, b)                                                                               \
+    ",\"candidates\":[{\"impl_id\":" IMPL_H(                                                       \
+        "c", "2") ",\"latency_ns\":" a "},{\"impl_id\":" IMPL_H("d", "3") ",\"latency_ns\":" b     \
+                                                                          "}]"
+#define DISPX(x, cands, count)                                                                     \
+    "{\"schema\":2,\"x\":{\"latency_ns\":" x                                                       \
+    "},\"structure_key\":\"s\",\"chosen\":" IMPL_H("k", "1") cands ",\"count\":" count             \
+                                                                   ",\"hw\":" GPU "}\n"
+
+/* Lines that repeat but for their count and latencies skip the JSON parser
+ * too; variants that are not valid must still be caught, and a
+ * "latency_ns" that is not a candidate's must not be taken for one. */
+START_TEST(repeated_candidate_lines_are_still_checked)
+{
+    const char *feed =
+        DISP(CANDS2("5", "6"), "1") DISP(CANDS2("50", "60"), "2") DISP(CANDS2("007", "6"), "1")
+            DISP(CANDS2("18446744073709551616", "6"), "1") DISP(CANDS2("-1", "6"), "1")
+                DISP(CANDS2("1.0", "6"), "1") DISP(CANDS2("null", "6"), "3")
+                    DISP(CANDS2("7", "8"), "4") DISPX("3", CANDS2("9", "10"), "1")
+                        DISPX("4", CANDS2("11", "12"), "1") DISP("", "0");
+    ingest_both_ways(feed, 4, 7, "--\n" DISP(CANDS2("11", "12"), "13"));
 }
 END_TEST
 
@@ -683,6 +715,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, failed_spilling_path_keeps_earlier_records);
     tcase_add_test(tc, paths_in_one_call_fail_alone);
     tcase_add_test(tc, repeated_lines_are_still_checked);
+    tcase_add_test(tc, repeated_candidate_lines_are_still_checked);
     tcase_add_test(tc, over_long_line_is_an_error);
     tcase_add_test(tc, records_need_a_transaction_and_valid_text);
     tcase_add_test(tc, many_distinct_cells_spill_and_stay_exact);
