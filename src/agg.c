@@ -164,6 +164,11 @@ int fdx_agg_add_packed(fdx_agg *agg, fdx_str packed, uint64_t count, fdx_str can
     return add_hashed(agg, packed, fdx_hash_bytes(packed.p, packed.n), count, cands, index);
 }
 
+int fdx_agg_add_hashed(fdx_agg *agg, fdx_str packed, uint64_t hash, uint64_t count, fdx_str cands)
+{
+    return add_hashed(agg, packed, hash, count, cands, NULL);
+}
+
 int fdx_agg_merge(fdx_agg *dst, const fdx_agg *src)
 {
     for (size_t i = 0; i < src->n_cells; i++) {

@@ -36,6 +36,8 @@ int fdx_agg_add_index(fdx_agg *agg, const fdx_cell *cell, uint64_t count, fdx_st
 /* The same for a cell already packed by fdx_cell_pack (the key may not point
  * into this aggregate). */
 int fdx_agg_add_packed(fdx_agg *agg, fdx_str packed, uint64_t count, fdx_str cands, size_t *index);
+/* The same with the packed cell's fdx_hash_bytes already known. */
+int fdx_agg_add_hashed(fdx_agg *agg, fdx_str packed, uint64_t hash, uint64_t count, fdx_str cands);
 /* Adds every cell of src (which is newer) to dst, in src's arrival order. */
 int fdx_agg_merge(fdx_agg *dst, const fdx_agg *src);
 /* Adds to the i-th cell, as fdx_agg_add would. */

@@ -128,34 +128,34 @@ static int decode_line(fdx_batch *b, fdx_batch_worker *w, const fdx_entry *e, fd
                        char *err, size_t errsz)
 {
     const char *p = b->text.data + e->off;
-    fdx_str key, cands = FDX_NO_CANDS;
-    uint64_t count;
-    if (fdx_line_memo_find(&w->memo, p, e->len, &key, &count, &cands))
-        return fdx_agg_add_packed(agg, key, count, cands, NULL);
+    fdx_line_cell lc;
+    if (fdx_line_memo_find(&w->memo, p, e->len, &lc))
+        return fdx_agg_add_hashed(agg, lc.key, lc.key_hash, lc.count, lc.cands);
     int rc = fdx_decode_lex(w->dec, p, e->len, err, errsz);
     if (rc != FDX_OK)
         return rc;
     fdx_record rec;
     fdx_cell cell;
     size_t n_cands = 0;
-    cands = FDX_NO_CANDS;
+    lc.cands = FDX_NO_CANDS;
     rc = fdx_decode_parse(w->dec, &rec, err, errsz);
     if (rc == FDX_OK && rec.kind == FDX_KIND_MISS)
         rc = fdx_cell_from_miss(&cell, &rec.miss, 1, &w->dtypes, err, errsz);
     else if (rc == FDX_OK) {
         rc = fdx_cell_from_dispatch(&cell, &rec.dispatch, 1, &w->dtypes, &w->cands, err, errsz);
-        cands = (fdx_str){w->cands.data, w->cands.len};
+        lc.cands = (fdx_str){w->cands.data, w->cands.len};
         n_cands = rec.dispatch.n_candidates;
     }
     if (rc != FDX_OK)
         return rc;
-    count = rec.kind == FDX_KIND_MISS ? rec.miss.count : rec.dispatch.count;
     fdx_cell_pack(&cell, &w->packed);
     if (w->packed.oom)
         return FDX_ENOMEM;
-    fdx_line_memo_learn(&w->memo, p, e->len, w->dec, n_cands, &w->packed, cands);
-    key = (fdx_str){w->packed.data, w->packed.len};
-    return fdx_agg_add_packed(agg, key, count, cands, NULL);
+    lc.key = (fdx_str){w->packed.data, w->packed.len};
+    lc.key_hash = fdx_hash_bytes(lc.key.p, lc.key.n);
+    lc.count = rec.kind == FDX_KIND_MISS ? rec.miss.count : rec.dispatch.count;
+    fdx_line_memo_learn(&w->memo, p, e->len, w->dec, n_cands, &lc);
+    return fdx_agg_add_hashed(agg, lc.key, lc.key_hash, lc.count, lc.cands);
 }
 
 void fdx_batch_decode(fdx_batch *b, fdx_batch_worker *w)

@@ -76,6 +76,18 @@ static int add_count_hole(fdx_line_holes *h, const char *p, size_t n, size_t off
     return add_hole(h, off, digits_at(p, n, off));
 }
 
+/* The next `"latency_ns":` in p[from..n), found by its rare 'y'. */
+static const char *next_latency_key(const char *p, size_t n, size_t from)
+{
+    enum { Y_AT = 7 }; /* the y's place in "latency */
+    for (const char *y = from + Y_AT < n ? memchr(p + from + Y_AT, 'y', n - from - Y_AT) : NULL; y;
+         y = memchr(y + 1, 'y', n - (size_t)(y + 1 - p)))
+        if ((size_t)(y - p) + LATENCY_KEY_LEN - Y_AT <= n &&
+            memcmp(y - Y_AT, LATENCY_KEY, LATENCY_KEY_LEN) == 0)
+            return y - Y_AT;
+    return NULL;
+}
+
 /* The line's holes in order: its count's digits (which it must have) and the
  * digits after each `"latency_ns":`; 0 unless each is a plain number. */
 static int find_holes(const char *p, size_t n, fdx_line_holes *h)
@@ -86,8 +98,8 @@ static int find_holes(const char *p, size_t n, fdx_line_holes *h)
     size_t count_off = (size_t)(k - p) + COUNT_KEY_LEN;
     h->n = 0;
     h->count = SIZE_MAX;
-    for (const char *q = memmem(p, n, LATENCY_KEY, LATENCY_KEY_LEN); q;
-         q = memmem(q + 1, n - (size_t)(q + 1 - p), LATENCY_KEY, LATENCY_KEY_LEN)) {
+    for (const char *q = next_latency_key(p, n, 0); q;
+         q = next_latency_key(p, n, (size_t)(q + 1 - p))) {
         size_t off = (size_t)(q - p) + LATENCY_KEY_LEN, len = digits_at(p, n, off);
         if (off > count_off && h->count == SIZE_MAX && !add_count_hole(h, p, n, count_off))
             return 0;
@@ -164,8 +176,7 @@ static int splice(fdx_line_memo *m, const fdx_line_memo_entry *e, const char *p)
     return !m->cands.oom;
 }
 
-int fdx_line_memo_find(fdx_line_memo *m, const char *p, size_t n, fdx_str *key, uint64_t *count,
-                       fdx_str *cands)
+int fdx_line_memo_find(fdx_line_memo *m, const char *p, size_t n, fdx_line_cell *out)
 {
     m->cut = 0;
     if (!m->n)
@@ -179,13 +190,14 @@ int fdx_line_memo_find(fdx_line_memo *m, const char *p, size_t n, fdx_str *key, 
         return 0;
     const fdx_line_memo_entry *e = &m->v[at];
     const fdx_line_holes *h = &m->at;
-    plain_u64(p + h->off[h->count], h->len[h->count], count);
-    *key = (fdx_str){m->data.data + e->key_off, e->key_len};
-    *cands = (fdx_str){m->data.data + e->cands_off, e->cands_len};
+    plain_u64(p + h->off[h->count], h->len[h->count], &out->count);
+    out->key = (fdx_str){m->data.data + e->key_off, e->key_len};
+    out->key_hash = e->key_hash;
+    out->cands = (fdx_str){m->data.data + e->cands_off, e->cands_len};
     if (e->n_lats) {
         if (!splice(m, e, p))
             return 0;
-        *cands = (fdx_str){m->cands.data, m->cands.len};
+        out->cands = (fdx_str){m->cands.data, m->cands.len};
     }
     return 1;
 }
@@ -218,8 +230,8 @@ static int put_cands(fdx_line_memo *m, fdx_line_memo_entry *e, fdx_str cands, co
     size_t places[2 * FDX_MEMO_HOLES];
     size_t from = 0, k = 0, i = next_latency(h, 0);
     e->cands_off = m->data.len;
-    for (const char *q = cands.n ? memmem(cands.p, cands.n, LATENCY_KEY, LATENCY_KEY_LEN) : NULL; q;
-         q = memmem(q + 1, cands.n - (size_t)(q + 1 - cands.p), LATENCY_KEY, LATENCY_KEY_LEN)) {
+    for (const char *q = next_latency_key(cands.p, cands.n, 0); q;
+         q = next_latency_key(cands.p, cands.n, (size_t)(q + 1 - cands.p))) {
         size_t off = (size_t)(q - cands.p) + LATENCY_KEY_LEN,
                len = digits_at(cands.p, cands.n, off);
         if (!len)
@@ -244,7 +256,7 @@ static int put_cands(fdx_line_memo *m, fdx_line_memo_entry *e, fdx_str cands, co
 }
 
 void fdx_line_memo_learn(fdx_line_memo *m, const char *p, size_t n, const struct fdx_decoder *dec,
-                         size_t n_cands, const fdx_buf *packed, fdx_str cands)
+                         size_t n_cands, const fdx_line_cell *cell)
 {
     if (!m->cut && (!find_holes(p, n, &m->at) || !cut(m, p, n)))
         return;
@@ -264,9 +276,10 @@ void fdx_line_memo_learn(fdx_line_memo *m, const char *p, size_t n, const struct
     size_t start = m->data.len;
     e->count_off = m->at.tmpl[m->at.count];
     e->key_off = m->data.len;
-    e->key_len = packed->len;
-    fdx_buf_append(&m->data, packed->data, packed->len);
-    if (!put_cands(m, e, cands, p)) {
+    e->key_len = cell->key.n;
+    e->key_hash = cell->key_hash;
+    fdx_buf_append(&m->data, cell->key.p, cell->key.n);
+    if (!put_cands(m, e, cell->cands, p)) {
         m->data.len = start;
         m->data.oom = 0;
         return;

@@ -29,6 +29,7 @@ typedef struct fdx_line_memo_entry {
     size_t count_off; /* the count's place in the line without its holes */
     size_t key_off;   /* the packed cell, in memo.data */
     size_t key_len;
+    uint64_t key_hash;
     size_t cands_off; /* its candidates JSON without the latencies' digits */
     size_t cands_len;
     size_t lats_off; /* per latency: its place in the line and in the JSON */
@@ -59,15 +60,22 @@ typedef struct fdx_line_memo {
 
 void fdx_line_memo_free(fdx_line_memo *m);
 
+/* A line's meaning: its packed cell (and that's fdx_hash_bytes), its count
+ * and its candidates' JSON. */
+typedef struct fdx_line_cell {
+    fdx_str key;
+    uint64_t key_hash;
+    uint64_t count;
+    fdx_str cands;
+} fdx_line_cell;
+
 /* Whether p[0..n) is a remembered line with other digits in its holes: then
- * its packed cell, count and candidates (valid until the next call). Either
- * way it prepares fdx_line_memo_learn for the line. */
-int fdx_line_memo_find(fdx_line_memo *m, const char *p, size_t n, fdx_str *key, uint64_t *count,
-                       fdx_str *cands);
-/* Remembers the line last passed to find, which dec has just decoded to the
- * packed cell with n_cands candidates encoded as cands (failing to costs
- * speed only). */
+ * what it means (valid until the next call). Either way it prepares
+ * fdx_line_memo_learn for the line. */
+int fdx_line_memo_find(fdx_line_memo *m, const char *p, size_t n, fdx_line_cell *out);
+/* Remembers the line last passed to find, which dec has just decoded to
+ * cell, from n_cands candidates (failing to costs speed only). */
 void fdx_line_memo_learn(fdx_line_memo *m, const char *p, size_t n, const struct fdx_decoder *dec,
-                         size_t n_cands, const fdx_buf *packed, fdx_str cands);
+                         size_t n_cands, const fdx_line_cell *cell);
 
 #endif

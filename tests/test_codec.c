@@ -9,6 +9,7 @@
 #include "cell.h"
 #include "decode.h"
 #include "encode.h"
+#include "line_memo.h"
 #include "sha256.h"
 
 #define IMPL_A                                                                                     \
@@ -231,6 +232,74 @@ START_TEST(writer_escapes_exactly)
 END_TEST
 
 /* Random mutations of a valid line never crash and either decode or explain. */
+/* What the line memo learns from a decoded line, and how it finds it again. */
+static int memo_learn_line(fdx_line_memo *m, const char *line, fdx_buf *packed, fdx_buf *cands)
+{
+    fdx_line_cell lc;
+    if (fdx_line_memo_find(m, line, strlen(line), &lc))
+        return 1;
+    fdx_record rec;
+    fdx_cell cell;
+    fdx_buf dtypes = FDX_BUF_INIT;
+    ck_assert_int_eq(fdx_decode_line(dec, line, strlen(line), &rec, err, sizeof err), FDX_OK);
+    ck_assert_int_eq(
+        fdx_cell_from_dispatch(&cell, &rec.dispatch, 1, &dtypes, cands, err, sizeof err), FDX_OK);
+    fdx_cell_pack(&cell, packed);
+    lc.key = (fdx_str){packed->data, packed->len};
+    lc.key_hash = fdx_hash_bytes(lc.key.p, lc.key.n);
+    lc.count = rec.dispatch.count;
+    lc.cands = (fdx_str){cands->data, cands->len};
+    fdx_line_memo_learn(m, line, strlen(line), dec, rec.dispatch.n_candidates, &lc);
+    fdx_buf_free(&dtypes);
+    return 0;
+}
+
+#define CAND(lat) "{\"impl_id\":" IMPL_A ",\"latency_ns\":" lat "}"
+#define DISP_C(cands, count)                                                                       \
+    "{\"schema\":2,\"chosen\":" IMPL_A ",\"candidates\":[" cands "],\"count\":" count              \
+    ",\"hw\":" HW_GPU "}"
+
+/* A dispatch line seen again with another count and other latencies is found
+ * without parsing, with its candidates re-spliced; other shapes are not. */
+START_TEST(line_memo_finds_lines_with_new_latencies)
+{
+    fdx_line_memo m;
+    memset(&m, 0, sizeof m);
+    fdx_buf packed = FDX_BUF_INIT, cands = FDX_BUF_INIT;
+    ck_assert_int_eq(
+        memo_learn_line(&m, DISP_C(CAND("5") "," CAND("null") "," CAND("6"), "1"), &packed, &cands),
+        0);
+    fdx_line_cell lc;
+    const char *again = DISP_C(CAND("12345") "," CAND("null") "," CAND("0"), "77");
+    ck_assert(fdx_line_memo_find(&m, again, strlen(again), &lc));
+    ck_assert_uint_eq(lc.count, 77);
+    ck_assert_uint_eq(lc.key.n, packed.len);
+    ck_assert(memcmp(lc.key.p, packed.data, packed.len) == 0);
+    char want[2048];
+    snprintf(want, sizeof want, "%.*s", (int)cands.len, cands.data);
+    ck_assert_ptr_nonnull(strstr(want, "\"latency_ns\":5}"));
+    ck_assert_int_eq(memo_learn_line(&m, again, &packed, &cands), 1);
+    /* Re-encoding the line gives what the memo spliced. */
+    fdx_line_memo other;
+    memset(&other, 0, sizeof other);
+    ck_assert_int_eq(memo_learn_line(&other, again, &packed, &cands), 0);
+    ck_assert_uint_eq(lc.cands.n, cands.len);
+    ck_assert(memcmp(lc.cands.p, cands.data, cands.len) == 0);
+    const char *misses[] = {
+        DISP_C(CAND("05") "," CAND("null") "," CAND("6"), "1"),
+        DISP_C(CAND("5") "," CAND("7") "," CAND("6"), "1"),
+        DISP_C(CAND("5") "," CAND("null") "," CAND("18446744073709551616"), "1"),
+        DISP_C(CAND("5.0") "," CAND("null") "," CAND("6"), "1"),
+    };
+    for (size_t i = 0; i < sizeof misses / sizeof *misses; i++)
+        ck_assert(!fdx_line_memo_find(&m, misses[i], strlen(misses[i]), &lc));
+    fdx_line_memo_free(&m);
+    fdx_line_memo_free(&other);
+    fdx_buf_free(&packed);
+    fdx_buf_free(&cands);
+}
+END_TEST
+
 START_TEST(mutated_lines_never_crash)
 {
     const char *base = "{\"schema\":2,\"chosen\":" IMPL_A ",\"candidates\":[{\"impl_id\":" IMPL_A
@@ -342,6 +411,7 @@ Suite *codec_suite(void)
     tcase_add_loop_test(tc, rejects_bad_line, 0, (int)(sizeof bad_cases / sizeof bad_cases[0]));
     tcase_add_test(tc, surrogate_pairs_and_escapes_decode);
     tcase_add_test(tc, writer_escapes_exactly);
+    tcase_add_test(tc, line_memo_finds_lines_with_new_latencies);
     tcase_add_test(tc, mutated_lines_never_crash);
     tcase_add_test(tc, sha256_matches_known_digests);
     tcase_add_test(tc, arena_keeps_decoders_apart);
