@@ -80,6 +80,21 @@ static int no_record(fdx_sink *s)
     return drop(s, FDX_EMISUSE);
 }
 
+/* A record the cache did not know goes to its cell, new or not (rc: whether
+ * building the cell worked), and the cache learns it. */
+static int add_new(fdx_sink *s, int rc, fdx_sink_cache *cache, const fdx_cell *cell, uint64_t count,
+                   fdx_str cands, uint32_t *at)
+{
+    size_t index;
+    if (rc == FDX_OK)
+        rc = fdx_agg_add_index(cache->agg, cell, count, cands, &index);
+    if (rc != FDX_OK)
+        return drop(s, rc);
+    *at = (uint32_t)index;
+    fdx_sink_cache_learn(cache, *at);
+    return FDX_OK;
+}
+
 /* ---- misses ---- */
 
 static int record_miss(fdx_sink *s, const fdx_miss *m, uint32_t *at)
@@ -92,15 +107,8 @@ static int record_miss(fdx_sink *s, const fdx_miss *m, uint32_t *at)
         return FDX_OK;
     }
     fdx_cell cell;
-    size_t index;
     int rc = fdx_cell_from_miss(&cell, m, 0, &s->dtypes, s->errmsg, sizeof s->errmsg);
-    if (rc == FDX_OK)
-        rc = fdx_agg_add_index(s->misses, &cell, m->count, FDX_NO_CANDS, &index);
-    if (rc != FDX_OK)
-        return drop(s, rc);
-    *at = (uint32_t)index;
-    fdx_sink_cache_learn(&s->miss_cache, *at);
-    return FDX_OK;
+    return add_new(s, rc, &s->miss_cache, &cell, m->count, FDX_NO_CANDS, at);
 }
 
 void fdx_sink_record_miss(fdx_sink *s, const fdx_miss *m)
@@ -168,19 +176,13 @@ static int record_dispatch(fdx_sink *s, const fdx_dispatch *d, uint32_t *at)
     if (fdx_sink_cache_find(&s->dispatch_cache, &r, at))
         return record_seen_dispatch(s, d, *at);
     fdx_cell cell;
-    size_t index;
     int rc =
         fdx_cell_from_dispatch(&cell, d, 0, &s->dtypes, &s->cands, s->errmsg, sizeof s->errmsg);
     fdx_str cands = {s->cands.data, s->cands.len};
-    if (rc == FDX_OK)
-        rc = fdx_agg_add_index(s->dispatches, &cell, d->count, cands, &index);
-    if (rc != FDX_OK)
-        return drop(s, rc);
-    *at = (uint32_t)index;
-    if (d->n_candidates)
-        remember_cands(s, index, d);
-    fdx_sink_cache_learn(&s->dispatch_cache, *at);
-    return FDX_OK;
+    rc = add_new(s, rc, &s->dispatch_cache, &cell, d->count, cands, at);
+    if (rc == FDX_OK && d->n_candidates)
+        remember_cands(s, *at, d);
+    return rc;
 }
 
 void fdx_sink_record_dispatch(fdx_sink *s, const fdx_dispatch *d)
