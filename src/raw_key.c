@@ -9,7 +9,7 @@
 #include "cell.h"
 #include "same_str.h"
 
-enum { RAW_MAX_FIELDS = 64, RAW_NUMS = 3 };
+enum { RAW_MAX_FIELDS = FDX_RAW_MAX_FIELDS, RAW_NUMS = 3 };
 
 /* Whether the record has a token (numbers' bit 1): a keyed record without
  * one has no raw key and never matches one. */
@@ -70,7 +70,7 @@ static void put(fdx_buf *b, const uint64_t nums[RAW_NUMS], const raw_fields *f)
 static void cand_nums(uint64_t nums[RAW_NUMS], const fdx_candidate *c)
 {
     nums[0] = c->impl_id.kernel_revision_hash;
-    nums[1] = (uint64_t)c->impl_id.n_dtypes << 1 | (uint64_t)(c->has_latency != 0);
+    nums[1] = fdx_raw_dtype_count(c->impl_id.n_dtypes) << 1 | (uint64_t)(c->has_latency != 0);
     nums[2] = c->has_latency ? c->latency_ns : 0;
 }
 
@@ -169,8 +169,8 @@ int fdx_raw_cands_match(const char *stored, size_t len, const fdx_candidate *c, 
         const fdx_impl *id = &c[i].impl_id;
         uint64_t nums[RAW_NUMS];
         cand_nums(nums, &c[i]);
-        if ((size_t)(end - p) < sizeof nums + FDX_SAME_STR_SLACK || id->n_dtypes > RAW_MAX_FIELDS ||
-            !same_nums(&p, nums) || (id->n_dtypes && !id->dtypes) || !same_impl(&p, id))
+        if ((size_t)(end - p) < sizeof nums + FDX_SAME_STR_SLACK || !same_nums(&p, nums) ||
+            (id->n_dtypes && !id->dtypes) || !same_impl(&p, id))
             return 0;
     }
     return p + FDX_SAME_STR_SLACK == end;

