@@ -162,10 +162,9 @@ static int token_matches(const fdx_sink_cache *c, const fdx_tok_slot *s, const c
     return !s->mask[1] || !fdx_block_diff(block + 16, s->img + 16, s->mask[1]);
 }
 
-static fdx_tok_slot *cached_token(const fdx_sink_cache *c, uint32_t ctx)
+static fdx_tok_slot *cached_token(const fdx_sink_cache *c, uint32_t ctx, size_t home)
 {
     const char *token = c->at->token;
-    size_t home = tok_home(c);
     for (size_t k = 0; k < TOK_PROBES; k++) {
         fdx_tok_slot *s = &c->toks[(home + k) & (c->n_toks - 1)];
         if (!s->ctx)
@@ -246,11 +245,12 @@ int fdx_sink_cache_find(fdx_sink_cache *c, const fdx_raw_record *r, uint32_t *ce
     if (c->n_toks) {
         /* The token's slot is likely out of the processor's caches: fetch it
          * while the context is checked. */
-        prefetch(&c->toks[tok_home(c)]);
+        size_t home = tok_home(c);
+        prefetch(&c->toks[home]);
         c->ctx = cached_ctx(c, r, c->ctx_hash);
         if (!c->ctx)
             c->ctx = ctx_by_content(c, 0);
-        if (c->ctx && (c->hit = cached_token(c, c->ctx)) != NULL) {
+        if (c->ctx && (c->hit = cached_token(c, c->ctx, home)) != NULL) {
             *cell = c->hit->cell;
             return 1;
         }
