@@ -13,7 +13,6 @@
 
 #include "agg.h"
 #include "buf.h"
-#include "keymap.h"
 #include "line_memo.h"
 
 typedef enum fdx_entry_kind {

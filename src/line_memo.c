@@ -112,6 +112,8 @@ static int find_holes(const char *p, size_t n, fdx_line_holes *h)
         uint64_t v;
         if (!plain_u64(p + h->off[i], h->len[i], &v))
             return 0;
+        if (i == h->count)
+            h->count_value = v;
     }
     return 1;
 }
@@ -178,19 +180,18 @@ static int splice(fdx_line_memo *m, const fdx_line_memo_entry *e, const char *p)
 
 int fdx_line_memo_find(fdx_line_memo *m, const char *p, size_t n, fdx_line_cell *out)
 {
-    m->cut = 0;
+    m->cut = m->known = 0;
     if (!m->n)
         return 0;
     if (!find_holes(p, n, &m->at) || !cut(m, p, n))
         return 0;
     m->cut = 1;
     uint32_t at;
-    if (!fdx_keymap_get(&m->lines, m->tmpl.data, m->tmpl.len, m->at.hash, &at) ||
-        !same_places(m, &m->v[at]))
+    m->known = fdx_keymap_get(&m->lines, m->tmpl.data, m->tmpl.len, m->at.hash, &at);
+    if (!m->known || !same_places(m, &m->v[at]))
         return 0;
     const fdx_line_memo_entry *e = &m->v[at];
-    const fdx_line_holes *h = &m->at;
-    plain_u64(p + h->off[h->count], h->len[h->count], &out->count);
+    out->count = m->at.count_value;
     out->key = (fdx_str){m->data.data + e->key_off, e->key_len};
     out->key_hash = e->key_hash;
     out->cands = (fdx_str){m->data.data + e->cands_off, e->cands_len};
@@ -260,10 +261,9 @@ void fdx_line_memo_learn(fdx_line_memo *m, const char *p, size_t n, const struct
 {
     if (!m->cut && (!find_holes(p, n, &m->at) || !cut(m, p, n)))
         return;
-    m->cut = 0;
-    uint32_t at;
-    if (!holes_are_numbers(&m->at, dec, n_cands) ||
-        fdx_keymap_get(&m->lines, m->tmpl.data, m->tmpl.len, m->at.hash, &at))
+    int known = m->known;
+    m->cut = m->known = 0;
+    if (known || !holes_are_numbers(&m->at, dec, n_cands))
         return;
     size_t used = m->data.len + m->lines.keys.len;
     if (m->at.n > 1 && (m->n >= MEMO_MAX_LINES / 2 || used >= MEMO_MAX_BYTES - MEMO_SPARE_BYTES))
@@ -273,14 +273,13 @@ void fdx_line_memo_learn(fdx_line_memo *m, const char *p, size_t n, const struct
     if (fdx_grow(&m->v, &m->cap, m->n + 1, sizeof *m->v))
         return; /* a memo that cannot grow only costs speed */
     fdx_line_memo_entry *e = &m->v[m->n];
-    size_t start = m->data.len;
     e->count_off = m->at.tmpl[m->at.count];
     e->key_off = m->data.len;
     e->key_len = cell->key.n;
     e->key_hash = cell->key_hash;
     fdx_buf_append(&m->data, cell->key.p, cell->key.n);
     if (!put_cands(m, e, cell->cands, p)) {
-        m->data.len = start;
+        m->data.len = e->key_off;
         m->data.oom = 0;
         return;
     }

@@ -44,6 +44,7 @@ typedef struct fdx_line_holes {
     size_t len[FDX_MEMO_HOLES];  /* how many */
     size_t tmpl[FDX_MEMO_HOLES]; /* its place in the line without its holes */
     uint64_t hash;               /* of the line without its holes */
+    uint64_t count_value;
 } fdx_line_holes;
 
 typedef struct fdx_line_memo {
@@ -55,7 +56,8 @@ typedef struct fdx_line_memo {
     fdx_buf tmpl;  /* the line at hand without its holes */
     fdx_buf cands; /* candidates rebuilt with new latencies */
     fdx_line_holes at;
-    int cut; /* at and tmpl are the line at hand's */
+    int cut;   /* at and tmpl are the line at hand's */
+    int known; /* and the memo has its tmpl */
 } fdx_line_memo;
 
 void fdx_line_memo_free(fdx_line_memo *m);
