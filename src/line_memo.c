@@ -134,7 +134,7 @@ static int cut(fdx_line_memo *m, const char *p, size_t n)
     return !m->tmpl.oom;
 }
 
-/* The index of the hole after hole i that is a latency's (skipping the count). */
+/* The first latency hole at or after hole i (the count's is skipped). */
 static size_t next_latency(const fdx_line_holes *h, size_t i)
 {
     return i == h->count ? i + 1 : i;

@@ -55,7 +55,6 @@ static int next_cell(void *ctx, fdx_buf *line, char *err, size_t errsz)
 static int flush_agg(fdx_sink *s, const fdx_agg *agg, const char *path, size_t *lines)
 {
     fdx_sorted_cell *cells;
-    fdx_sink_settle(s);
     if (fdx_sink_sorted(agg, &cells) != FDX_OK) {
         snprintf(s->errmsg, sizeof s->errmsg, "out of memory");
         return FDX_ENOMEM;
@@ -71,16 +70,19 @@ static int flush_agg(fdx_sink *s, const fdx_agg *agg, const char *path, size_t *
 
 int fdx_sink_flush(fdx_sink *s, const char *path, size_t *lines)
 {
+    fdx_sink_settle(s);
     return flush_agg(s, s->misses, path, lines);
 }
 
 int fdx_sink_flush_dispatches(fdx_sink *s, const char *path, size_t *lines)
 {
+    fdx_sink_settle(s);
     return flush_agg(s, s->dispatches, path, lines);
 }
 
 int fdx_sink_flush_all(fdx_sink *s, const char *dir, size_t *miss_lines, size_t *dispatch_lines)
 {
+    fdx_sink_settle(s);
     int rc = fdx_mkdirs(dir, s->errmsg, sizeof s->errmsg);
     char *misses = fdx_path_join(dir, "misses.jsonl");
     char *dispatches = fdx_path_join(dir, "dispatches.jsonl");

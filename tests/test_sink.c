@@ -110,6 +110,30 @@ START_TEST(flush_writes_valid_jsonl_that_round_trips)
 }
 END_TEST
 
+/* Each flush, of misses or of dispatches alone, counts what the record
+ * cache still holds. */
+START_TEST(single_flushes_count_held_records)
+{
+    fdx_miss m = ref_miss("w", "generic");
+    fdx_dispatch d = ref_dispatch("k", "a", NULL, 0);
+    for (int i = 0; i < 3; i++) {
+        fdx_sink_record_miss(sink, &m);
+        fdx_sink_record_dispatch(sink, &d);
+    }
+    const char *misses = tu_path(dir, "m.jsonl");
+    ck_assert_int_eq(fdx_sink_flush(sink, misses, NULL), FDX_OK);
+    char *body = tu_read_file(misses, NULL);
+    ck_assert_ptr_nonnull(strstr(body, "\"count\":3,"));
+    free(body);
+    fdx_sink_record_dispatch(sink, &d);
+    const char *dispatches = tu_path(dir, "d.jsonl");
+    ck_assert_int_eq(fdx_sink_flush_dispatches(sink, dispatches, NULL), FDX_OK);
+    body = tu_read_file(dispatches, NULL);
+    ck_assert_ptr_nonnull(strstr(body, "\"count\":4,"));
+    free(body);
+}
+END_TEST
+
 START_TEST(empty_sink_flushes_empty_file)
 {
     ck_assert(fdx_sink_is_empty(sink));
@@ -832,6 +856,7 @@ Suite *sink_suite(void)
     tcase_add_test(tc, generic_only_cell_emits_one_aggregated_miss_record);
     tcase_add_test(tc, distinct_fallbacks_are_distinct_cells);
     tcase_add_test(tc, flush_writes_valid_jsonl_that_round_trips);
+    tcase_add_test(tc, single_flushes_count_held_records);
     tcase_add_test(tc, empty_sink_flushes_empty_file);
     tcase_add_test(tc, dispatch_records_aggregate_by_cell_and_keep_candidates);
     tcase_add_test(tc, distinct_chosen_are_distinct_dispatch_cells);
