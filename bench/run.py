@@ -97,14 +97,17 @@ def main():
     lines = 2 * size["runs"] * size["lines"]
     db = os.path.join(work, "store.db")
 
-    # Ingest, the parse floor and the single-threaded path, interleaved.
-    t_ingest, t_floor, t_single, rss = [], [], [], []
+    # Ingest, the parse floor, the single-threaded path and the Python peer,
+    # interleaved, so that each ratio compares runs made under the same load.
+    t_ingest, t_floor, t_single, rss, tp = [], [], [], [], []
     for _ in range(reps):
         w, m = run_rss([ingest, "-q", fresh(db)] + runs)
         t_ingest.append(w)
         rss.append(m)
         t_floor.append(run_rss([floor] + runs)[0])
         t_single.append(run_rss([ingest, "-q", "--threads", "1", fresh(db + ".1")] + runs)[0])
+        tp.append(run_rss([sys.executable, os.path.join(HERE, "peer.py"), fresh(db + ".peer")]
+                          + runs))
     run_rss([ingest, "-q", fresh(db)] + runs)
     ti, tf, ts = median(t_ingest), median(t_floor), median(t_single)
     r["ingest"] = {"lines": lines, "bytes": total_bytes, "seconds": ti,
@@ -112,9 +115,6 @@ def main():
                    "peak_rss_kib": max(rss), "single_thread_seconds": ts}
     r["parse_floor"] = {"seconds": tf, "ratio_ingest_to_floor": ti / tf}
 
-    # The Python peer, as many times as fdx-ingest (a ratio of two medians).
-    tp = [run_rss([sys.executable, os.path.join(HERE, "peer.py"), fresh(db + ".peer")] + runs)
-          for _ in range(reps)]
     tpm = median(t for t, _ in tp)
     r["peer"] = {"seconds": tpm, "speedup_of_fdx": tpm / ti, "peak_rss_kib": max(m for _, m in tp)}
 
