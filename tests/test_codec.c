@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cell.h"
-#include "decode.h"
-#include "encode.h"
-#include "line_memo.h"
-#include "sha256.h"
+#include "cell/cell.h"
+#include "codec/decode.h"
+#include "codec/encode.h"
+#include "ingest/line_memo.h"
+#include "common/sha256.h"
 
 #define IMPL_A                                                                                     \
     "{\"backend\":\"Cuda\",\"op\":\"MatMul\",\"dtypes\":[\"F16\",\"F16\"],"                        \

@@ -9,9 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "decode.h"
+#include "codec/decode.h"
 #include "ref_records.h"
-#include "same_str.h"
+#include "common/same_str.h"
 #include "test_util.h"
 
 /* Allocation counting (the test links with --wrap for these). */

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cell.h"
-#include "decode.h"
-#include "encode.h"
+#include "cell/cell.h"
+#include "codec/decode.h"
+#include "codec/encode.h"
 
 static void encode_record(const fdx_record *r, fdx_buf *line)
 {

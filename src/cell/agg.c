@@ -1,0 +1,219 @@
+/*
+ * Open-addressing hash map from packed cell keys to counts and candidates.
+ * Keys live in one arena addressed by offset, so growing it never leaves a
+ * dangling pointer; the index holds cell numbers plus one (0 = empty slot).
+ */
+#include "cell/agg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/keymap.h"
+
+typedef struct agg_cell {
+    uint64_t hash;
+    size_t key_off;
+    size_t key_len;
+    uint64_t count;
+    char *cands;
+    size_t cands_len;
+    size_t cands_cap;
+} agg_cell;
+
+struct fdx_agg {
+    agg_cell *cells;
+    size_t n_cells;
+    size_t cap_cells;
+    uint32_t *index;  /* cell number + 1, or 0 */
+    size_t index_cap; /* power of two */
+    fdx_buf keys;
+    fdx_buf scratch;
+};
+
+fdx_agg *fdx_agg_new(void)
+{
+    return calloc(1, sizeof(fdx_agg));
+}
+
+void fdx_agg_clear(fdx_agg *agg)
+{
+    for (size_t i = 0; i < agg->n_cells; i++)
+        free(agg->cells[i].cands);
+    agg->n_cells = 0;
+    if (agg->index)
+        memset(agg->index, 0, agg->index_cap * sizeof *agg->index);
+    fdx_buf_clear(&agg->keys);
+}
+
+void fdx_agg_free(fdx_agg *agg)
+{
+    if (!agg)
+        return;
+    fdx_agg_clear(agg);
+    free(agg->cells);
+    free(agg->index);
+    fdx_buf_free(&agg->keys);
+    fdx_buf_free(&agg->scratch);
+    free(agg);
+}
+
+size_t fdx_agg_cells(const fdx_agg *agg)
+{
+    return agg->n_cells;
+}
+
+static int rehash(fdx_agg *agg, size_t cap)
+{
+    uint32_t *index = calloc(cap, sizeof *index);
+    if (!index)
+        return FDX_ENOMEM;
+    for (size_t i = 0; i < agg->n_cells; i++) {
+        size_t slot = agg->cells[i].hash & (cap - 1);
+        while (index[slot])
+            slot = (slot + 1) & (cap - 1);
+        index[slot] = (uint32_t)(i + 1);
+    }
+    free(agg->index);
+    agg->index = index;
+    agg->index_cap = cap;
+    return FDX_OK;
+}
+
+/* Room for one more cell: the cell array and an index at most half full. */
+static int make_room(fdx_agg *agg)
+{
+    if (agg->n_cells >= UINT32_MAX - 1)
+        return FDX_ENOMEM;
+    if (fdx_grow(&agg->cells, &agg->cap_cells, agg->n_cells + 1, sizeof *agg->cells))
+        return FDX_ENOMEM;
+    if ((agg->n_cells + 1) * 2 > agg->index_cap)
+        return rehash(agg, agg->index_cap ? agg->index_cap * 2 : 512);
+    return FDX_OK;
+}
+
+static int set_cands(agg_cell *c, fdx_str cands)
+{
+    if (fdx_cands_empty(cands))
+        return FDX_OK;
+    if (cands.n > c->cands_cap) {
+        char *p = realloc(c->cands, cands.n);
+        if (!p)
+            return FDX_ENOMEM;
+        c->cands = p;
+        c->cands_cap = cands.n;
+    }
+    memcpy(c->cands, cands.p, cands.n);
+    c->cands_len = cands.n;
+    return FDX_OK;
+}
+
+static int insert(fdx_agg *agg, size_t slot, uint64_t h, fdx_str key, uint64_t count, fdx_str cands)
+{
+    size_t off = agg->keys.len;
+    fdx_buf_append(&agg->keys, key.p, key.n);
+    if (agg->keys.oom) {
+        agg->keys.oom = 0;
+        agg->keys.len = off;
+        return FDX_ENOMEM;
+    }
+    agg_cell *c = &agg->cells[agg->n_cells];
+    memset(c, 0, sizeof *c);
+    c->hash = h;
+    c->key_off = off;
+    c->key_len = key.n;
+    c->count = fdx_count_add(0, count);
+    if (set_cands(c, cands) != FDX_OK) {
+        agg->keys.len = off;
+        return FDX_ENOMEM;
+    }
+    agg->index[slot] = (uint32_t)(++agg->n_cells);
+    return FDX_OK;
+}
+
+int fdx_agg_add_at(fdx_agg *agg, size_t i, uint64_t count, fdx_str cands)
+{
+    if (set_cands(&agg->cells[i], cands) != FDX_OK)
+        return FDX_ENOMEM;
+    agg->cells[i].count = fdx_count_add(agg->cells[i].count, count);
+    return FDX_OK;
+}
+
+int fdx_agg_add(fdx_agg *agg, const fdx_cell *cell, uint64_t count, fdx_str cands)
+{
+    return fdx_agg_add_index(agg, cell, count, cands, NULL);
+}
+
+int fdx_agg_add_index(fdx_agg *agg, const fdx_cell *cell, uint64_t count, fdx_str cands,
+                      size_t *index)
+{
+    fdx_cell_pack(cell, &agg->scratch);
+    if (agg->scratch.oom) {
+        agg->scratch.oom = 0;
+        return FDX_ENOMEM;
+    }
+    fdx_str key = {agg->scratch.data, agg->scratch.len};
+    return fdx_agg_add_packed(agg, key, count, cands, index);
+}
+
+static int add_hashed(fdx_agg *agg, fdx_str packed, uint64_t h, uint64_t count, fdx_str cands,
+                      size_t *index);
+
+int fdx_agg_add_packed(fdx_agg *agg, fdx_str packed, uint64_t count, fdx_str cands, size_t *index)
+{
+    return add_hashed(agg, packed, fdx_hash_bytes(packed.p, packed.n), count, cands, index);
+}
+
+int fdx_agg_add_hashed(fdx_agg *agg, fdx_str packed, uint64_t hash, uint64_t count, fdx_str cands)
+{
+    return add_hashed(agg, packed, hash, count, cands, NULL);
+}
+
+int fdx_agg_merge(fdx_agg *dst, const fdx_agg *src)
+{
+    for (size_t i = 0; i < src->n_cells; i++) {
+        const agg_cell *c = &src->cells[i];
+        fdx_str key = {src->keys.data + c->key_off, c->key_len};
+        fdx_str cands = {c->cands ? c->cands : "[]", c->cands ? c->cands_len : 2};
+        if (add_hashed(dst, key, c->hash, c->count, cands, NULL) != FDX_OK)
+            return FDX_ENOMEM;
+    }
+    return FDX_OK;
+}
+
+static int add_hashed(fdx_agg *agg, fdx_str packed, uint64_t h, uint64_t count, fdx_str cands,
+                      size_t *index)
+{
+    if (make_room(agg) != FDX_OK)
+        return FDX_ENOMEM;
+    const char *key = packed.p;
+    size_t len = packed.n;
+    size_t mask = agg->index_cap - 1;
+    for (size_t slot = h & mask;; slot = (slot + 1) & mask) {
+        uint32_t at = agg->index[slot];
+        if (!at) {
+            if (index)
+                *index = agg->n_cells;
+            return insert(agg, slot, h, packed, count, cands);
+        }
+        agg_cell *c = &agg->cells[at - 1];
+        if (c->hash == h && c->key_len == len &&
+            memcmp(agg->keys.data + c->key_off, key, len) == 0) {
+            if (set_cands(c, cands) != FDX_OK)
+                return FDX_ENOMEM;
+            c->count = fdx_count_add(c->count, count);
+            if (index)
+                *index = at - 1;
+            return FDX_OK;
+        }
+    }
+}
+
+void fdx_agg_get(const fdx_agg *agg, size_t i, fdx_cell *cell, uint64_t *count, fdx_str *cands)
+{
+    const agg_cell *c = &agg->cells[i];
+    fdx_cell_unpack(cell, agg->keys.data + c->key_off, c->key_len);
+    *count = c->count;
+    cands->p = c->cands ? c->cands : "[]";
+    cands->n = c->cands ? c->cands_len : 2;
+}

@@ -1,0 +1,61 @@
+/*
+ * In-memory aggregation of cells: the reference sink's hash map. Ingest and
+ * the store's record calls aggregate here and write each distinct cell to
+ * SQLite once, so the cost of a record is a hash lookup, not an upsert.
+ *
+ * Cells keep arrival order. Recording into a cell already seen allocates
+ * nothing unless its candidates list outgrows the one it had.
+ */
+#ifndef FDX_AGG_H
+#define FDX_AGG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cell/cell.h"
+
+/* Counts saturate here (the largest value a store can hold). */
+#define FDX_COUNT_MAX ((uint64_t)INT64_MAX)
+
+typedef struct fdx_agg fdx_agg;
+
+fdx_agg *fdx_agg_new(void);
+void fdx_agg_free(fdx_agg *agg);
+/* Forgets every cell, keeping allocations for reuse. */
+void fdx_agg_clear(fdx_agg *agg);
+
+/*
+ * Adds max(count, 1) to the cell (saturating at FDX_COUNT_MAX) and, when cands
+ * is not empty, replaces its candidates. Returns FDX_OK or FDX_ENOMEM (the
+ * aggregate is then unchanged).
+ */
+int fdx_agg_add(fdx_agg *agg, const fdx_cell *cell, uint64_t count, fdx_str cands);
+/* The same, telling which cell (by arrival order) the record went to. */
+int fdx_agg_add_index(fdx_agg *agg, const fdx_cell *cell, uint64_t count, fdx_str cands,
+                      size_t *index);
+/* The same for a cell already packed by fdx_cell_pack (the key may not point
+ * into this aggregate). */
+int fdx_agg_add_packed(fdx_agg *agg, fdx_str packed, uint64_t count, fdx_str cands, size_t *index);
+/* The same with the packed cell's fdx_hash_bytes already known. */
+int fdx_agg_add_hashed(fdx_agg *agg, fdx_str packed, uint64_t hash, uint64_t count, fdx_str cands);
+/* Adds every cell of src (which is newer) to dst, in src's arrival order. */
+int fdx_agg_merge(fdx_agg *dst, const fdx_agg *src);
+/* Adds to the i-th cell, as fdx_agg_add would. */
+int fdx_agg_add_at(fdx_agg *agg, size_t i, uint64_t count, fdx_str cands);
+
+size_t fdx_agg_cells(const fdx_agg *agg);
+
+/* The i-th cell in arrival order; views stay valid until the next add or clear. */
+void fdx_agg_get(const fdx_agg *agg, size_t i, fdx_cell *cell, uint64_t *count, fdx_str *cands);
+
+/* Saturating count addition shared by every place that merges counts. */
+static inline uint64_t fdx_count_add(uint64_t total, uint64_t count)
+{
+    if (count == 0)
+        count = 1;
+    if (count > FDX_COUNT_MAX)
+        count = FDX_COUNT_MAX;
+    return total > FDX_COUNT_MAX - count ? FDX_COUNT_MAX : total + count;
+}
+
+#endif

@@ -1,0 +1,81 @@
+/*
+ * The canonical form of a cell's identity, shared by the aggregator, the
+ * store's upserts and both exporters so they agree byte for byte.
+ *
+ * Strings are (pointer, length) views, never NUL-terminated. dtypes_json is
+ * the dtypes array as compact JSON exactly as exported, which is also the
+ * form the export order compares.
+ */
+#ifndef FDX_CELL_H
+#define FDX_CELL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "fdx.h"
+
+typedef struct fdx_str {
+    const char *p;
+    size_t n;
+} fdx_str;
+
+typedef enum fdx_kind { FDX_KIND_MISS = 0, FDX_KIND_DISPATCH = 1 } fdx_kind;
+
+#define FDX_CC_ABSENT (-1)
+/* Stored revision hashes have this bit flipped, so SQLite's signed order is
+ * their unsigned order (see sql/schema_1.sql). */
+#define FDX_HASH_FLIP (UINT64_C(1) << 63)
+/* Longest string a record field may hold (the packed key stores 32-bit lengths). */
+#define FDX_MAX_STRING (1u << 30)
+
+typedef struct fdx_cell {
+    fdx_kind kind;
+    int keyed;     /* misses: always 1; dispatches: 0 when unkeyed */
+    fdx_str token; /* wanted, or structure_key ("" when unkeyed) */
+    fdx_str backend;
+    fdx_str op;
+    fdx_str dtypes_json;
+    fdx_str kernel_source;
+    uint64_t revision;
+    int64_t cc_major; /* FDX_CC_ABSENT for a stamp without one */
+    int64_t cc_minor;
+    fdx_str sku;
+    fdx_str driver;
+} fdx_cell;
+
+/*
+ * Builds the cell of an API record. dtypes (and, for dispatches, the
+ * candidates array, into cands) are encoded into the scratch buffers, which
+ * the cell then points into. Fails with FDX_EDATA and a message in err when
+ * a string is missing or not valid UTF-8, FDX_ENOMEM when memory runs out.
+ * trusted skips the UTF-8 check, for strings the decoder already checked.
+ */
+int fdx_cell_from_miss(fdx_cell *cell, const fdx_miss *m, int trusted, fdx_buf *dtypes, char *err,
+                       size_t errsz);
+int fdx_cell_from_dispatch(fdx_cell *cell, const fdx_dispatch *d, int trusted, fdx_buf *dtypes,
+                           fdx_buf *cands, char *err, size_t errsz);
+
+/* Validates a candidates list and writes it as its stored JSON into out. */
+int fdx_cands_encode(const fdx_candidate *cands, size_t n, int trusted, fdx_buf *out, char *err,
+                     size_t errsz);
+
+/* Serialises the identity into one byte string (the aggregator's key). */
+void fdx_cell_pack(const fdx_cell *cell, fdx_buf *out);
+/* Inverse of fdx_cell_pack; the views point into key. */
+void fdx_cell_unpack(fdx_cell *cell, const char *key, size_t len);
+
+/* The empty candidates list, as stored: what a miss and a dispatch without
+ * candidates carry. */
+#define FDX_NO_CANDS ((fdx_str){"[]", 2})
+
+/* A stored candidates list is empty when it is "[]" (or not there at all). */
+static inline int fdx_cands_empty(fdx_str cands)
+{
+    return cands.n == 0 || (cands.n == 2 && cands.p[0] == '[' && cands.p[1] == ']');
+}
+
+/* The export order of WIRE.md section 3 (both cells of the same kind). */
+int fdx_cell_compare(const fdx_cell *a, const fdx_cell *b);
+
+#endif

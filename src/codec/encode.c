@@ -1,0 +1,159 @@
+/*
+ * JSON Lines writer. Escaping follows WIRE.md section 3: only '"', '\\' and
+ * control characters below U+0020 are escaped; everything else is raw UTF-8.
+ */
+#include "codec/encode.h"
+
+#include <string.h>
+
+#include "common/u64.h"
+
+static const char hex_digits[] = "0123456789abcdef";
+
+static int needs_escape(unsigned char c)
+{
+    return c < 0x20 || c == '"' || c == '\\';
+}
+
+static void enc_escape(fdx_buf *b, unsigned char c)
+{
+    char esc[6] = {'\\', 0, 0, 0, 0, 0};
+    switch (c) {
+    case '"': esc[1] = '"'; break;
+    case '\\': esc[1] = '\\'; break;
+    case '\b': esc[1] = 'b'; break;
+    case '\f': esc[1] = 'f'; break;
+    case '\n': esc[1] = 'n'; break;
+    case '\r': esc[1] = 'r'; break;
+    case '\t': esc[1] = 't'; break;
+    default:
+        memcpy(esc + 1, "u00", 3);
+        esc[4] = hex_digits[c >> 4];
+        esc[5] = hex_digits[c & 15];
+        fdx_buf_append(b, esc, 6);
+        return;
+    }
+    fdx_buf_append(b, esc, 2);
+}
+
+void fdx_enc_string(fdx_buf *b, const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    fdx_buf_putc(b, '"');
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!needs_escape(u[i]))
+            continue;
+        fdx_buf_append(b, s + run, i - run);
+        enc_escape(b, u[i]);
+        run = i + 1;
+    }
+    fdx_buf_append(b, s + run, n - run);
+    fdx_buf_putc(b, '"');
+}
+
+void fdx_enc_u64(fdx_buf *b, uint64_t v)
+{
+    char digits[FDX_U64_DIGITS];
+    fdx_buf_append(b, digits, fdx_u64_format(v, digits));
+}
+
+void fdx_enc_string_array(fdx_buf *b, const char *const *v, size_t n)
+{
+    fdx_buf_putc(b, '[');
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            fdx_buf_putc(b, ',');
+        fdx_enc_string(b, v[i], strlen(v[i]));
+    }
+    fdx_buf_putc(b, ']');
+}
+
+static void enc_key(fdx_buf *b, const char *key)
+{
+    fdx_buf_puts(b, key);
+}
+
+static void enc_str_field(fdx_buf *b, const char *key, fdx_str v)
+{
+    enc_key(b, key);
+    fdx_enc_string(b, v.p, v.n);
+}
+
+/* IMPL is written as head, dtypes array, tail. */
+static void enc_impl_head(fdx_buf *b, fdx_str backend, fdx_str op)
+{
+    enc_str_field(b, "{\"backend\":", backend);
+    enc_str_field(b, ",\"op\":", op);
+    enc_key(b, ",\"dtypes\":");
+}
+
+static void enc_impl_tail(fdx_buf *b, fdx_str source, uint64_t revision)
+{
+    enc_str_field(b, ",\"kernel_source\":", source);
+    enc_key(b, ",\"kernel_revision_hash\":");
+    fdx_enc_u64(b, revision);
+    fdx_buf_putc(b, '}');
+}
+
+static fdx_str cstr(const char *s)
+{
+    fdx_str v = {s, strlen(s)};
+    return v;
+}
+
+void fdx_enc_candidates(fdx_buf *b, const fdx_candidate *c, size_t n)
+{
+    fdx_buf_putc(b, '[');
+    for (size_t i = 0; i < n; i++) {
+        const fdx_impl *id = &c[i].impl_id;
+        enc_key(b, i ? ",{\"impl_id\":" : "{\"impl_id\":");
+        enc_impl_head(b, cstr(id->backend), cstr(id->op));
+        fdx_enc_string_array(b, id->dtypes, id->n_dtypes);
+        enc_impl_tail(b, cstr(id->kernel_source), id->kernel_revision_hash);
+        if (c[i].has_latency) {
+            enc_key(b, ",\"latency_ns\":");
+            fdx_enc_u64(b, c[i].latency_ns);
+        }
+        fdx_buf_putc(b, '}');
+    }
+    fdx_buf_putc(b, ']');
+}
+
+static void enc_hw(fdx_buf *b, const fdx_cell *cell)
+{
+    enc_key(b, ",\"hw\":{");
+    if (cell->cc_major != FDX_CC_ABSENT) {
+        enc_key(b, "\"compute_capability\":[");
+        fdx_enc_u64(b, (uint64_t)cell->cc_major);
+        fdx_buf_putc(b, ',');
+        fdx_enc_u64(b, (uint64_t)cell->cc_minor);
+        enc_key(b, "],");
+    }
+    enc_str_field(b, "\"hardware_sku\":", cell->sku);
+    enc_str_field(b, ",\"driver_version\":", cell->driver);
+    enc_key(b, "}}\n");
+}
+
+void fdx_enc_cell_line(fdx_buf *b, const fdx_cell *cell, uint64_t count, fdx_str cands)
+{
+    enc_key(b, "{\"schema\":2");
+    if (cell->kind == FDX_KIND_MISS) {
+        enc_str_field(b, ",\"wanted\":", cell->token);
+        enc_key(b, ",\"fallback\":");
+    } else {
+        if (cell->keyed)
+            enc_str_field(b, ",\"structure_key\":", cell->token);
+        enc_key(b, ",\"chosen\":");
+    }
+    enc_impl_head(b, cell->backend, cell->op);
+    fdx_buf_append(b, cell->dtypes_json.p, cell->dtypes_json.n);
+    enc_impl_tail(b, cell->kernel_source, cell->revision);
+    if (cell->kind == FDX_KIND_DISPATCH && !fdx_cands_empty(cands)) {
+        enc_key(b, ",\"candidates\":");
+        fdx_buf_append(b, cands.p, cands.n);
+    }
+    enc_key(b, ",\"count\":");
+    fdx_enc_u64(b, count);
+    enc_hw(b, cell);
+}

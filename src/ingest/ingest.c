@@ -1,0 +1,437 @@
+/*
+ * Ingest: JSONL files, run directories, standard input and memory, streamed
+ * into the open transaction. The calling thread reads and hashes the input
+ * and cuts it into batches (never spanning two paths); the pool decodes them,
+ * on worker threads or inline; back on the calling thread, in order, each
+ * batch's cells join the path's, errors are reported, and the path is applied
+ * or undone as a whole inside a savepoint, with its sources in the ledger.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ingest/linereader.h"
+#include "ingest/pool.h"
+#include "store/store_internal.h"
+
+typedef struct ingest {
+    fdx_store *s;
+    const fdx_ingest_opts *opts;
+    fdx_ingest_stats *stats;
+    fdx_pool *pool;
+    fdx_batch *cur; /* being filled by the reader */
+    size_t max_line;
+    /* the path being finished, in batch order */
+    const char *path;
+    uint64_t path_bad;
+    char first_error[sizeof(((fdx_store *)0)->errmsg)];
+    fdx_commit_stats stats_before;
+    fdx_txn_ledger ledger_before;
+    /* the source being finished */
+    char source[1024];
+    uint64_t src_records;
+    uint64_t src_bad;
+    uint64_t failed_paths;
+} ingest;
+
+/* ---- the calling thread, after decoding: in batch order ---- */
+
+static void write_reject(ingest *in, const char *p, size_t n)
+{
+    if (in->opts->rejects) {
+        fwrite(p, 1, n, in->opts->rejects);
+        fputc('\n', in->opts->rejects);
+    }
+}
+
+static void report(ingest *in, uint64_t line, const char *reason)
+{
+    char where[1200];
+    snprintf(where, sizeof where, "%s:%llu", in->source, (unsigned long long)line);
+    if (in->path_bad++ == 0)
+        snprintf(in->first_error, sizeof in->first_error, "%.600s: %.400s", where, reason);
+    in->src_bad++;
+    in->stats->bad_lines++;
+    if (in->opts->on_error)
+        in->opts->on_error(in->opts->ctx, where, reason);
+}
+
+/* Warns when the same bytes were ingested before (an accidental re-ingest?). */
+static int warn_if_seen(ingest *in, const unsigned char digest[32])
+{
+    char hex[FDX_SHA256_HEX], earlier[512], msg[1024];
+    fdx_ledger_entry e;
+    int found;
+    fdx_sha256_hex(digest, hex);
+    int rc = fdx_ledger_find_source(in->s, hex, earlier, sizeof earlier, &e, &found);
+    if (rc != FDX_OK || !found || !in->opts->on_warning)
+        return rc;
+    snprintf(msg, sizeof msg,
+             "same content as %s, ingested at %s (ledger id %lld); ingesting it again", earlier,
+             e.committed_at, (long long)e.id);
+    in->opts->on_warning(in->opts->ctx, in->source, msg);
+    return FDX_OK;
+}
+
+static int source_end(ingest *in, const fdx_batch *b, const fdx_entry *e)
+{
+    fdx_source_info src = {in->source, {0}, e->bytes, e->lineno, in->src_records, in->src_bad};
+    memcpy(src.digest, b->text.data + e->off, 32);
+    in->stats->lines += e->lineno;
+    in->stats->bytes += e->bytes;
+    int rc = warn_if_seen(in, src.digest);
+    return rc == FDX_OK ? fdx_ledger_add_source(in->s, &src) : rc;
+}
+
+static int path_begin(ingest *in, const char *name)
+{
+    fdx_store *s = in->s;
+    int rc = fdx_ledger_open_row(s);
+    if (rc == FDX_OK)
+        rc = fdx_store_exec(s, FDX_STMT_SAVEPOINT);
+    in->path = name;
+    in->path_bad = 0;
+    in->stats_before = s->txn_stats;
+    in->ledger_before = s->ledger;
+    s->in_path = 1;
+    return rc;
+}
+
+/* Applies the path, or (when it had bad lines, or aborted) undoes it. */
+static int path_end(ingest *in, int aborted)
+{
+    fdx_store *s = in->s;
+    int rc = FDX_OK;
+    s->in_path = 0;
+    if (!aborted && (!in->path_bad || in->opts->skip_invalid)) {
+        rc = fdx_store_end_path(s, 1);
+        if (rc == FDX_OK)
+            return fdx_store_exec(s, FDX_STMT_RELEASE);
+    }
+    if (!aborted && rc == FDX_OK) {
+        in->failed_paths++;
+        if (in->failed_paths == 1)
+            fdx_store_fail(s, FDX_EDATA, "%.900s (%llu bad line%s in %s)", in->first_error,
+                           (unsigned long long)in->path_bad, in->path_bad == 1 ? "" : "s",
+                           in->path);
+    }
+    fdx_store_end_path(s, 0);
+    s->txn_stats = in->stats_before;
+    s->ledger = in->ledger_before;
+    int undo = fdx_store_exec(s, FDX_STMT_ROLLBACK_TO);
+    if (undo == FDX_OK)
+        undo = fdx_store_exec(s, FDX_STMT_RELEASE);
+    return rc != FDX_OK ? rc : undo;
+}
+
+/* A segment's cells join its path's (unless the path is already lost). */
+static int adopt(ingest *in, fdx_batch *b, size_t seg)
+{
+    fdx_store *s = in->s;
+    fdx_agg *agg = b->segs[seg];
+    int lost = in->path_bad && !in->opts->skip_invalid;
+    if (!lost && fdx_agg_merge(s->path_agg, agg) != FDX_OK)
+        return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
+    s->ledger.records += lost ? 0 : b->seg_records[seg];
+    b->seg_records[seg] = 0;
+    fdx_agg_clear(agg);
+    return fdx_agg_cells(s->path_agg) >= FDX_SPILL_CELLS ? fdx_store_flush_path(s) : FDX_OK;
+}
+
+static int on_entry(ingest *in, fdx_batch *b, const fdx_entry *e, size_t seg)
+{
+    const char *text = b->text.data + e->off;
+    char reason[128];
+    switch (e->kind) {
+    case FDX_E_PATH_BEGIN: return path_begin(in, text);
+    case FDX_E_SOURCE_BEGIN:
+        snprintf(in->source, sizeof in->source, "%.*s", (int)e->len, text);
+        in->src_records = in->src_bad = 0;
+        in->stats->files++;
+        return FDX_OK;
+    case FDX_E_LINE:
+        if (e->error < 0) {
+            in->src_records++;
+            in->stats->records++;
+            return FDX_OK;
+        }
+        report(in, e->lineno, fdx_batch_reason(b, e->error));
+        write_reject(in, text, e->len);
+        return FDX_OK;
+    case FDX_E_TOO_LONG:
+        snprintf(reason, sizeof reason, "line longer than %zu bytes", in->max_line);
+        report(in, e->lineno, reason);
+        write_reject(in, "", 0); /* its bytes went out as they were read */
+        return FDX_OK;
+    case FDX_E_SOURCE_END: return source_end(in, b, e);
+    case FDX_E_PATH_END: {
+        int rc = adopt(in, b, seg);
+        return rc == FDX_OK ? path_end(in, e->len > 0) : rc;
+    }
+    }
+    return FDX_OK;
+}
+
+static int on_batch(void *ctx, fdx_batch *b)
+{
+    ingest *in = ctx;
+    if (b->failed)
+        return fdx_store_fail(in->s, FDX_ENOMEM, "out of memory while decoding");
+    int rc = FDX_OK;
+    size_t seg = 0;
+    for (size_t i = 0; rc == FDX_OK && i < b->n_entries; i++) {
+        seg = fdx_batch_next_seg(b, i, seg);
+        rc = on_entry(in, b, &b->entries[i], seg);
+    }
+    /* The last path goes on in the next batch: what it has so far joins it. */
+    if (rc == FDX_OK && b->n_entries && b->entries[b->n_entries - 1].kind != FDX_E_PATH_END)
+        rc = adopt(in, b, seg);
+    return rc;
+}
+
+/* ---- the calling thread, reading ---- */
+
+static int push(ingest *in, fdx_entry_kind kind, const void *text, size_t len, uint64_t lineno)
+{
+    int rc = fdx_batch_push(in->cur, kind, text, len, lineno);
+    if (rc != FDX_OK)
+        return fdx_store_fail(in->s, rc, "out of memory");
+    return FDX_OK;
+}
+
+/* Hands the batch over and starts a new one (of the same path). */
+static int next_batch(ingest *in)
+{
+    int rc = fdx_pool_submit(in->pool, in->cur);
+    in->cur = rc == FDX_OK ? fdx_pool_take(in->pool, &rc) : NULL;
+    return rc;
+}
+
+/* An over-long line's bytes go to the rejects file as they stream past;
+ * everything before it is finished first so the file stays in order. */
+static void reject_chunk(void *ctx, const char *p, size_t n)
+{
+    ingest *in = ctx;
+    if (in->cur && in->cur->n_entries) {
+        if (next_batch(in) != FDX_OK || fdx_pool_drain(in->pool) != FDX_OK)
+            return;
+    }
+    fwrite(p, 1, n, in->opts->rejects);
+}
+
+static int is_blank(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
+            return 0;
+    return 1;
+}
+
+static int read_source(ingest *in, fdx_linereader *lr, const char *name)
+{
+    const char *p;
+    size_t n;
+    int r, rc = FDX_OK;
+    lr->on_skip = in->opts->rejects ? reject_chunk : NULL;
+    lr->skip_ctx = in;
+    while (rc == FDX_OK && (r = fdx_lr_next(lr, &p, &n)) != FDX_LR_EOF) {
+        if (r == FDX_LR_ERROR)
+            return fdx_store_fail(in->s, FDX_EIO, "%s: reading: %s", name, strerror(errno));
+        if (!in->cur)
+            return in->s->errmsg[0] ? FDX_ENOMEM : FDX_ERROR;
+        if (r == FDX_LR_TOO_LONG)
+            rc = push(in, FDX_E_TOO_LONG, "", 0, lr->lineno);
+        else if (!is_blank(p, n))
+            rc = push(in, FDX_E_LINE, p, n, lr->lineno);
+        if (rc == FDX_OK && fdx_batch_full(in->cur))
+            rc = next_batch(in);
+    }
+    if (rc != FDX_OK)
+        return rc;
+    unsigned char digest[32];
+    fdx_sha256_final(&lr->hash, digest);
+    rc = push(in, FDX_E_SOURCE_END, digest, 32, lr->lineno);
+    if (rc == FDX_OK)
+        in->cur->entries[in->cur->n_entries - 1].bytes = lr->bytes;
+    return rc;
+}
+
+static int read_stream(void *ctx, const char *path, const char *name)
+{
+    ingest *in = ctx;
+    fdx_linereader lr;
+    int rc = fdx_lr_open(&lr, path, in->max_line);
+    if (rc != FDX_OK)
+        return fdx_store_fail(in->s, rc, "%s: %s", name, strerror(errno));
+    rc = push(in, FDX_E_SOURCE_BEGIN, name, strlen(name), 0);
+    if (rc == FDX_OK)
+        rc = read_source(in, &lr, name);
+    fdx_lr_close(&lr);
+    return rc;
+}
+
+typedef int (*each_file_fn)(void *ctx, const char *path, const char *name);
+
+/* Calls fn for each source a path names: "-", a file, or a run directory's
+ * misses.jsonl then dispatches.jsonl. */
+static int each_source(fdx_store *s, const char *path, each_file_fn fn, void *ctx)
+{
+    static const char *const names[] = {"misses.jsonl", "dispatches.jsonl"};
+    struct stat st;
+    if (strcmp(path, "-") == 0)
+        return fn(ctx, NULL, "<stdin>");
+    if (stat(path, &st) != 0)
+        return fdx_store_fail(s, errno == ENOENT ? FDX_ENOENT : FDX_EIO, "%s: %s", path,
+                              strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return fn(ctx, path, path);
+    int found = 0;
+    for (size_t i = 0; i < 2; i++) {
+        char file[4096];
+        if ((size_t)snprintf(file, sizeof file, "%s/%s", path, names[i]) >= sizeof file)
+            return fdx_store_fail(s, FDX_EIO, "%s: path too long", path);
+        if (stat(file, &st) != 0) {
+            if (errno == ENOENT)
+                continue;
+            return fdx_store_fail(s, FDX_EIO, "%s: %s", file, strerror(errno));
+        }
+        found++;
+        int rc = fn(ctx, file, file);
+        if (rc != FDX_OK)
+            return rc;
+    }
+    if (!found)
+        return fdx_store_fail(s, FDX_ENOENT,
+                              "%s: run directory holds neither misses.jsonl nor dispatches.jsonl",
+                              path);
+    return FDX_OK;
+}
+
+/* Reads one path into the pipeline, between PATH_BEGIN and PATH_END. */
+static int read_path(ingest *in, const char *path, const char *data, size_t len)
+{
+    int rc = push(in, FDX_E_PATH_BEGIN, path, strlen(path) + 1, 0);
+    if (rc == FDX_OK && data) {
+        fdx_linereader lr;
+        fdx_lr_open_mem(&lr, data, len, in->max_line);
+        rc = push(in, FDX_E_SOURCE_BEGIN, path, strlen(path), 0);
+        if (rc == FDX_OK)
+            rc = read_source(in, &lr, path);
+        fdx_lr_close(&lr);
+    } else if (rc == FDX_OK) {
+        rc = each_source(in->s, path, read_stream, in);
+    }
+    if (!in->cur)
+        return rc;
+    /* A path that could not be read to its end is undone ("x": aborted). */
+    int end = push(in, FDX_E_PATH_END, "x", rc == FDX_OK ? 0 : 1, 0);
+    int next = rc == FDX_OK && end == FDX_OK && fdx_batch_full(in->cur) ? next_batch(in) : FDX_OK;
+    return rc != FDX_OK ? rc : end != FDX_OK ? end : next;
+}
+
+static int run_ingest(fdx_store *s, const char *const *paths, size_t n, const char *data,
+                      size_t len, const fdx_ingest_opts *opts, fdx_ingest_stats *stats)
+{
+    static const fdx_ingest_opts defaults;
+    fdx_ingest_stats local = {0};
+    if (!s->in_txn)
+        return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open (call fdx_store_begin)");
+    opts = opts ? opts : &defaults;
+    if (opts->max_line_bytes > FDX_MAX_LINE_LIMIT || opts->max_depth < 0 ||
+        opts->max_depth > FDX_MAX_DEPTH_LIMIT || opts->threads < 0)
+        return fdx_store_fail(s, FDX_EMISUSE, "ingest limits out of range");
+    ingest in = {.s = s, .opts = opts, .stats = stats ? stats : &local};
+    in.max_line = opts->max_line_bytes ? opts->max_line_bytes : FDX_DEFAULT_MAX_LINE;
+    int threads = opts->threads ? opts->threads : fdx_pool_default_threads();
+    int rc = fdx_store_flush_pending(s); /* what came before is older than any path */
+    in.pool = rc == FDX_OK ? fdx_pool_new(threads, opts->max_depth, on_batch, &in) : NULL;
+    if (!in.pool)
+        return rc != FDX_OK ? rc : fdx_store_fail(s, FDX_ENOMEM, "out of memory (threads)");
+    in.cur = fdx_pool_take(in.pool, &rc);
+    for (size_t i = 0; rc == FDX_OK && i < n; i++)
+        rc = read_path(&in, data ? paths[0] : paths[i], data, len);
+    if (in.cur && in.cur->n_entries) {
+        int last = fdx_pool_submit(in.pool, in.cur);
+        rc = rc != FDX_OK ? rc : last;
+    }
+    char reading[sizeof s->errmsg];
+    memcpy(reading, s->errmsg, sizeof reading);
+    int drained = fdx_pool_drain(in.pool);
+    fdx_pool_free(in.pool);
+    if (rc != FDX_OK) { /* the reader's failure explains more than the rest */
+        memcpy(s->errmsg, reading, sizeof reading);
+        return rc;
+    }
+    if (drained != FDX_OK)
+        return drained;
+    return in.failed_paths ? FDX_EDATA : FDX_OK;
+}
+
+int fdx_store_ingest_paths(fdx_store *s, const char *const *paths, size_t n,
+                           const fdx_ingest_opts *opts, fdx_ingest_stats *stats)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!paths[i])
+            return fdx_store_fail(s, FDX_EMISUSE, "no path given");
+    return run_ingest(s, paths, n, NULL, 0, opts, stats);
+}
+
+int fdx_store_ingest_path(fdx_store *s, const char *path, const fdx_ingest_opts *opts,
+                          fdx_ingest_stats *stats)
+{
+    return fdx_store_ingest_paths(s, &path, 1, opts, stats);
+}
+
+int fdx_store_ingest_buffer(fdx_store *s, const char *name, const char *data, size_t len,
+                            const fdx_ingest_opts *opts, fdx_ingest_stats *stats)
+{
+    static const char empty[1];
+    const char *label = name ? name : "<buffer>";
+    if (!data && len)
+        return fdx_store_fail(s, FDX_EMISUSE, "no data given");
+    return run_ingest(s, &label, 1, data ? data : empty, len, opts, stats);
+}
+
+/* ---- content hashes without ingesting ---- */
+
+typedef struct hash_ctx {
+    fdx_store *s;
+    fdx_sha256 combined;
+} hash_ctx;
+
+static int hash_file_cb(void *ctx, const char *path, const char *name)
+{
+    hash_ctx *h = ctx;
+    fdx_linereader lr;
+    const char *p;
+    size_t n;
+    int r, rc = fdx_lr_open(&lr, path, FDX_MAX_LINE_LIMIT);
+    if (rc != FDX_OK)
+        return fdx_store_fail(h->s, rc, "%s: %s", name, strerror(errno));
+    while ((r = fdx_lr_next(&lr, &p, &n)) != FDX_LR_EOF && r != FDX_LR_ERROR)
+        ;
+    if (r == FDX_LR_ERROR)
+        rc = fdx_store_fail(h->s, FDX_EIO, "%s: reading: %s", name, strerror(errno));
+    unsigned char digest[32];
+    fdx_sha256_final(&lr.hash, digest);
+    fdx_sha256_update(&h->combined, digest, 32);
+    fdx_lr_close(&lr);
+    return rc;
+}
+
+int fdx_store_hash_paths(fdx_store *s, const char *const *paths, size_t n, char hex[65])
+{
+    hash_ctx h = {s, {{0}, 0, {0}, 0}};
+    fdx_sha256_init(&h.combined);
+    for (size_t i = 0; i < n; i++) {
+        int rc = each_source(s, paths[i], hash_file_cb, &h);
+        if (rc != FDX_OK)
+            return rc;
+    }
+    unsigned char digest[32];
+    fdx_sha256_final(&h.combined, digest);
+    fdx_sha256_hex(digest, hex);
+    return FDX_OK;
+}

@@ -1,0 +1,163 @@
+/* Buffered line reading over read(2) or memory, with a hard per-line limit. */
+#include "ingest/linereader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fdx.h"
+
+#define CHUNK ((size_t)64 << 10)
+
+static void init(fdx_linereader *lr, size_t max_line)
+{
+    memset(lr, 0, sizeof *lr);
+    lr->fd = -1;
+    lr->max_line = max_line ? max_line : FDX_DEFAULT_MAX_LINE;
+    fdx_sha256_init(&lr->hash);
+}
+
+int fdx_lr_open(fdx_linereader *lr, const char *path, size_t max_line)
+{
+    init(lr, max_line);
+    if (!path) {
+        lr->fd = STDIN_FILENO;
+        return FDX_OK;
+    }
+    lr->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (lr->fd < 0)
+        return errno == ENOENT ? FDX_ENOENT : FDX_EIO;
+    lr->own_fd = 1;
+    return FDX_OK;
+}
+
+void fdx_lr_open_mem(fdx_linereader *lr, const char *data, size_t len, size_t max_line)
+{
+    static char empty[1];
+    init(lr, max_line);
+    lr->borrowed = 1;
+    lr->buf = len ? (char *)data : empty;
+    lr->cap = lr->end = len;
+    lr->bytes = len;
+    lr->eof = 1;
+    fdx_sha256_update(&lr->hash, data, len);
+}
+
+void fdx_lr_close(fdx_linereader *lr)
+{
+    if (lr->own_fd && lr->fd >= 0)
+        close(lr->fd);
+    if (!lr->borrowed)
+        free(lr->buf);
+    lr->buf = NULL;
+    lr->fd = -1;
+}
+
+/* Makes room after end: compacts, then grows up to max_line + CHUNK bytes. */
+static int make_room(fdx_linereader *lr)
+{
+    if (lr->start > 0) {
+        memmove(lr->buf, lr->buf + lr->start, lr->end - lr->start);
+        lr->end -= lr->start;
+        lr->start = 0;
+    }
+    if (lr->end < lr->cap)
+        return 0;
+    size_t cap = lr->cap ? lr->cap * 2 : CHUNK;
+    if (cap > lr->max_line + CHUNK)
+        cap = lr->max_line + CHUNK;
+    if (cap <= lr->cap)
+        return 0;
+    char *p = realloc(lr->buf, cap);
+    if (!p) {
+        errno = ENOMEM;
+        return -1;
+    }
+    lr->buf = p;
+    lr->cap = cap;
+    return 0;
+}
+
+/* Reads more data; 1 if some arrived (or the buffer is full), 0 at EOF, -1 on error. */
+static int fill(fdx_linereader *lr)
+{
+    if (lr->eof)
+        return 0;
+    if (make_room(lr) != 0)
+        return -1;
+    if (lr->end == lr->cap)
+        return 1;
+    for (;;) {
+        ssize_t got = read(lr->fd, lr->buf + lr->end, lr->cap - lr->end);
+        if (got > 0) {
+            fdx_sha256_update(&lr->hash, lr->buf + lr->end, (size_t)got);
+            lr->end += (size_t)got;
+            lr->bytes += (uint64_t)got;
+            return 1;
+        }
+        if (got == 0) {
+            lr->eof = 1;
+            return 0;
+        }
+        if (errno != EINTR)
+            return -1;
+    }
+}
+
+static void skipped(fdx_linereader *lr, const char *p, size_t n)
+{
+    if (lr->on_skip && n)
+        lr->on_skip(lr->skip_ctx, p, n);
+}
+
+/* Discards an over-long line, up to and including its '\n'. */
+static int skip_line(fdx_linereader *lr)
+{
+    for (;;) {
+        char *from = lr->buf + lr->start;
+        char *nl = memchr(from, '\n', lr->end - lr->start);
+        if (nl) {
+            skipped(lr, from, (size_t)(nl - from));
+            lr->start = (size_t)(nl - lr->buf) + 1;
+            return FDX_LR_TOO_LONG;
+        }
+        skipped(lr, from, lr->end - lr->start);
+        lr->start = lr->end;
+        int r = fill(lr);
+        if (r < 0)
+            return FDX_LR_ERROR;
+        if (r == 0)
+            return FDX_LR_TOO_LONG;
+    }
+}
+
+int fdx_lr_next(fdx_linereader *lr, const char **line, size_t *len)
+{
+    size_t scanned = 0;
+    if (!lr->buf && fill(lr) < 0)
+        return FDX_LR_ERROR;
+    for (;;) {
+        size_t avail = lr->end - lr->start;
+        char *from = lr->buf + lr->start;
+        char *nl = avail > scanned ? memchr(from + scanned, '\n', avail - scanned) : NULL;
+        size_t n = nl ? (size_t)(nl - from) : avail;
+        if (n > lr->max_line) {
+            lr->lineno++;
+            return skip_line(lr);
+        }
+        if (nl || (lr->eof && avail > 0)) {
+            lr->lineno++;
+            *line = from;
+            *len = n;
+            lr->start += nl ? n + 1 : n;
+            return FDX_LR_LINE;
+        }
+        if (lr->eof)
+            return FDX_LR_EOF;
+        scanned = avail;
+        if (fill(lr) < 0)
+            return FDX_LR_ERROR;
+    }
+}

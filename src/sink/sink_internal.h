@@ -1,0 +1,41 @@
+/* The sink's layout, shared by sink.c and records.c. */
+#ifndef FDX_SINK_INTERNAL_H
+#define FDX_SINK_INTERNAL_H
+
+#include "cell/agg.h"
+#include "common/buf.h"
+#include "fdx.h"
+#include "sink/sink_cache.h"
+
+struct fdx_sink {
+    fdx_agg *misses;
+    fdx_agg *dispatches;
+    fdx_sink_cache miss_cache;
+    fdx_sink_cache dispatch_cache;
+    /* Per dispatch cell, the raw fields of the candidates it holds, so that a
+     * record repeating them costs no validation or encoding either. */
+    fdx_buf *raw_cands;
+    size_t cap_raw_cands;
+    fdx_buf dtypes; /* scratch for recording */
+    fdx_buf cands;
+    uint64_t dropped;
+    uint32_t epoch; /* changes when the cells are emptied; see fdx_sink_add */
+    char errmsg[512];
+};
+
+typedef struct fdx_sorted_cell {
+    fdx_cell cell;
+    uint64_t count;
+    fdx_str cands;
+} fdx_sorted_cell;
+
+/* Moves the counts the record caches hold into the cells: every reader of
+ * the cells calls it first. */
+void fdx_sink_settle(fdx_sink *s);
+/* Forgets every cell (after a drain); handles given out so far go stale. */
+void fdx_sink_empty(fdx_sink *s);
+
+/* The cells of agg in export order (malloc'd array; views into agg). */
+int fdx_sink_sorted(const fdx_agg *agg, fdx_sorted_cell **out);
+
+#endif

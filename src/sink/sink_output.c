@@ -1,0 +1,140 @@
+/*
+ * The in-process sink's output: its cells in export order, flushed to JSONL
+ * through the writer fdx-export uses (so a flush and an export of the same
+ * records are the same bytes), or drained into a store.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "codec/encode.h"
+#include "common/fsutil.h"
+#include "sink/sink_internal.h"
+#include "store/store_internal.h"
+
+/* ---- export order ---- */
+
+static int cmp_cells(const void *a, const void *b)
+{
+    return fdx_cell_compare(&((const fdx_sorted_cell *)a)->cell,
+                            &((const fdx_sorted_cell *)b)->cell);
+}
+
+int fdx_sink_sorted(const fdx_agg *agg, fdx_sorted_cell **out)
+{
+    size_t n = fdx_agg_cells(agg);
+    fdx_sorted_cell *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v)
+        return FDX_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        fdx_agg_get(agg, i, &v[i].cell, &v[i].count, &v[i].cands);
+    qsort(v, n, sizeof *v, cmp_cells);
+    *out = v;
+    return FDX_OK;
+}
+
+/* ---- flushing to files ---- */
+
+typedef struct cursor {
+    const fdx_sorted_cell *cells;
+    size_t n;
+    size_t next;
+} cursor;
+
+static int next_cell(void *ctx, fdx_buf *line, char *err, size_t errsz)
+{
+    cursor *c = ctx;
+    (void)err;
+    (void)errsz;
+    if (c->next == c->n)
+        return 0;
+    const fdx_sorted_cell *sc = &c->cells[c->next++];
+    fdx_enc_cell_line(line, &sc->cell, sc->count, sc->cands);
+    return 1;
+}
+
+static int flush_agg(fdx_sink *s, const fdx_agg *agg, const char *path, size_t *lines)
+{
+    fdx_sorted_cell *cells;
+    if (fdx_sink_sorted(agg, &cells) != FDX_OK) {
+        snprintf(s->errmsg, sizeof s->errmsg, "out of memory");
+        return FDX_ENOMEM;
+    }
+    cursor c = {cells, fdx_agg_cells(agg), 0};
+    uint64_t n = 0;
+    int rc = fdx_write_jsonl(path, next_cell, &c, &n, s->errmsg, sizeof s->errmsg);
+    free(cells);
+    if (rc == FDX_OK && lines)
+        *lines = (size_t)n;
+    return rc;
+}
+
+int fdx_sink_flush(fdx_sink *s, const char *path, size_t *lines)
+{
+    fdx_sink_settle(s);
+    return flush_agg(s, s->misses, path, lines);
+}
+
+int fdx_sink_flush_dispatches(fdx_sink *s, const char *path, size_t *lines)
+{
+    fdx_sink_settle(s);
+    return flush_agg(s, s->dispatches, path, lines);
+}
+
+int fdx_sink_flush_all(fdx_sink *s, const char *dir, size_t *miss_lines, size_t *dispatch_lines)
+{
+    fdx_sink_settle(s);
+    int rc = fdx_mkdirs(dir, s->errmsg, sizeof s->errmsg);
+    char *misses = fdx_path_join(dir, "misses.jsonl");
+    char *dispatches = fdx_path_join(dir, "dispatches.jsonl");
+    if (rc == FDX_OK && (!misses || !dispatches)) {
+        snprintf(s->errmsg, sizeof s->errmsg, "out of memory");
+        rc = FDX_ENOMEM;
+    }
+    if (rc == FDX_OK)
+        rc = flush_agg(s, s->misses, misses, miss_lines);
+    if (rc == FDX_OK)
+        rc = flush_agg(s, s->dispatches, dispatches, dispatch_lines);
+    free(misses);
+    free(dispatches);
+    return rc;
+}
+
+/* ---- draining into a store ---- */
+
+static int add_all(fdx_store *st, const fdx_agg *agg)
+{
+    for (size_t i = 0; i < fdx_agg_cells(agg); i++) {
+        fdx_cell cell;
+        uint64_t count;
+        fdx_str cands;
+        fdx_agg_get(agg, i, &cell, &count, &cands);
+        int rc = fdx_store_add_cell(st, &cell, count, cands);
+        if (rc != FDX_OK)
+            return rc;
+    }
+    return FDX_OK;
+}
+
+int fdx_sink_drain_to_store(fdx_sink *s, fdx_store *st, fdx_commit_stats *stats)
+{
+    if (st->in_txn) {
+        snprintf(s->errmsg, sizeof s->errmsg, "the store already has a transaction open");
+        return fdx_store_fail(st, FDX_EMISUSE, "%s", s->errmsg);
+    }
+    fdx_sink_settle(s);
+    int rc = fdx_store_begin(st);
+    if (rc == FDX_OK)
+        rc = add_all(st, s->misses);
+    if (rc == FDX_OK)
+        rc = add_all(st, s->dispatches);
+    if (rc == FDX_OK)
+        rc = fdx_store_commit(st, stats);
+    else if (st->in_txn)
+        fdx_store_rollback(st);
+    if (rc != FDX_OK) {
+        snprintf(s->errmsg, sizeof s->errmsg, "%s", fdx_store_errmsg(st));
+        return rc;
+    }
+    fdx_sink_empty(s);
+    return FDX_OK;
+}

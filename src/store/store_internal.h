@@ -1,0 +1,143 @@
+/*
+ * What the store's modules (open and transactions, flush, ingest, export)
+ * share: the handle's layout, the prepared-statement cache and error helpers.
+ */
+#ifndef FDX_STORE_INTERNAL_H
+#define FDX_STORE_INTERNAL_H
+
+#include <sqlite3.h>
+
+#include "cell/agg.h"
+#include "common/buf.h"
+#include "fdx.h"
+#include "common/sha256.h"
+
+typedef enum fdx_stmt_id {
+    FDX_STMT_BEGIN_WRITE,
+    FDX_STMT_BEGIN_READ,
+    FDX_STMT_COMMIT,
+    FDX_STMT_ROLLBACK,
+    FDX_STMT_SAVEPOINT,
+    FDX_STMT_RELEASE,
+    FDX_STMT_ROLLBACK_TO,
+    FDX_STMT_MISS_UPSERT,
+    FDX_STMT_DISPATCH_UPSERT,
+    FDX_STMT_MISS_EXISTS,
+    FDX_STMT_DISPATCH_EXISTS,
+    FDX_STMT_MISS_EXPORT,
+    FDX_STMT_DISPATCH_EXPORT,
+    FDX_STMT_CELL_COUNTS,
+    FDX_STMT_LEDGER_INSERT,
+    FDX_STMT_LEDGER_UPDATE,
+    FDX_STMT_LEDGER_DELETE,
+    FDX_STMT_LEDGER_SOURCE_INSERT,
+    FDX_STMT_LEDGER_FIND_RUN,
+    FDX_STMT_LEDGER_FIND_SOURCE,
+    FDX_STMT_MERGE_DISPATCH_UPSERT,
+    FDX_STMT_MERGE_READ_MISSES,
+    FDX_STMT_MERGE_READ_DISPATCHES,
+    FDX_STMT_STORE_ID,
+    FDX_STMT_MERGED_LIST,
+    FDX_STMT_MERGED_FIND,
+    FDX_STMT_MERGED_INSERT,
+    FDX_STMT_TOP_DEMAND,
+    FDX_STMT_COUNT
+} fdx_stmt_id;
+
+/* Pending cells are written to SQLite (inside the open transaction) once
+ * there are this many, which bounds memory whatever the input holds. */
+#define FDX_SPILL_CELLS 65536
+
+/* What the ledger row of the open transaction will say. */
+typedef struct fdx_txn_ledger {
+    int64_t id; /* 0 until the row exists */
+    char *run_id;
+    fdx_sha256 content; /* over the digests of the sources, in order */
+    uint64_t sources;
+    uint64_t bytes;
+    uint64_t lines;
+    uint64_t records;
+    uint64_t skipped;
+    uint64_t merged; /* stores folded in by fdx_store_merge */
+} fdx_txn_ledger;
+
+struct fdx_store {
+    sqlite3 *db;
+    char *path;
+    char errmsg[1024];
+    int in_txn;
+    int readonly;
+    int busy_ms;
+    fdx_agg *pending;  /* recorded in this transaction, not yet written */
+    fdx_agg *path_agg; /* recorded by the ingest under way (newer than pending) */
+    fdx_agg *saved;    /* pending as written inside the ingest's savepoint */
+    int in_path;       /* records go to path_agg */
+    fdx_buf dtypes;    /* scratch for recording */
+    fdx_buf cands;
+    fdx_commit_stats txn_stats;
+    fdx_txn_ledger ledger;
+    int64_t txn_time_ms; /* when the transaction began, Unix ms */
+    sqlite3_stmt *stmts[FDX_STMT_COUNT];
+};
+
+/* Sets errmsg from a printf format; returns code. */
+int fdx_store_fail(fdx_store *s, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Sets errmsg to "what: <SQLite's message>"; returns the matching fdx code. */
+int fdx_store_fail_sqlite(fdx_store *s, int rc, const char *what);
+
+/* The cached statement, reset and with bindings cleared. */
+int fdx_store_stmt(fdx_store *s, fdx_stmt_id id, sqlite3_stmt **out);
+/* Runs a statement that returns no rows (BEGIN, COMMIT, ...). */
+int fdx_store_exec(fdx_store *s, fdx_stmt_id id);
+
+/* Records a miss (m) or a dispatch (d); trusted skips the UTF-8 checks for
+ * strings the decoder has already validated. */
+int fdx_store_record_checked(fdx_store *s, const fdx_miss *m, const fdx_dispatch *d, int trusted);
+
+/* Adds an already-built cell to the open transaction (ingest, sinks). */
+int fdx_store_add_cell(fdx_store *s, const fdx_cell *cell, uint64_t count, fdx_str cands);
+
+/* Writes the pending cells into the open transaction (store_flush.c). */
+int fdx_store_flush_pending(fdx_store *s);
+/*
+ * Writes the ingest's cells too (pending first: it is older). Pending is
+ * then written inside the ingest's savepoint, so it is kept in `saved` until
+ * the ingest ends: fdx_store_end_path puts it back if the ingest failed.
+ */
+int fdx_store_flush_path(fdx_store *s);
+/* Ends an ingest: on success its cells join pending, in arrival order. */
+int fdx_store_end_path(fdx_store *s, int ok);
+/*
+ * One upsert with statement id (a *_UPSERT statement), counted in the commit
+ * statistics. set_at is when a dispatch cell's candidates were set (NULL:
+ * unknown).
+ */
+int fdx_store_upsert(fdx_store *s, fdx_stmt_id id, const fdx_cell *c, uint64_t count, fdx_str cands,
+                     const int64_t *set_at);
+
+/* A result row's columns (as the export queries order them) into a cell;
+ * returns the index of the next column (export.c). */
+int fdx_row_cell(sqlite3_stmt *st, fdx_kind kind, fdx_cell *c);
+fdx_str fdx_column_text(sqlite3_stmt *st, int i);
+
+/* Ledger (ledger.c). */
+void fdx_ledger_reset(fdx_store *s);
+/* Creates the transaction's ledger row if it does not exist yet. */
+int fdx_ledger_open_row(fdx_store *s);
+typedef struct fdx_source_info {
+    const char *path;
+    unsigned char digest[32];
+    uint64_t bytes;
+    uint64_t lines;
+    uint64_t records;
+    uint64_t skipped;
+} fdx_source_info;
+int fdx_ledger_add_source(fdx_store *s, const fdx_source_info *src);
+/* Completes (or, when nothing changed, removes) the row before COMMIT. */
+int fdx_ledger_finish(fdx_store *s);
+/* The latest earlier ingest that read content with this digest. */
+int fdx_ledger_find_source(fdx_store *s, const char *hex, char *path, size_t pathsz,
+                           fdx_ledger_entry *entry, int *found);
+
+#endif
