@@ -9,8 +9,8 @@
 #include "cell/cell.h"
 #include "codec/decode.h"
 #include "codec/encode.h"
-#include "ingest/line_memo.h"
 #include "common/sha256.h"
+#include "ingest/line_memo.h"
 
 #define IMPL_A                                                                                     \
     "{\"backend\":\"Cuda\",\"op\":\"MatMul\",\"dtypes\":[\"F16\",\"F16\"],"                        \

@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "codec/decode.h"
-#include "ref_records.h"
 #include "common/same_str.h"
+#include "ref_records.h"
 #include "test_util.h"
 
 /* Allocation counting (the test links with --wrap for these). */

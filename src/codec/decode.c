@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/lex.h"
 #include "common/buf.h"
 #include "common/json_arena.h"
-#include "codec/lex.h"
 #include "common/u64.h"
 
 struct fdx_decoder {

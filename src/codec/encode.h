@@ -6,8 +6,8 @@
 #ifndef FDX_ENCODE_H
 #define FDX_ENCODE_H
 
-#include "common/buf.h"
 #include "cell/cell.h"
+#include "common/buf.h"
 
 void fdx_enc_string(fdx_buf *b, const char *s, size_t n);
 void fdx_enc_u64(fdx_buf *b, uint64_t v);

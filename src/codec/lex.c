@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "common/buf.h"
-#include "fdx.h"
 #include "common/utf8.h"
+#include "fdx.h"
 
 typedef struct scan {
     const char *s;

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "codec/decode.h"
-#include "fdx.h"
 #include "common/u64.h"
+#include "fdx.h"
 
 #define BATCH_LINES 2048
 #define BATCH_BYTES ((size_t)512 << 10)

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "codec/decode.h"
-#include "fdx.h"
 #include "common/u64.h"
+#include "fdx.h"
 
 /* The memo is bounded (lines, and bytes kept in the entries and the map's
  * keys): past these it starts again empty. Lines with latencies, which take

@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/buf.h"
 #include "cell/cell.h"
+#include "common/buf.h"
 #include "common/keymap.h"
 
 struct fdx_decoder;

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/store_internal.h"
 #include "common/utf8.h"
+#include "store/store_internal.h"
 
 void fdx_ledger_reset(fdx_store *s)
 {

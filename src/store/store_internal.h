@@ -9,8 +9,8 @@
 
 #include "cell/agg.h"
 #include "common/buf.h"
-#include "fdx.h"
 #include "common/sha256.h"
+#include "fdx.h"
 
 typedef enum fdx_stmt_id {
     FDX_STMT_BEGIN_WRITE,
