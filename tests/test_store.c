@@ -591,7 +591,7 @@ START_TEST(older_schema_is_migrated)
                                         -1, &st, NULL),
                      SQLITE_OK);
     ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-    ck_assert_int_eq(sqlite3_column_int(st, 0), 3);
+    ck_assert_int_eq(sqlite3_column_int(st, 0), 4);
     ck_assert_int_eq(sqlite3_column_int(st, 1), 1);
     ck_assert_int_eq(sqlite3_column_int(st, 2), 5); /* the old cell and the new one */
     sqlite3_finalize(st);
