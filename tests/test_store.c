@@ -599,6 +599,41 @@ START_TEST(older_schema_is_migrated)
 }
 END_TEST
 
+/* A store of schema version 3 keeps its identity when migrated, is tied to
+ * its file, and its merged_store rows say they carry no ledger digest. */
+START_TEST(schema_3_identity_is_migrated)
+{
+    const char *path = tu_path(dir, "s.db");
+    raw_exec(path, fdx_sql_schema_1);
+    raw_exec(path, fdx_sql_schema_2);
+    raw_exec(path, fdx_sql_views);
+    raw_exec(path, fdx_sql_schema_3);
+    raw_exec(path, "UPDATE store_identity SET id = '0123456789abcdef0123456789abcdef';"
+                   "INSERT INTO merged_store VALUES "
+                   "('fedcba9876543210fedcba9876543210', 7, 'h.db', '2026-01-01T00:00:00.000Z')");
+    fdx_store_close(tu_open(path));
+    sqlite3 *raw;
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_open(path, &raw), SQLITE_OK);
+    ck_assert_int_eq(
+        sqlite3_prepare_v2(raw,
+                           "SELECT (SELECT user_version FROM pragma_user_version()), i.id,"
+                           " i.file_dev IS NOT NULL AND i.file_ino IS NOT NULL,"
+                           " m.ledger_high, m.ledger_digest IS NULL AND m.how IS NULL"
+                           " FROM store_identity i, merged_store m",
+                           -1, &st, NULL),
+        SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    ck_assert_int_eq(sqlite3_column_int(st, 0), 4);
+    ck_assert_str_eq((const char *)sqlite3_column_text(st, 1), "0123456789abcdef0123456789abcdef");
+    ck_assert_int_eq(sqlite3_column_int(st, 2), 1);
+    ck_assert_int_eq(sqlite3_column_int(st, 3), 7);
+    ck_assert_int_eq(sqlite3_column_int(st, 4), 1);
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+}
+END_TEST
+
 /* Export order is the primary keys' order: exporting is a scan, never a sort
  * (a store of any size exports in constant memory). */
 START_TEST(export_queries_need_no_sort)
@@ -721,6 +756,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, many_distinct_cells_spill_and_stay_exact);
     tcase_add_test(tc, newer_schema_is_refused);
     tcase_add_test(tc, older_schema_is_migrated);
+    tcase_add_test(tc, schema_3_identity_is_migrated);
     tcase_add_test(tc, export_queries_need_no_sort);
     tcase_add_test(tc, read_only_open_never_writes);
     tcase_add_test(tc, missing_store_is_not_created_without_create);
