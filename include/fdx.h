@@ -275,12 +275,15 @@ char *fdx_json_string(const char *s);
  * Folds the cells of the store at src_path into the open transaction: counts
  * add, and for each dispatch cell the candidates list set last wins (ties go
  * to the list that sorts last), so the result does not depend on the order
- * or grouping of merges. Every store has a random identity; the store keeps
- * the identities (and ledger positions) of all stores folded into it,
- * directly or through other stores. Merging a store again that is unchanged
- * is a no-op (stats->stores_skipped, and errmsg says so); merging one that
- * changed since, or that overlaps in part with what was merged, fails with
- * FDX_ECONFLICT and an explanation. A failed merge undoes only itself.
+ * or grouping of merges. Every store has a random identity, tied to its file
+ * (a copy gets a new one on its first write); the store keeps the identities,
+ * ledger positions and ledger digests of all stores folded into it, and the
+ * identities other stores said they held. Merging a store again whose ledger
+ * is unchanged (same position, same digest) is a no-op (stats->stores_skipped,
+ * and errmsg says so); merging one that changed since, a copy of one merged
+ * with other runs, or one that holds or says it holds a store already merged,
+ * fails with FDX_ECONFLICT and an explanation. What a source says it holds
+ * never makes a merge be skipped. A failed merge undoes only itself.
  */
 typedef struct fdx_merge_stats {
     uint64_t stores_merged;

@@ -1,2 +1,2 @@
--- The stores already folded into this one.
-SELECT store_id, ledger_high, merged_at FROM merged_store;
+-- The stores this store says were folded into it.
+SELECT store_id, ledger_high, ledger_digest, how FROM merged_store;

@@ -1,4 +1,2 @@
--- This store's identity, and how far the ledger of its own ingests (not its
--- merges) has got: 0 when every cell came from merged stores.
-SELECT (SELECT id FROM store_identity),
-       (SELECT coalesce(max(id), 0) FROM ingest_ledger WHERE kind <> 'merge');
+-- This store's identity, and the device and inode of the file it was given in.
+SELECT id, file_dev, file_ino FROM store_identity;

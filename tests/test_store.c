@@ -544,6 +544,24 @@ static void raw_exec(const char *path, const char *sql)
     sqlite3_close(raw);
 }
 
+/* The one row sql returns, on its own connection (closed by raw_row_end). */
+static sqlite3_stmt *raw_row(const char *path, const char *sql)
+{
+    sqlite3 *raw;
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_open(path, &raw), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_prepare_v2(raw, sql, -1, &st, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    return st;
+}
+
+static void raw_row_end(sqlite3_stmt *st)
+{
+    sqlite3 *raw = sqlite3_db_handle(st);
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+}
+
 static int open_status(const char *path, int flags, const char *expect_msg)
 {
     fdx_store *db;
@@ -581,21 +599,39 @@ START_TEST(older_schema_is_migrated)
     free(out);
     fdx_store_close(db);
     ck_assert_int_eq(ingest_text("x.jsonl", MISS_LINE("1")), FDX_OK);
-    sqlite3 *raw;
-    sqlite3_stmt *st;
-    ck_assert_int_eq(sqlite3_open(path, &raw), SQLITE_OK);
-    ck_assert_int_eq(sqlite3_prepare_v2(raw,
-                                        "SELECT (SELECT user_version FROM pragma_user_version()),"
-                                        " (SELECT count(*) FROM ingest_ledger),"
-                                        " (SELECT misses FROM miss_demand WHERE wanted = 'w')",
-                                        -1, &st, NULL),
-                     SQLITE_OK);
-    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-    ck_assert_int_eq(sqlite3_column_int(st, 0), 3);
+    sqlite3_stmt *st = raw_row(path, "SELECT (SELECT user_version FROM pragma_user_version()),"
+                                     " (SELECT count(*) FROM ingest_ledger),"
+                                     " (SELECT misses FROM miss_demand WHERE wanted = 'w')");
+    ck_assert_int_eq(sqlite3_column_int(st, 0), 4);
     ck_assert_int_eq(sqlite3_column_int(st, 1), 1);
     ck_assert_int_eq(sqlite3_column_int(st, 2), 5); /* the old cell and the new one */
-    sqlite3_finalize(st);
-    sqlite3_close(raw);
+    raw_row_end(st);
+}
+END_TEST
+
+/* A store of schema version 3 keeps its identity when migrated, is tied to
+ * its file, and its merged_store rows say they carry no ledger digest. */
+START_TEST(schema_3_identity_is_migrated)
+{
+    const char *path = tu_path(dir, "s.db");
+    raw_exec(path, fdx_sql_schema_1);
+    raw_exec(path, fdx_sql_schema_2);
+    raw_exec(path, fdx_sql_views);
+    raw_exec(path, fdx_sql_schema_3);
+    raw_exec(path, "UPDATE store_identity SET id = '0123456789abcdef0123456789abcdef';"
+                   "INSERT INTO merged_store VALUES "
+                   "('fedcba9876543210fedcba9876543210', 7, 'h.db', '2026-01-01T00:00:00.000Z')");
+    fdx_store_close(tu_open(path));
+    sqlite3_stmt *st = raw_row(path, "SELECT (SELECT user_version FROM pragma_user_version()),"
+                                     " i.id, i.file_dev IS NOT NULL AND i.file_ino IS NOT NULL,"
+                                     " m.ledger_high, m.ledger_digest IS NULL AND m.how IS NULL"
+                                     " FROM store_identity i, merged_store m");
+    ck_assert_int_eq(sqlite3_column_int(st, 0), 4);
+    ck_assert_str_eq((const char *)sqlite3_column_text(st, 1), "0123456789abcdef0123456789abcdef");
+    ck_assert_int_eq(sqlite3_column_int(st, 2), 1);
+    ck_assert_int_eq(sqlite3_column_int(st, 3), 7);
+    ck_assert_int_eq(sqlite3_column_int(st, 4), 1);
+    raw_row_end(st);
 }
 END_TEST
 
@@ -721,6 +757,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, many_distinct_cells_spill_and_stay_exact);
     tcase_add_test(tc, newer_schema_is_refused);
     tcase_add_test(tc, older_schema_is_migrated);
+    tcase_add_test(tc, schema_3_identity_is_migrated);
     tcase_add_test(tc, export_queries_need_no_sort);
     tcase_add_test(tc, read_only_open_never_writes);
     tcase_add_test(tc, missing_store_is_not_created_without_create);

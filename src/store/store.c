@@ -23,6 +23,7 @@ static const char *const migrations[][2] = {
     {fdx_sql_schema_1, NULL},
     {fdx_sql_schema_2, NULL},
     {fdx_sql_views, fdx_sql_schema_3},
+    {fdx_sql_schema_4, NULL},
 };
 #define FDX_SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -55,6 +56,9 @@ static const char *const stmt_text[FDX_STMT_COUNT] = {
     [FDX_STMT_MERGED_FIND] = fdx_sql_merged_find,
     [FDX_STMT_MERGED_INSERT] = fdx_sql_merged_insert,
     [FDX_STMT_TOP_DEMAND] = fdx_sql_top_demand,
+    [FDX_STMT_LEDGER_DIGEST] = fdx_sql_ledger_digest,
+    [FDX_STMT_IDENTITY_MARK] = fdx_sql_identity_mark,
+    [FDX_STMT_HAS_CELLS] = fdx_sql_has_cells,
 };
 
 const char *fdx_strerror(int status)
@@ -233,6 +237,8 @@ static int migrate(fdx_store *s)
                                     s->path, (long long)v + 1, msg ? msg : sqlite3_errstr(src));
             sqlite3_free(msg);
         }
+    if (rc == FDX_OK)
+        rc = fdx_identity_check_file(s, 0); /* a new store: its identity is this file's */
     if (rc != FDX_OK) {
         sqlite3_exec(s->db, fdx_sql_rollback, NULL, NULL, NULL);
         return rc;
@@ -431,6 +437,13 @@ int fdx_store_begin(fdx_store *s)
         return fdx_store_fail(s, FDX_EREADONLY, "%s: opened read-only", s->path);
     if ((rc = fdx_store_exec(s, FDX_STMT_BEGIN_WRITE)) != FDX_OK)
         return rc;
+    if ((rc = fdx_identity_check_file(s, 1)) != FDX_OK) {
+        char saved[sizeof s->errmsg];
+        memcpy(saved, s->errmsg, sizeof saved);
+        fdx_store_exec(s, FDX_STMT_ROLLBACK);
+        memcpy(s->errmsg, saved, sizeof saved);
+        return rc;
+    }
     s->in_txn = 1;
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
