@@ -122,6 +122,9 @@ const char *fdx_store_errmsg(const fdx_store *store);
 
 /* Milliseconds to wait for another writer before FDX_EBUSY (default 10000). */
 int fdx_store_set_busy_timeout(fdx_store *store, int ms);
+/* fdx_store_open with the busy timeout already applied to the open itself
+ * (reading the header, configuring, migrating); 0 fails at once. */
+int fdx_store_open_v2(const char *path, int flags, int busy_ms, fdx_store **out);
 
 /*
  * Write transactions. Records and ingests are only accepted inside one;

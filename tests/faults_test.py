@@ -41,6 +41,15 @@ def expect_failure(p, what, *needles):
         check(n in p.stderr, f"{what}: message lacks {n!r}", p.stderr)
 
 
+def run_bounded(cmd):
+    """run() with a generous bound, so that a program that waits when it should
+    fail at once makes the test fail instead of hang."""
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired as e:
+        return subprocess.CompletedProcess(cmd, -1, "", f"timed out: {e}")
+
+
 def main():
     ingest, export, gen = sys.argv[1:4]
     with tempfile.TemporaryDirectory(prefix="fdx-faults-") as tmp:
@@ -113,6 +122,18 @@ def main():
         run([export, locked, j("locked-out")])
         check(open(j("locked-out", "misses.jsonl")).read() ==
               open(j("base-out", "misses.jsonl")).read(), "locked store unchanged")
+
+        # --busy-timeout 0 fails at once, even while opening: here another
+        # process holds an exclusive lock that keeps readers out as well.
+        con = sqlite3.connect(locked, isolation_level=None)
+        con.execute("PRAGMA locking_mode=EXCLUSIVE")
+        con.execute("BEGIN EXCLUSIVE")
+        con.execute("DELETE FROM ingest_source")
+        p = run_bounded([ingest, "--busy-timeout", "0", locked, j("small", "run_0000")])
+        expect_failure(p, "ingest with --busy-timeout 0 into an exclusively locked store",
+                       "locked by another process", "more than 0 ms")
+        con.execute("ROLLBACK")
+        con.close()
 
         # A corrupt store: pages overwritten in the middle of a valid file.
         corrupt = j("corrupt.db")

@@ -27,7 +27,8 @@ static void usage(void)
            "  --max-errors N       list at most N bad lines (default 20, 0 = all)\n"
            "  --max-line-bytes N   reject lines longer than N bytes (default %zu)\n"
            "  --max-depth N        reject JSON nested deeper than N levels (default %d)\n"
-           "  --busy-timeout MS    wait up to MS ms for another writer (default 10000)\n"
+           "  --busy-timeout MS    wait up to MS ms for another writer (default 10000;\n"
+           "                       0: fail at once)\n"
            "  --threads N          decoding threads (default 0: one per CPU; 1: none)\n"
            "  -q, --quiet          no summary on success\n"
            "  -h, --help           show this help\n"
@@ -190,9 +191,7 @@ static void summarise(const fdx_ingest_stats *st, const fdx_commit_stats *cs, co
 /* Opens the store and starts the transaction; nonzero on failure (reported). */
 static int start(const char *dbpath, const options *o, fdx_store **db)
 {
-    int rc = fdx_store_open(dbpath, FDX_OPEN_CREATE, db);
-    if (rc == FDX_OK)
-        rc = fdx_store_set_busy_timeout(*db, (int)o->busy_ms);
+    int rc = fdx_store_open_v2(dbpath, FDX_OPEN_CREATE, (int)o->busy_ms, db);
     if (rc == FDX_OK)
         rc = fdx_store_begin(*db);
     if (rc == FDX_OK && o->run_id)
