@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Faults: each gives a clear message, a non-zero exit and no change to the
 stored data. Disk full while ingesting and while exporting (a small tmpfs),
-a read-only store, a store locked past the busy timeout, a corrupt store,
+a rejects file on a full disk, a read-only store, a store locked past the
+busy timeout (and --busy-timeout 0 failing at once), a corrupt store,
 a non-SQLite file, a newer schema version. Checks that need mounting are
 skipped, with a message, where mounting is not permitted.
 
@@ -64,7 +65,7 @@ def main():
 
         ok, why = mount_tmpfs(j("small-fs"), "512k")
         if not ok:
-            skip(3, f"disk-full and read-only checks: cannot mount a tmpfs ({why})")
+            skip(4, f"disk-full and read-only checks: cannot mount a tmpfs ({why})")
         else:
             try:
                 # Disk full while ingesting: the store lives on a 512 KiB tmpfs.
@@ -95,6 +96,30 @@ def main():
                       "previous export intact after a full disk")
                 check(sorted(os.listdir(out)) == ["dispatches.jsonl", "misses.jsonl"],
                       "no temporary files after a full disk", str(os.listdir(out)))
+
+                # Disk full while writing the rejects file (the store has room): the
+                # store is not committed, the old rejects file stays, exit 1.
+                rdb = j("rejects.db")
+                shutil.copy(base, rdb)
+                with open(j("many-bad.jsonl"), "w") as f:
+                    f.write(open(j("small", "run_0000", "misses.jsonl")).read())
+                    for i in range(4000):
+                        f.write('{"schema":1,"pad":"%s"}\n' % ("x" * 200))
+                shutil.rmtree(j("small-fs", "out"))
+                os.makedirs(j("small-fs", "rj"))
+                rej = j("small-fs", "rj", "rejects")
+                with open(rej, "w") as f:
+                    f.write("the previous run's rejects\n")
+                before = digest(rdb)
+                p = run([ingest, "--skip-invalid", "--max-errors", "1", "--rejects", rej, rdb,
+                         j("many-bad.jsonl")])
+                expect_failure(p, "rejects onto a full disk", "rejects", "No space left on device")
+                check(digest(rdb) == before, "store unchanged when the rejects file cannot be written")
+                check(open(rej).read() == "the previous run's rejects\n",
+                      "old rejects file untouched after a full disk")
+                check(os.listdir(j("small-fs", "rj")) == ["rejects"], "no temporary rejects file left",
+                      str(os.listdir(j("small-fs", "rj"))))
+                shutil.rmtree(j("small-fs", "rj"))
 
                 # A read-only store: ingest fails and changes nothing, export works.
                 shutil.copy(base, j("small-fs", "ro.db"))
