@@ -169,6 +169,12 @@ if ls -A "$T" | grep -q fdx-tmp; then bad "temporary rejects file left behind"; 
 expect 0 "rejects, clean input" -- "$INGEST" --skip-invalid --rejects "$T/rj1" "$T/rj.db" "$T/mixed.jsonl"
 if [ -e "$T/rj1" ] && [ ! -s "$T/rj1" ]; then ok; else bad "clean ingest did not empty the rejects file"; fi
 
+printf 'elsewhere\n' >"$T/rj-target" && ln -s "$T/rj-target" "$T/rj-link"
+expect 0 "rejects, a symbolic link" -- "$INGEST" --skip-invalid --rejects "$T/rj-link" "$T/rj.db" "$T/some-bad.jsonl"
+same "$T/rj-link" "$T/rej-want"
+if [ -L "$T/rj-link" ]; then bad "symbolic link written through"; else ok; fi
+if [ "$(cat "$T/rj-target")" = elsewhere ]; then ok; else bad "link target changed"; fi
+
 # the same file given twice (under any name) is counted twice, with a warning
 ln "$T/mixed.jsonl" "$T/mixed-link.jsonl"
 expect 0 "same file twice" -- "$INGEST" "$T/twice.db" "$T/mixed.jsonl" "$T/mixed-link.jsonl"
