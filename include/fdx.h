@@ -122,6 +122,9 @@ const char *fdx_store_errmsg(const fdx_store *store);
 
 /* Milliseconds to wait for another writer before FDX_EBUSY (default 10000). */
 int fdx_store_set_busy_timeout(fdx_store *store, int ms);
+/* fdx_store_open with the busy timeout already applied to the open itself
+ * (reading the header, configuring, migrating); 0 fails at once. */
+int fdx_store_open_v2(const char *path, int flags, int busy_ms, fdx_store **out);
 
 /*
  * Write transactions. Records and ingests are only accepted inside one;
@@ -207,6 +210,38 @@ int fdx_store_ingest_paths(fdx_store *store, const char *const *paths, size_t n,
 /* The same for JSONL held in memory; name is what messages and the ledger call it. */
 int fdx_store_ingest_buffer(fdx_store *store, const char *name, const char *data, size_t len,
                             const fdx_ingest_opts *opts, fdx_ingest_stats *stats);
+
+/* ---- Rejects file -------------------------------------------------------
+ * Where an ingest with skip_invalid copies its skipped lines, written so that
+ * the file named is replaced only when the ingest commits: the lines go to a
+ * temporary file beside it, fdx_rejects_sync makes them durable (call it
+ * before fdx_store_commit, and do not commit when it fails), and
+ * fdx_rejects_commit renames the temporary file over the path (call it after
+ * the commit). Closing an uncommitted handle removes the temporary file and
+ * leaves the path as it was. */
+typedef struct fdx_rejects fdx_rejects;
+
+/*
+ * Checks path, creating nothing. Refuses, with FDX_EMISUSE, a path that
+ * exists and is not a regular file, and a path that is (by device and inode,
+ * or by directory and name when it does not exist yet) the store at
+ * store_path, its -wal, -shm or -journal file, or a file one of the n ingest
+ * paths names (standard input for "-"). *out is set even on failure (to NULL
+ * only when memory ran out), for fdx_rejects_errmsg; close it either way.
+ */
+int fdx_rejects_open(const char *path, const char *store_path, const char *const *inputs, size_t n,
+                     fdx_rejects **out);
+/* Creates the temporary file; *stream is for fdx_ingest_opts.rejects and
+ * belongs to the handle. */
+int fdx_rejects_start(fdx_rejects *rejects, FILE **stream);
+/* Flushes and syncs the temporary file (starting it, empty, if need be);
+ * FDX_EIO when any write to it failed. */
+int fdx_rejects_sync(fdx_rejects *rejects);
+/* Renames the synced temporary file over the path and syncs the directory. */
+int fdx_rejects_commit(fdx_rejects *rejects);
+/* Closes the handle; an uncommitted temporary file is removed. NULL is a no-op. */
+void fdx_rejects_close(fdx_rejects *rejects);
+const char *fdx_rejects_errmsg(const fdx_rejects *rejects);
 
 /* ---- Ingest ledger ------------------------------------------------------
  * Every committed transaction that changed the store leaves a row in the

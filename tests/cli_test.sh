@@ -130,6 +130,58 @@ expect 0 "export skip" -- "$EXPORT" "$T/skip.db" "$T/skip-out"
 has out "misses.jsonl: 1 lines"
 if grep -q '"count":2' "$T/skip-out/misses.jsonl"; then ok; else bad "good lines not ingested"; fi
 
+# --rejects never names the store or an input (by device and inode): refused
+# before anything is opened for writing, nothing changed
+cp "$T/skip.db" "$T/guard.db"
+snapshot "$T/guard.db" "$T/guard-before"
+cp "$T/some-bad.jsonl" "$T/guard-in.jsonl"
+ln "$T/guard-in.jsonl" "$T/guard-hard"
+ln -s "$T/guard-in.jsonl" "$T/guard-soft"
+for r in guard.db guard.db-wal guard.db-shm guard-in.jsonl guard-hard guard-soft; do
+  [ -e "$T/$r" ] && cp -p "$T/$r" "$T/$r.orig"
+  expect 2 "rejects = $r" -- "$INGEST" --skip-invalid --rejects "$T/$r" "$T/guard.db" "$T/guard-in.jsonl"
+  has err "the rejects file must be another file"
+  if [ -e "$T/$r.orig" ]; then same "$T/$r" "$T/$r.orig"; rm "$T/$r.orig"; fi
+done
+if [ -e "$T/guard.db-wal" ]; then bad "refused ingest left a WAL file"; else ok; fi
+expect 2 "rejects = store by another name" -- "$INGEST" --skip-invalid --rejects "$T/./guard.db" "$T/guard.db" "$T/guard-in.jsonl"
+mkdir -p "$T/guard-run" && cp "$T/some-bad.jsonl" "$T/guard-run/misses.jsonl"
+expect 2 "rejects = a run directory's file" -- "$INGEST" --skip-invalid --rejects "$T/guard-run/misses.jsonl" "$T/guard.db" "$T/guard-run"
+same "$T/guard-run/misses.jsonl" "$T/some-bad.jsonl"
+expect 2 "rejects = standard input" -- "$INGEST" --skip-invalid --rejects "$T/guard-hard" "$T/guard.db" - <"$T/guard-in.jsonl"
+same "$T/guard-in.jsonl" "$T/some-bad.jsonl"
+expect 2 "rejects = a new store's name" -- "$INGEST" --skip-invalid --rejects "$T/guard-new.db" "$T/guard-new.db" "$T/guard-in.jsonl"
+if [ -e "$T/guard-new.db" ]; then bad "refused ingest created the store"; else ok; fi
+snapshot "$T/guard.db" "$T/guard-after"
+same "$T/guard-before/misses.jsonl" "$T/guard-after/misses.jsonl"
+
+# --rejects is replaced only when the ingest commits: a no-op retry under the
+# same --run-id, and a failed ingest, leave the first run's file as it was
+expect 0 "rejects, first run" -- "$INGEST" --run-id rj-1 --skip-invalid --rejects "$T/rj1" "$T/rj.db" "$T/some-bad.jsonl"
+same "$T/rj1" "$T/rej-want"
+expect 0 "rejects, no-op retry" -- "$INGEST" --run-id rj-1 --skip-invalid --rejects "$T/rj1" "$T/rj.db" "$T/some-bad.jsonl"
+has err "nothing to do"
+same "$T/rj1" "$T/rej-want"
+printf 'kept\n' >"$T/rj2" && cp "$T/rj2" "$T/rj2-want"
+expect 1 "rejects, failed ingest" -- "$INGEST" --skip-invalid --rejects "$T/rj2" "$T/rj.db" "$T/some-bad.jsonl" "$T/nope.jsonl"
+same "$T/rj2" "$T/rj2-want"
+if ls -A "$T" | grep -q fdx-tmp; then bad "temporary rejects file left behind"; else ok; fi
+expect 0 "rejects, clean input" -- "$INGEST" --skip-invalid --rejects "$T/rj1" "$T/rj.db" "$T/mixed.jsonl"
+if [ -e "$T/rj1" ] && [ ! -s "$T/rj1" ]; then ok; else bad "clean ingest did not empty the rejects file"; fi
+
+printf 'elsewhere\n' >"$T/rj-target" && ln -s "$T/rj-target" "$T/rj-link"
+expect 0 "rejects, a symbolic link" -- "$INGEST" --skip-invalid --rejects "$T/rj-link" "$T/rj.db" "$T/some-bad.jsonl"
+same "$T/rj-link" "$T/rej-want"
+if [ -L "$T/rj-link" ]; then bad "symbolic link written through"; else ok; fi
+if [ "$(cat "$T/rj-target")" = elsewhere ]; then ok; else bad "link target changed"; fi
+
+# the same file given twice (under any name) is counted twice, with a warning
+ln "$T/mixed.jsonl" "$T/mixed-link.jsonl"
+expect 0 "same file twice" -- "$INGEST" "$T/twice.db" "$T/mixed.jsonl" "$T/mixed-link.jsonl"
+has err "warning: $T/mixed-link.jsonl: same file as $T/mixed.jsonl, given earlier"
+expect 0 "distinct files" -- "$INGEST" "$T/twice2.db" "$DATA/basic/input/run_0000" "$DATA/basic/input/run_0001"
+if grep -q "same file as" "$T/err"; then bad "distinct files reported as one"; else ok; fi
+
 # nesting limit
 printf '{"schema":2,"x":[[[[[[1]]]]]]}\n' >"$T/deep.jsonl"
 expect 1 "too deep" -- "$INGEST" "$T/deep.db" "$T/deep.jsonl"

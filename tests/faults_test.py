@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Faults: each gives a clear message, a non-zero exit and no change to the
 stored data. Disk full while ingesting and while exporting (a small tmpfs),
-a read-only store, a store locked past the busy timeout, a corrupt store,
+a rejects file on a full disk, a read-only store, a store locked past the
+busy timeout (and --busy-timeout 0 failing at once), a corrupt store,
 a non-SQLite file, a newer schema version. Checks that need mounting are
 skipped, with a message, where mounting is not permitted.
 
@@ -41,6 +42,15 @@ def expect_failure(p, what, *needles):
         check(n in p.stderr, f"{what}: message lacks {n!r}", p.stderr)
 
 
+def run_bounded(cmd):
+    """run() with a generous bound, so that a program that waits when it should
+    fail at once makes the test fail instead of hang."""
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired as e:
+        return subprocess.CompletedProcess(cmd, -1, "", f"timed out: {e}")
+
+
 def main():
     ingest, export, gen = sys.argv[1:4]
     with tempfile.TemporaryDirectory(prefix="fdx-faults-") as tmp:
@@ -55,7 +65,7 @@ def main():
 
         ok, why = mount_tmpfs(j("small-fs"), "512k")
         if not ok:
-            skip(3, f"disk-full and read-only checks: cannot mount a tmpfs ({why})")
+            skip(4, f"disk-full and read-only checks: cannot mount a tmpfs ({why})")
         else:
             try:
                 # Disk full while ingesting: the store lives on a 512 KiB tmpfs.
@@ -87,6 +97,30 @@ def main():
                 check(sorted(os.listdir(out)) == ["dispatches.jsonl", "misses.jsonl"],
                       "no temporary files after a full disk", str(os.listdir(out)))
 
+                # Disk full while writing the rejects file (the store has room): the
+                # store is not committed, the old rejects file stays, exit 1.
+                rdb = j("rejects.db")
+                shutil.copy(base, rdb)
+                with open(j("many-bad.jsonl"), "w") as f:
+                    f.write(open(j("small", "run_0000", "misses.jsonl")).read())
+                    for i in range(4000):
+                        f.write('{"schema":1,"pad":"%s"}\n' % ("x" * 200))
+                shutil.rmtree(j("small-fs", "out"))
+                os.makedirs(j("small-fs", "rj"))
+                rej = j("small-fs", "rj", "rejects")
+                with open(rej, "w") as f:
+                    f.write("the previous run's rejects\n")
+                before = digest(rdb)
+                p = run([ingest, "--skip-invalid", "--max-errors", "1", "--rejects", rej, rdb,
+                         j("many-bad.jsonl")])
+                expect_failure(p, "rejects onto a full disk", "rejects", "No space left on device")
+                check(digest(rdb) == before, "store unchanged when the rejects file cannot be written")
+                check(open(rej).read() == "the previous run's rejects\n",
+                      "old rejects file untouched after a full disk")
+                check(os.listdir(j("small-fs", "rj")) == ["rejects"], "no temporary rejects file left",
+                      str(os.listdir(j("small-fs", "rj"))))
+                shutil.rmtree(j("small-fs", "rj"))
+
                 # A read-only store: ingest fails and changes nothing, export works.
                 shutil.copy(base, j("small-fs", "ro.db"))
                 subprocess.run(["mount", "-o", "remount,ro", j("small-fs")], check=True)
@@ -113,6 +147,18 @@ def main():
         run([export, locked, j("locked-out")])
         check(open(j("locked-out", "misses.jsonl")).read() ==
               open(j("base-out", "misses.jsonl")).read(), "locked store unchanged")
+
+        # --busy-timeout 0 fails at once, even while opening: here another
+        # process holds an exclusive lock that keeps readers out as well.
+        con = sqlite3.connect(locked, isolation_level=None)
+        con.execute("PRAGMA locking_mode=EXCLUSIVE")
+        con.execute("BEGIN EXCLUSIVE")
+        con.execute("DELETE FROM ingest_source")
+        p = run_bounded([ingest, "--busy-timeout", "0", locked, j("small", "run_0000")])
+        expect_failure(p, "ingest with --busy-timeout 0 into an exclusively locked store",
+                       "locked by another process", "more than 0 ms")
+        con.execute("ROLLBACK")
+        con.close()
 
         # A corrupt store: pages overwritten in the middle of a valid file.
         corrupt = j("corrupt.db")

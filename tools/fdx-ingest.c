@@ -24,10 +24,13 @@ static void usage(void)
            "                       (same content) or fail (different content)\n"
            "  --skip-invalid       ingest the good lines; list and skip the bad ones\n"
            "  --rejects FILE       with --skip-invalid, copy every skipped line to FILE\n"
+           "                       (replaced only when the ingest commits; never the\n"
+           "                       store or an input)\n"
            "  --max-errors N       list at most N bad lines (default 20, 0 = all)\n"
            "  --max-line-bytes N   reject lines longer than N bytes (default %zu)\n"
            "  --max-depth N        reject JSON nested deeper than N levels (default %d)\n"
-           "  --busy-timeout MS    wait up to MS ms for another writer (default 10000)\n"
+           "  --busy-timeout MS    wait up to MS ms for another writer (default 10000;\n"
+           "                       0: fail at once)\n"
            "  --threads N          decoding threads (default 0: one per CPU; 1: none)\n"
            "  -q, --quiet          no summary on success\n"
            "  -h, --help           show this help\n"
@@ -190,9 +193,7 @@ static void summarise(const fdx_ingest_stats *st, const fdx_commit_stats *cs, co
 /* Opens the store and starts the transaction; nonzero on failure (reported). */
 static int start(const char *dbpath, const options *o, fdx_store **db)
 {
-    int rc = fdx_store_open(dbpath, FDX_OPEN_CREATE, db);
-    if (rc == FDX_OK)
-        rc = fdx_store_set_busy_timeout(*db, (int)o->busy_ms);
+    int rc = fdx_store_open_v2(dbpath, FDX_OPEN_CREATE, (int)o->busy_ms, db);
     if (rc == FDX_OK)
         rc = fdx_store_begin(*db);
     if (rc == FDX_OK && o->run_id)
@@ -202,11 +203,29 @@ static int start(const char *dbpath, const options *o, fdx_store **db)
     return rc;
 }
 
-static int run(const char *dbpath, char **paths, int n, const options *o, FILE *rejects)
+/* The store commits only once the rejects are durable; they replace the old
+ * file only after it has (a kill in between keeps the old file: see README). */
+static int commit(fdx_store *db, fdx_rejects *rejects, fdx_commit_stats *cs)
+{
+    if (rejects && fdx_rejects_sync(rejects) != FDX_OK) {
+        tool_error(prog, "%s", fdx_rejects_errmsg(rejects));
+        return FDX_EIO;
+    }
+    int rc = fdx_store_commit(db, cs);
+    if (rc != FDX_OK)
+        tool_error(prog, "%s", fdx_store_errmsg(db));
+    else if (rejects && fdx_rejects_commit(rejects) != FDX_OK)
+        tool_error(prog, "%s (the store is committed; the skipped lines are listed above)",
+                   fdx_rejects_errmsg(rejects));
+    return rc;
+}
+
+static int run(const char *dbpath, char **paths, int n, const options *o, fdx_rejects *rejects)
 {
     fdx_store *db;
     fdx_ingest_stats stats = {0};
     fdx_commit_stats cs = {0};
+    FILE *stream = NULL;
     diag d = {0, 0, o->max_errors};
     int rc = start(dbpath, o, &db);
     if (rc == FDX_OK && o->run_id && already_ingested(db, paths, n, o, &rc)) {
@@ -215,10 +234,12 @@ static int run(const char *dbpath, char **paths, int n, const options *o, FILE *
         fdx_store_close(db);
         return rc == FDX_OK ? EXIT_OK : EXIT_FAIL;
     }
+    if (rc == FDX_OK && rejects && (rc = fdx_rejects_start(rejects, &stream)) != FDX_OK)
+        tool_error(prog, "%s", fdx_rejects_errmsg(rejects));
     if (rc == FDX_OK)
-        rc = ingest_all(db, paths, n, o, &d, rejects, &stats);
-    if (rc == FDX_OK && (rc = fdx_store_commit(db, &cs)) != FDX_OK)
-        tool_error(prog, "%s", fdx_store_errmsg(db));
+        rc = ingest_all(db, paths, n, o, &d, stream, &stats);
+    if (rc == FDX_OK)
+        rc = commit(db, rejects, &cs);
     fdx_store_close(db); /* rolls back anything uncommitted */
     if ((rc == FDX_OK || rc == FDX_EDATA) && d.total > d.shown)
         fprintf(stderr, "... and %llu more bad lines\n", d.total - d.shown);
@@ -239,15 +260,16 @@ int main(int argc, char **argv)
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
     fdx_use_fast_json_allocator();
-    FILE *rejects = NULL;
-    if (o.rejects && !(rejects = fopen(o.rejects, "w"))) {
-        tool_error(prog, "%s: cannot create: %m", o.rejects);
-        return EXIT_FAIL;
+    char **paths = argv + optind + 1;
+    int n = argc - optind - 1;
+    fdx_rejects *rejects = NULL;
+    if (o.rejects && (rc = fdx_rejects_open(o.rejects, argv[optind], (const char *const *)paths,
+                                            (size_t)n, &rejects)) != FDX_OK) {
+        tool_error(prog, "%s", fdx_rejects_errmsg(rejects));
+        fdx_rejects_close(rejects);
+        return rc == FDX_EMISUSE ? EXIT_USAGE : EXIT_FAIL;
     }
-    rc = run(argv[optind], argv + optind + 1, argc - optind - 1, &o, rejects);
-    if (rejects && fclose(rejects) != 0) {
-        tool_error(prog, "%s: write failed: %m", o.rejects);
-        rc = EXIT_FAIL;
-    }
+    rc = run(argv[optind], paths, n, &o, rejects);
+    fdx_rejects_close(rejects);
     return rc;
 }

@@ -49,9 +49,7 @@ int tool_parse_size(const char *s, unsigned long long max, unsigned long long *o
 
 int tool_open_for_reading(const char *prog, const char *path, int busy_ms, fdx_store **db)
 {
-    int rc = fdx_store_open(path, FDX_OPEN_FOR_READING, db);
-    if (rc == FDX_OK)
-        rc = fdx_store_set_busy_timeout(*db, busy_ms);
+    int rc = fdx_store_open_v2(path, FDX_OPEN_FOR_READING, busy_ms, db);
     if (rc != FDX_OK)
         tool_error(prog, "%s", fdx_store_errmsg(*db));
     return rc;

@@ -155,9 +155,10 @@ static int sync_dir(const char *path, char *err, size_t errsz)
     return rc;
 }
 
-int fdx_afile_commit(fdx_afile *af, char *err, size_t errsz)
+int fdx_afile_sync(fdx_afile *af, char *err, size_t errsz)
 {
     int rc = write_all(af, af->buf.data, af->buf.len, err, errsz);
+    fdx_buf_clear(&af->buf);
     if (rc == FDX_OK && fsync(af->fd) != 0)
         rc = io_fail(af->path, "syncing", err, errsz);
     if (rc == FDX_OK) {
@@ -166,9 +167,18 @@ int fdx_afile_commit(fdx_afile *af, char *err, size_t errsz)
         if (close(fd) != 0)
             rc = io_fail(af->path, "closing", err, errsz);
     }
-    if (rc == FDX_OK && rename(af->tmp_path, af->path) != 0)
+    if (rc != FDX_OK)
+        fdx_afile_abort(af);
+    return rc;
+}
+
+int fdx_afile_commit(fdx_afile *af, char *err, size_t errsz)
+{
+    int rc = af->fd >= 0 ? fdx_afile_sync(af, err, errsz) : FDX_OK;
+    if (rc != FDX_OK)
+        return rc;
+    if (rename(af->tmp_path, af->path) != 0) {
         rc = io_fail(af->path, "replacing", err, errsz);
-    if (rc != FDX_OK) {
         fdx_afile_abort(af);
         return rc;
     }

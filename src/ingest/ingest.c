@@ -14,6 +14,7 @@
 
 #include "ingest/linereader.h"
 #include "ingest/pool.h"
+#include "ingest/sources.h"
 #include "store/store_internal.h"
 
 typedef struct ingest {
@@ -34,6 +35,7 @@ typedef struct ingest {
     uint64_t src_records;
     uint64_t src_bad;
     uint64_t failed_paths;
+    fdx_seen_files seen; /* files read so far, to notice one given twice */
 } ingest;
 
 /* ---- the calling thread, after decoding: in batch order ---- */
@@ -258,6 +260,21 @@ static int read_source(ingest *in, fdx_linereader *lr, const char *name)
     return rc;
 }
 
+/* Warns when this invocation already read the file open as fd, under any name. */
+static int warn_if_repeated(ingest *in, int fd, const char *name)
+{
+    const char *earlier;
+    char msg[1200];
+    if (fdx_seen_add(&in->seen, fd, name, &earlier) != FDX_OK)
+        return fdx_store_fail(in->s, FDX_ENOMEM, "out of memory");
+    if (earlier && in->opts->on_warning) {
+        snprintf(msg, sizeof msg, "same file as %.1000s, given earlier; counting it again",
+                 earlier);
+        in->opts->on_warning(in->opts->ctx, name, msg);
+    }
+    return FDX_OK;
+}
+
 static int read_stream(void *ctx, const char *path, const char *name)
 {
     ingest *in = ctx;
@@ -265,48 +282,21 @@ static int read_stream(void *ctx, const char *path, const char *name)
     int rc = fdx_lr_open(&lr, path, in->max_line);
     if (rc != FDX_OK)
         return fdx_store_fail(in->s, rc, "%s: %s", name, strerror(errno));
-    rc = push(in, FDX_E_SOURCE_BEGIN, name, strlen(name), 0);
+    rc = warn_if_repeated(in, lr.fd, name);
+    if (rc == FDX_OK)
+        rc = push(in, FDX_E_SOURCE_BEGIN, name, strlen(name), 0);
     if (rc == FDX_OK)
         rc = read_source(in, &lr, name);
     fdx_lr_close(&lr);
     return rc;
 }
 
-typedef int (*each_file_fn)(void *ctx, const char *path, const char *name);
-
-/* Calls fn for each source a path names: "-", a file, or a run directory's
- * misses.jsonl then dispatches.jsonl. */
-static int each_source(fdx_store *s, const char *path, each_file_fn fn, void *ctx)
+/* fdx_each_source, its own failures explained in the store's errmsg. */
+static int each_source(fdx_store *s, const char *path, fdx_source_fn fn, void *ctx)
 {
-    static const char *const names[] = {"misses.jsonl", "dispatches.jsonl"};
-    struct stat st;
-    if (strcmp(path, "-") == 0)
-        return fn(ctx, NULL, "<stdin>");
-    if (stat(path, &st) != 0)
-        return fdx_store_fail(s, errno == ENOENT ? FDX_ENOENT : FDX_EIO, "%s: %s", path,
-                              strerror(errno));
-    if (!S_ISDIR(st.st_mode))
-        return fn(ctx, path, path);
-    int found = 0;
-    for (size_t i = 0; i < 2; i++) {
-        char file[4096];
-        if ((size_t)snprintf(file, sizeof file, "%s/%s", path, names[i]) >= sizeof file)
-            return fdx_store_fail(s, FDX_EIO, "%s: path too long", path);
-        if (stat(file, &st) != 0) {
-            if (errno == ENOENT)
-                continue;
-            return fdx_store_fail(s, FDX_EIO, "%s: %s", file, strerror(errno));
-        }
-        found++;
-        int rc = fn(ctx, file, file);
-        if (rc != FDX_OK)
-            return rc;
-    }
-    if (!found)
-        return fdx_store_fail(s, FDX_ENOENT,
-                              "%s: run directory holds neither misses.jsonl nor dispatches.jsonl",
-                              path);
-    return FDX_OK;
+    char err[sizeof s->errmsg] = "";
+    int rc = fdx_each_source(path, fn, ctx, err, sizeof err);
+    return rc != FDX_OK && err[0] ? fdx_store_fail(s, rc, "%s", err) : rc;
 }
 
 /* Reads one path into the pipeline, between PATH_BEGIN and PATH_END. */
@@ -360,6 +350,7 @@ static int run_ingest(fdx_store *s, const char *const *paths, size_t n, const ch
     memcpy(reading, s->errmsg, sizeof reading);
     int drained = fdx_pool_drain(in.pool);
     fdx_pool_free(in.pool);
+    fdx_seen_free(&in.seen);
     if (rc != FDX_OK) { /* the reader's failure explains more than the rest */
         memcpy(s->errmsg, reading, sizeof reading);
         return rc;

@@ -351,11 +351,16 @@ static int open_db(fdx_store *s, const char *path, int flags)
 
 int fdx_store_open(const char *path, int flags, fdx_store **out)
 {
+    return fdx_store_open_v2(path, flags, FDX_DEFAULT_BUSY_MS, out);
+}
+
+int fdx_store_open_v2(const char *path, int flags, int busy_ms, fdx_store **out)
+{
     fdx_store *s = calloc(1, sizeof *s);
     *out = s;
     if (!s)
         return FDX_ENOMEM;
-    s->busy_ms = FDX_DEFAULT_BUSY_MS;
+    s->busy_ms = busy_ms;
     s->path = strdup(path ? path : "");
     s->pending = fdx_agg_new();
     s->path_agg = fdx_agg_new();
@@ -364,6 +369,8 @@ int fdx_store_open(const char *path, int flags, fdx_store **out)
         return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
     if (!path || !*path)
         return fdx_store_fail(s, FDX_EMISUSE, "no store path given");
+    if (busy_ms < 0)
+        return fdx_store_fail(s, FDX_EMISUSE, "busy timeout must not be negative");
     int rc = open_db(s, path, flags & ~FDX_OPEN_FOR_READING);
     if ((flags & FDX_OPEN_FOR_READING) && (rc == FDX_EREADONLY || rc == FDX_EIO)) {
         close_db(s);

@@ -4,6 +4,7 @@
  * and dispatches that point into them; the sink's flush must equal the
  * store's export, and both must refuse the same records.
  */
+#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,12 +45,29 @@ static void same_file(const char *a, const char *b, const char *name)
     free(y);
 }
 
+static char dir[4096], sink_dir[4200], store_dir[4200];
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+/* The outputs of every run go when the process ends normally. */
+static void remove_dir(void)
+{
+    nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static char dir[64], sink_dir[96], store_dir[96];
     if (!dir[0]) {
-        snprintf(dir, sizeof dir, "/tmp/fdx-fuzz-sink.XXXXXX");
+        const char *tmp = getenv("TMPDIR");
+        snprintf(dir, sizeof dir, "%s/fdx-fuzz-sink.XXXXXX", tmp && *tmp ? tmp : "/tmp");
         check(mkdtemp(dir) != NULL, "mkdtemp", dir);
+        check(atexit(remove_dir) == 0, "atexit", dir);
         snprintf(sink_dir, sizeof sink_dir, "%s/sink", dir);
         snprintf(store_dir, sizeof store_dir, "%s/store", dir);
     }
