@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Every program has a man page that renders without warnings and documents
 # every option its --help lists, and a bash completion that offers every one
-# of those options and completes their values and the operands.
-# Usage: docs_test.sh MAN_DIR COMPLETION_SCRIPT TOOL_PROGRAM...
+# of those options and completes their values and the operands; fdx(7)
+# describes every table and view the schema creates.
+# Usage: docs_test.sh MAN_DIR SQL_DIR COMPLETION_SCRIPT TOOL_PROGRAM...
 set -u
-MAN=$(realpath "$1") COMPLETION=$(realpath "$2")
-shift 2
+MAN=$(realpath "$1") SQL=$(realpath "$2") COMPLETION=$(realpath "$3")
+shift 3
 T=$(mktemp -d "${TMPDIR:-/tmp}/fdx-docs-XXXXXX")
 trap 'rm -rf "$T"' EXIT
 pass=0 fail=0
@@ -64,6 +65,10 @@ for prog in "${progs[@]}"; do
     continue
   fi
   ok
+  version=$("$prog" --version | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -n 1)
+  if grep -q "^\.TH .* \"fdx $version\"" "$page"; then ok; else
+    bad "$page does not name fdx $version in its .TH line"
+  fi
   # The page's text with roff's escapes for '-' and fonts removed.
   sed -E 's/\\-/-/g; s/\\f[BIRP]//g' "$page" >"$T/page"
   mapfile -t opts < <(help_options "$prog")
@@ -98,11 +103,12 @@ for page in "$MAN"/*.[1-8]; do
   esac
 done
 [ -f "$MAN/fdx.7" ] && ok || bad "no fdx.7 for the store's tables and views"
-for table in miss_cell dispatch_cell ingest_ledger ingest_source store_identity merged_store \
-             miss_cells dispatch_cells miss_demand miss_demand_by_device dispatch_candidates \
-             dispatch_regret; do
-  grep -qE "^\.(SS|TP|B) $table\$|^\.B $table\$" "$MAN/fdx.7" 2>/dev/null && ok ||
-    bad "fdx.7 does not describe $table"
+grep -q "^\.TH .* \"fdx ${version:-}\"" "$MAN/fdx.7" && ok || bad "fdx.7 does not name fdx ${version:-}"
+mapfile -t relations < <(cat "$SQL"/schema_*.sql "$SQL"/views.sql |
+  sed -nE 's/^CREATE (TABLE|VIEW) (IF NOT EXISTS )?([a-z_]+).*/\3/p')
+[ "${#relations[@]}" -ge 10 ] && ok || bad "only ${#relations[*]} tables and views in $SQL"
+for name in "${relations[@]}"; do
+  grep -qE "^\.(SS|TP|B) $name\$" "$MAN/fdx.7" 2>/dev/null && ok || bad "fdx.7 does not describe $name"
 done
 
 # Values and operands.
