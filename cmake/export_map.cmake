@@ -1,0 +1,25 @@
+# Writes the linker version script of the shared library: every function
+# include/fdx.h declares is exported, everything else (the library's internal
+# fdx_* functions and the embedded SQL among them) stays local, so the header
+# is the whole ABI. Invoked as: cmake -DHEADER=... -DOUT=... -P export_map.cmake
+file(READ "${HEADER}" text)
+string(REGEX REPLACE "/\\*([^*]|\\*+[^*/])*\\*+/" "" text "${text}")
+string(REGEX MATCHALL "fdx_[a-z0-9_]+[ \t\r\n]*\\(" calls "${text}")
+set(names "")
+foreach(c IN LISTS calls)
+  string(REGEX REPLACE "[ \t\r\n]*\\($" "" name "${c}")
+  list(APPEND names "${name}")
+endforeach()
+list(REMOVE_DUPLICATES names)
+list(SORT names)
+if(NOT names)
+  message(FATAL_ERROR "${HEADER}: no fdx_ function declarations found")
+endif()
+set(map "/* Generated from include/fdx.h by cmake/export_map.cmake. Do not edit. */\n{\n  global:\n")
+foreach(name IN LISTS names)
+  string(APPEND map "    ${name};\n")
+endforeach()
+string(APPEND map "  local:\n    *;\n};\n")
+file(WRITE "${OUT}.new" "${map}")
+file(COPY_FILE "${OUT}.new" "${OUT}" ONLY_IF_DIFFERENT)
+file(REMOVE "${OUT}.new")
