@@ -270,8 +270,12 @@ typedef struct fdx_export_stats {
 
 /*
  * Writes outdir/misses.jsonl and outdir/dispatches.jsonl (WIRE.md section 3)
- * from one consistent read, each replaced atomically. Creates outdir (and its
- * parents) when missing. Not allowed while a write transaction is open.
+ * from one consistent read. Both are written to temporary files and fsynced
+ * before either is renamed, so a failure leaves both previous files; only a
+ * crash between the two renames leaves the new misses beside the previous
+ * dispatches. Files get mode 0666 less the umask. Creates outdir (and its
+ * parents) when missing (FDX_EMISUSE for ""). Not allowed while a write
+ * transaction is open.
  */
 int fdx_store_export(fdx_store *store, const char *outdir, fdx_export_stats *stats);
 
@@ -393,7 +397,8 @@ void fdx_records_free(fdx_records *records);
 
 /* Write the misses, the dispatches, or both (dir/misses.jsonl and
  * dir/dispatches.jsonl, dir created when missing) exactly as fdx-export
- * would, each file replaced atomically. The sink keeps its cells. */
+ * would, each file replaced atomically and both as fdx_store_export replaces
+ * its pair. The sink keeps its cells. */
 int fdx_sink_flush(fdx_sink *sink, const char *path, size_t *lines);
 int fdx_sink_flush_dispatches(fdx_sink *sink, const char *path, size_t *lines);
 int fdx_sink_flush_all(fdx_sink *sink, const char *dir, size_t *miss_lines, size_t *dispatch_lines);

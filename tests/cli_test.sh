@@ -32,6 +32,7 @@ for tool in "$INGEST" "$EXPORT"; do
 done
 expect 2 "bad --max-line-bytes" -- "$INGEST" --max-line-bytes abc "$T/db" x
 expect 2 "export with one argument" -- "$EXPORT" "$T/db"
+expect 2 "export to an empty OUTDIR" -- "$EXPORT" "$T/db" ""; has err "OUTDIR is empty"
 
 # golden vectors, run by run and all at once
 for v in basic nasty; do

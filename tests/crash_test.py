@@ -7,6 +7,12 @@ same ingest again (same --run-id) completes it exactly once. After each killed
 export the target files are either the previous complete files or the new
 complete ones, and the next export removes the temporary files left behind.
 
+Kills at exact steps (an LD_PRELOAD shim, tests/fault_shim.c, named by the
+FDX_FAULT_SHIM environment variable) check the pair: a kill while either file
+is written or before the first rename leaves both previous files; a kill
+between the two renames leaves the new misses.jsonl beside the previous
+dispatches.jsonl, the one window the README documents.
+
 Usage: crash_test.py FDX_INGEST FDX_EXPORT GEN_FEED [KILLS]
 """
 import os
@@ -19,7 +25,7 @@ import sys
 import tempfile
 import time
 
-from testlib import check, finish
+from testlib import check, finish, skip
 
 
 def run(cmd):
@@ -48,6 +54,28 @@ def timed(cmd):
     t = time.monotonic()
     run(cmd)
     return time.monotonic() - t
+
+
+def exact_kills(export, shim, out, stores, states):
+    """Kills exports of stores[1] over an export of stores[0] at exact steps."""
+    env = dict(os.environ, LD_PRELOAD=shim,
+               ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0")
+    old, new = states
+    cases = [("FDX_KILL_AT_FSYNC", 1, old, "while misses.jsonl is written"),
+             ("FDX_KILL_AT_FSYNC", 2, old, "while dispatches.jsonl is written"),
+             ("FDX_KILL_AT_RENAME", 1, old, "before the first rename"),
+             ("FDX_KILL_AT_RENAME", 2, (new[0], old[1]), "between the two renames")]
+    for var, n, want, when in cases:
+        run([export, stores[0], out])
+        p = subprocess.run([export, stores[1], out], env=dict(env, **{var: str(n)}),
+                           capture_output=True)
+        check(p.returncode == -signal.SIGKILL, f"export killed {when}: exit {p.returncode}",
+              p.stderr.decode(errors="replace"))
+        check(read_export(out) == want, f"export killed {when}: wrong files")
+        run([export, stores[1], out])
+        check(read_export(out) == new and sorted(os.listdir(out)) ==
+              ["dispatches.jsonl", "misses.jsonl"],
+              f"export after a kill {when}: not the new pair alone", str(os.listdir(out)))
 
 
 def main():
@@ -119,6 +147,12 @@ def main():
         check(not stale, "temporary files left after a completed export", str(stale))
         check(read_export(out) == after, "the final export is wrong")
         print(f"export kills: {kills}, temporary files seen after kills: {left_behind}")
+
+        shim = os.environ.get("FDX_FAULT_SHIM")
+        if shim and os.path.exists(shim):
+            exact_kills(export, shim, j("exact"), (j("base.db"), j("after.db")), (before, after))
+        else:
+            skip(12, "exact export kills: FDX_FAULT_SHIM does not name the fault shim")
     return finish("crash")
 
 

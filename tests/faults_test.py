@@ -3,8 +3,11 @@
 stored data. Disk full while ingesting and while exporting (a small tmpfs),
 a rejects file on a full disk, a read-only store, a store locked past the
 busy timeout (and --busy-timeout 0 failing at once), a corrupt store,
-a non-SQLite file, a newer schema version. Checks that need mounting are
-skipped, with a message, where mounting is not permitted.
+a non-SQLite file, a newer schema version. An export replaces its pair of
+files or neither: a full disk while the second file is written and a
+directory where dispatches.jsonl should be leave both previous files.
+Exported files follow the umask. Checks that need mounting are skipped, with
+a message, where mounting is not permitted.
 
 Usage: faults_test.py FDX_INGEST FDX_EXPORT GEN_FEED
 """
@@ -51,6 +54,53 @@ def run_bounded(cmd):
         return subprocess.CompletedProcess(cmd, -1, "", f"timed out: {e}")
 
 
+def pair(out):
+    return {n: open(os.path.join(out, n), "rb").read() for n in ("misses.jsonl", "dispatches.jsonl")}
+
+
+def listing(out):
+    return sorted(os.listdir(out))
+
+
+def export_with_umask(export, db, out, mask):
+    return subprocess.run([export, db, out], capture_output=True, text=True,
+                          preexec_fn=lambda: os.umask(mask))
+
+
+def full_disk_on_second_file(export, base, big, fs):
+    """The output fits the new misses.jsonl but not the new dispatches.jsonl."""
+    sizes = fs + "-sizes"
+    check(run([export, big, sizes]).returncode == 0, "export of the big store")
+    m, d = (os.path.getsize(os.path.join(sizes, n)) for n in ("misses.jsonl", "dispatches.jsonl"))
+    ok, why = mount_tmpfs(fs, str(2 * (m + d) + (1 << 20)))
+    if not ok:
+        return skip(8, f"full disk at the second file: cannot mount a tmpfs ({why})")
+    try:
+        fill_and_export(export, base, big, fs, m, d)
+    finally:
+        umount(fs)
+
+
+def fill_and_export(export, base, big, fs, m, d):
+    out = os.path.join(fs, "pair")
+    check(run([export, base, out]).returncode == 0, "small export fits")
+    old = pair(out)
+    st = os.statvfs(fs)
+    page = st.f_frsize
+    room = page * (-(-m // page) + 2) + d // 2
+    check(d // 2 > 4 * page, "dispatches.jsonl is big enough to fill the disk half-way",
+          f"{m} {d}")
+    with open(os.path.join(fs, "filler"), "wb") as f:
+        f.write(b"\0" * (st.f_bavail * page - room))
+    p = run([export, big, out])
+    expect_failure(p, "export onto a disk full at the second file", "No space left on device",
+                   "dispatches.jsonl")
+    check(pair(out) == old, "both previous files intact after a full disk at the second file")
+    check(listing(out) == ["dispatches.jsonl", "misses.jsonl"],
+          "no temporary files after a full disk at the second file", str(listing(out)))
+    os.remove(os.path.join(fs, "filler"))
+
+
 def main():
     ingest, export, gen = sys.argv[1:4]
     with tempfile.TemporaryDirectory(prefix="fdx-faults-") as tmp:
@@ -62,10 +112,12 @@ def main():
         base = j("base.db")
         check(run([ingest, "-q", base, j("small", "run_0000")]).returncode == 0, "seed ingest")
         run([export, base, j("base-out")])
+        big = j("big.db")
+        check(run([ingest, "-q", big, j("big", "run_0000")]).returncode == 0, "big ingest")
 
         ok, why = mount_tmpfs(j("small-fs"), "512k")
         if not ok:
-            skip(4, f"disk-full and read-only checks: cannot mount a tmpfs ({why})")
+            skip(12, f"disk-full and read-only checks: cannot mount a tmpfs ({why})")
         else:
             try:
                 # Disk full while ingesting: the store lives on a 512 KiB tmpfs.
@@ -85,8 +137,7 @@ def main():
                     os.remove(j("small-fs", n))
 
                 # Disk full while exporting: a big store, the output on the tmpfs.
-                big = j("big.db")
-                run([ingest, "-q", big, j("big", "run_0000")])
+                full_disk_on_second_file(export, base, big, j("pair-fs"))
                 out = j("small-fs", "out")
                 check(run([export, base, out]).returncode == 0, "small export fits")
                 old = open(os.path.join(out, "misses.jsonl"), "rb").read()
@@ -133,6 +184,29 @@ def main():
                 check(p.returncode == 0, "export of a read-only store", p.stderr)
             finally:
                 umount(j("small-fs"))
+
+        # A directory where dispatches.jsonl should be: neither file is replaced.
+        out = j("dir-out")
+        check(run([export, base, out]).returncode == 0, "export beside a directory")
+        old = open(os.path.join(out, "misses.jsonl"), "rb").read()
+        os.remove(os.path.join(out, "dispatches.jsonl"))
+        os.makedirs(os.path.join(out, "dispatches.jsonl", "x"))
+        p = run([export, big, out])
+        expect_failure(p, "export over a directory", "dispatches.jsonl", "is a directory")
+        check(open(os.path.join(out, "misses.jsonl"), "rb").read() == old,
+              "previous misses.jsonl intact beside a directory")
+        check(listing(out) == ["dispatches.jsonl", "misses.jsonl"] and
+              os.path.isdir(os.path.join(out, "dispatches.jsonl", "x")),
+              "no temporary files and the directory untouched", str(listing(out)))
+
+        # Exported files follow the umask, as any file the user creates.
+        for mask, mode in ((0o077, 0o600), (0o022, 0o644), (0o002, 0o664)):
+            out = j(f"umask-{mask:03o}")
+            p = export_with_umask(export, base, out, mask)
+            check(p.returncode == 0, f"export under umask {mask:03o}", p.stderr)
+            for n in ("misses.jsonl", "dispatches.jsonl"):
+                got = os.stat(os.path.join(out, n)).st_mode & 0o777
+                check(got == mode, f"umask {mask:03o}: {n} has mode {got:03o}, want {mode:03o}")
 
         # A store locked by another process past the busy timeout.
         locked = j("locked.db")

@@ -1,11 +1,13 @@
 /* The in-process sink: the reference tests on it, the golden vectors through
  * it, draining into a store, allocation-free recording, and threads. */
 #include <check.h>
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -196,6 +198,33 @@ START_TEST(flush_all_writes_separate_files)
     ck_assert_ptr_null(strstr(db, "\"wanted\""));
     free(mb);
     free(db);
+}
+END_TEST
+
+/* A target that cannot be replaced fails the flush before either file is:
+ * the previous misses.jsonl stays beside the directory in dispatches' place. */
+START_TEST(flush_all_replaces_both_files_or_neither)
+{
+    fdx_miss m = ref_miss("matmul:innerdiv16:f16", "baracuda-generic-strided");
+    fdx_sink_record_miss(sink, &m);
+    char *out = strdup(tu_path(dir, "pair"));
+    ck_assert_int_eq(mkdir(out, 0777), 0);
+    tu_write_file(tu_path(out, "misses.jsonl"), "previous\n");
+    ck_assert_int_eq(mkdir(tu_path(out, "dispatches.jsonl"), 0777), 0);
+    ck_assert_int_eq(fdx_sink_flush_all(sink, out, NULL, NULL), FDX_EIO);
+    ck_assert_ptr_nonnull(strstr(fdx_sink_errmsg(sink), "dispatches.jsonl"));
+    char *mb = tu_read_file(tu_path(out, "misses.jsonl"), NULL);
+    ck_assert_str_eq(mb, "previous\n");
+    free(mb);
+    DIR *d = opendir(out);
+    ck_assert_ptr_nonnull(d);
+    int entries = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        entries += e->d_name[0] != '.' || strstr(e->d_name, ".fdx-tmp.") != NULL;
+    closedir(d);
+    ck_assert_int_eq(entries, 2);
+    ck_assert_int_eq(fdx_sink_flush_all(sink, "", NULL, NULL), FDX_EMISUSE);
+    free(out);
 }
 END_TEST
 
@@ -861,6 +890,7 @@ Suite *sink_suite(void)
     tcase_add_test(tc, dispatch_records_aggregate_by_cell_and_keep_candidates);
     tcase_add_test(tc, distinct_chosen_are_distinct_dispatch_cells);
     tcase_add_test(tc, flush_all_writes_separate_files);
+    tcase_add_test(tc, flush_all_replaces_both_files_or_neither);
     tcase_add_test(tc, golden_basic);
     tcase_add_test(tc, golden_nasty);
     tcase_add_test(tc, drain_counts_once_and_refuses_an_open_transaction);

@@ -715,6 +715,28 @@ START_TEST(export_needs_a_directory)
 }
 END_TEST
 
+/* Output directory names mkdir -p must handle: empty, doubled and trailing
+ * slashes, and a component that is a file (named in the message). */
+START_TEST(export_directory_names)
+{
+    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    ck_assert_int_eq(fdx_store_export(db, "", NULL), FDX_EMISUSE);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "empty"));
+    char path[4200];
+    snprintf(path, sizeof path, "%s//a///b/", dir);
+    ck_assert_int_eq(fdx_store_export(db, path, NULL), FDX_OK);
+    char *misses = tu_read_file(tu_path(dir, "a/b/misses.jsonl"), NULL);
+    ck_assert_ptr_nonnull(misses);
+    free(misses);
+    tu_write_file(tu_path(dir, "file"), "x");
+    snprintf(path, sizeof path, "%s/file/sub/", dir);
+    ck_assert_int_eq(fdx_store_export(db, path, NULL), FDX_EIO);
+    snprintf(path, sizeof path, "%s/file: exists and is not a directory", dir);
+    ck_assert_str_eq(fdx_store_errmsg(db), path);
+    fdx_store_close(db);
+}
+END_TEST
+
 START_TEST(export_replaces_files_and_leaves_no_temporaries)
 {
     ck_assert_int_eq(ingest_text("a.jsonl", MISS_LINE("1")), FDX_OK);
@@ -764,6 +786,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, foreign_files_are_refused);
     tcase_add_test(tc, empty_file_becomes_a_store);
     tcase_add_test(tc, export_needs_a_directory);
+    tcase_add_test(tc, export_directory_names);
     tcase_add_test(tc, export_replaces_files_and_leaves_no_temporaries);
     suite_add_tcase(s, tc);
     return s;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fdx.h"
+#include "tool_text.h"
 #include "tool_util.h"
 
 static const char *prog = "fdx-top";
@@ -73,49 +74,58 @@ static int parse_args(int argc, char **argv, options *o)
     return 0;
 }
 
-/* One sqlite3 shell line binding a named parameter to a text value or NULL. */
-static void print_param(const char *name, const char *value)
+/*
+ * One sqlite3 shell line binding a named parameter to a text value or NULL.
+ * The value is an SQL expression (see tool_sql_text) in one double-quoted
+ * argument, so no byte of it can end the line or start a dot-command.
+ */
+static int print_param(const char *name, const char *value)
 {
     if (!value) {
         printf(".parameter set %s NULL\n", name);
-        return;
+        return 0;
     }
-    printf(".parameter set %s \"'", name);
-    for (const char *p = value; *p; p++) {
-        if (*p == '\'')
-            fputs("''", stdout);
-        else if (*p == '"' || *p == '\\')
-            printf("\\%c", *p);
-        else
-            putchar(*p);
+    char *sql = tool_sql_text(value);
+    if (!sql)
+        return -1;
+    printf(".parameter set %s \"", name);
+    for (const char *p = sql; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            putchar('\\');
+        putchar(*p);
     }
-    puts("'\"");
+    puts("\"");
+    free(sql);
+    return 0;
 }
 
-static void print_sql(const options *o)
+static int print_sql(const options *o)
 {
     const fdx_demand_filter *f = &o->filter;
     puts(".parameter init");
-    print_param(":cc", f->compute_capability);
-    print_param(":sku", f->hardware_sku);
-    print_param(":op", f->op);
-    print_param(":source", f->kernel_source);
+    if (print_param(":cc", f->compute_capability) || print_param(":sku", f->hardware_sku) ||
+        print_param(":op", f->op) || print_param(":source", f->kernel_source))
+        return -1;
     printf(".parameter set :top %lld\n", f->limit > 0 ? (long long)f->limit : -1LL);
     fputs(fdx_demand_sql(), stdout);
+    return 0;
 }
 
-/* Rows are collected so that the table's columns can be aligned. */
+/* Rows are collected, as shown (tool_visible), so that the table's columns
+ * can be aligned. */
 typedef struct rows {
     fdx_demand_row *v;
     size_t n;
     int oom;
+    int json; /* values as JSON strings (tool_json_text), not as shown */
 } rows;
 
 static int collect(void *ctx, const fdx_demand_row *row)
 {
     rows *r = ctx;
     fdx_demand_row *v = realloc(r->v, (r->n + 1) * sizeof *v);
-    char *wanted = strdup(row->wanted), *ops = strdup(row->ops);
+    char *wanted = r->json ? tool_json_text(row->wanted) : tool_visible(row->wanted);
+    char *ops = r->json ? tool_json_text(row->ops) : tool_visible(row->ops);
     if (!v || !wanted || !ops) {
         free(wanted);
         free(ops);
@@ -141,21 +151,14 @@ static int digits(uint64_t v)
     return n;
 }
 
-/* Display width of UTF-8 text, counting code points. */
-static int width(const char *s)
-{
-    int n = 0;
-    for (; *s; s++)
-        n += ((unsigned char)*s & 0xC0) != 0x80;
-    return n;
-}
-
 static void print_table(const rows *r)
 {
     int wm = 6, wf = 9, wd = 7, wo = 3;
     for (size_t i = 0; i < r->n; i++) {
         wm = digits(r->v[i].misses) > wm ? digits(r->v[i].misses) : wm;
-        wo = width(r->v[i].ops) > wo ? width(r->v[i].ops) : wo;
+        wf = digits(r->v[i].fallbacks) > wf ? digits(r->v[i].fallbacks) : wf;
+        wd = digits(r->v[i].devices) > wd ? digits(r->v[i].devices) : wd;
+        wo = tool_text_width(r->v[i].ops) > wo ? tool_text_width(r->v[i].ops) : wo;
     }
     printf("%4s  %*s  %*s  %*s  %-*s  %s\n", "rank", wm, "misses", wf, "fallbacks", wd, "devices",
            wo, "ops", "wanted");
@@ -163,28 +166,20 @@ static void print_table(const rows *r)
         const fdx_demand_row *row = &r->v[i];
         printf("%4zu  %*llu  %*llu  %*llu  %s%*s  %s\n", i + 1, wm, (unsigned long long)row->misses,
                wf, (unsigned long long)row->fallbacks, wd, (unsigned long long)row->devices,
-               row->ops, wo - width(row->ops), "", row->wanted);
+               row->ops, wo - tool_text_width(row->ops), "", row->wanted);
     }
 }
 
-static int print_json(const rows *r)
+static void print_json(const rows *r)
 {
     putchar('[');
     for (size_t i = 0; i < r->n; i++) {
-        char *wanted = fdx_json_string(r->v[i].wanted), *ops = fdx_json_string(r->v[i].ops);
-        if (!wanted || !ops) {
-            free(wanted);
-            free(ops);
-            return -1;
-        }
+        const char *wanted = r->v[i].wanted, *ops = r->v[i].ops;
         printf("%s{\"wanted\":%s,\"misses\":%llu,\"fallbacks\":%llu,\"devices\":%llu,\"ops\":%s}",
                i ? ",\n " : "", wanted, (unsigned long long)r->v[i].misses,
                (unsigned long long)r->v[i].fallbacks, (unsigned long long)r->v[i].devices, ops);
-        free(wanted);
-        free(ops);
     }
     puts("]");
-    return 0;
 }
 
 int main(int argc, char **argv)
@@ -194,16 +189,22 @@ int main(int argc, char **argv)
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
     if (o.sql) {
-        print_sql(&o);
-        return EXIT_OK;
+        if (print_sql(&o) == 0)
+            return EXIT_OK;
+        tool_error(prog, "out of memory");
+        return EXIT_FAIL;
     }
     fdx_store *db;
-    rows r = {NULL, 0, 0};
+    rows r = {NULL, 0, 0, o.json};
     rc = tool_open_for_reading(prog, argv[optind], 10000, &db);
     if (rc == FDX_OK && (rc = fdx_store_demand(db, &o.filter, collect, &r)) != FDX_OK)
         tool_error(prog, "%s", fdx_store_errmsg(db));
-    else if (rc == FDX_OK && (r.oom || (o.json ? print_json(&r) : (print_table(&r), 0)) != 0))
+    else if (rc == FDX_OK && r.oom)
         tool_error(prog, "out of memory"), rc = FDX_ENOMEM;
+    else if (rc == FDX_OK && o.json)
+        print_json(&r);
+    else if (rc == FDX_OK)
+        print_table(&r);
     for (size_t i = 0; i < r.n; i++) {
         free((char *)r.v[i].wanted);
         free((char *)r.v[i].ops);

@@ -1,7 +1,9 @@
 /*
  * Atomic file replacement (see atomic_file.h). Temporary files are named
  * ".<name>.fdx-tmp.<pid>.XXXXXX" so that a later writer can recognise, and
- * remove, those left behind by a writer that was killed.
+ * remove, those left behind by a writer that was killed. They are created
+ * with mode 0666 so that the kernel applies the umask (and any default ACL),
+ * as for any file the user creates; mkstemp's fixed 0600 would not.
  */
 #include "common/atomic_file.h"
 
@@ -10,10 +12,13 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fdx.h"
@@ -76,6 +81,36 @@ static void sweep_stale(const char *dir, const char *base)
     closedir(d);
 }
 
+/* Fails when path names a directory: the rename over it would fail only
+ * after other files of the same replacement were renamed. */
+int fdx_afile_check_target(const fdx_afile *af, char *err, size_t errsz)
+{
+    struct stat st;
+    if (lstat(af->path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return FDX_OK;
+    snprintf(err, errsz, "%s: is a directory, not a file", af->path);
+    return FDX_EIO;
+}
+
+/* mkostemp's loop with mode 0666: six random hex digits, O_EXCL. */
+static int create_temp(char *tmp, size_t len, const char *dir, const char *base)
+{
+    static atomic_uint_fast64_t counter;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    for (int tries = 0; tries < 1000; tries++) {
+        uint64_t r = atomic_fetch_add(&counter, 1) * 0x9E3779B97F4A7C15ull ^ (uint64_t)ts.tv_nsec ^
+                     (uint64_t)ts.tv_sec << 20;
+        r ^= r >> 29;
+        snprintf(tmp, len, "%s/.%s.fdx-tmp.%ld.%06llx", dir, base, (long)getpid(),
+                 (unsigned long long)(r & 0xFFFFFF));
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    return -1;
+}
+
 int fdx_afile_open(fdx_afile *af, const char *path, char *err, size_t errsz)
 {
     memset(af, 0, sizeof *af);
@@ -91,24 +126,21 @@ int fdx_afile_open(fdx_afile *af, const char *path, char *err, size_t errsz)
         snprintf(err, errsz, "%s: out of memory", path);
         return FDX_ENOMEM;
     }
-    sweep_stale(dir, base);
-    snprintf(af->tmp_path, len, "%s/.%s.fdx-tmp.%ld.XXXXXX", dir, base, (long)getpid());
+    int rc = fdx_afile_check_target(af, err, errsz);
+    if (rc == FDX_OK) {
+        sweep_stale(dir, base);
+        af->fd = create_temp(af->tmp_path, len, dir, base);
+        if (af->fd < 0)
+            rc = io_fail(af->tmp_path, "creating a temporary file", err, errsz);
+    }
     free(dir);
     free(base);
-    af->fd = mkostemp(af->tmp_path, O_CLOEXEC);
-    if (af->fd < 0) {
-        int rc = io_fail(af->tmp_path, "creating a temporary file", err, errsz);
+    if (rc != FDX_OK) {
         free(af->tmp_path);
         af->tmp_path = NULL;
         fdx_afile_abort(af);
-        return rc;
     }
-    if (fchmod(af->fd, 0644) != 0) {
-        int rc = io_fail(af->tmp_path, "setting permissions", err, errsz);
-        fdx_afile_abort(af);
-        return rc;
-    }
-    return FDX_OK;
+    return rc;
 }
 
 static int write_all(fdx_afile *af, const char *p, size_t n, char *err, size_t errsz)
@@ -138,7 +170,7 @@ int fdx_afile_flush_if_full(fdx_afile *af, char *err, size_t errsz)
     return rc;
 }
 
-static int sync_dir(const char *path, char *err, size_t errsz)
+int fdx_sync_parent(const char *path, char *err, size_t errsz)
 {
     char *dir = dir_of(path);
     if (!dir) {
@@ -155,10 +187,10 @@ static int sync_dir(const char *path, char *err, size_t errsz)
     return rc;
 }
 
-int fdx_afile_sync(fdx_afile *af, char *err, size_t errsz)
+int fdx_afile_seal(fdx_afile *af, char *err, size_t errsz)
 {
     int rc = write_all(af, af->buf.data, af->buf.len, err, errsz);
-    fdx_buf_clear(&af->buf);
+    fdx_buf_free(&af->buf);
     if (rc == FDX_OK && fsync(af->fd) != 0)
         rc = io_fail(af->path, "syncing", err, errsz);
     if (rc == FDX_OK) {
@@ -167,26 +199,16 @@ int fdx_afile_sync(fdx_afile *af, char *err, size_t errsz)
         if (close(fd) != 0)
             rc = io_fail(af->path, "closing", err, errsz);
     }
-    if (rc != FDX_OK)
-        fdx_afile_abort(af);
     return rc;
 }
 
-int fdx_afile_commit(fdx_afile *af, char *err, size_t errsz)
+int fdx_afile_install(fdx_afile *af, char *err, size_t errsz)
 {
-    int rc = af->fd >= 0 ? fdx_afile_sync(af, err, errsz) : FDX_OK;
-    if (rc != FDX_OK)
-        return rc;
-    if (rename(af->tmp_path, af->path) != 0) {
-        rc = io_fail(af->path, "replacing", err, errsz);
-        fdx_afile_abort(af);
-        return rc;
-    }
+    if (rename(af->tmp_path, af->path) != 0)
+        return io_fail(af->path, "replacing", err, errsz);
     free(af->tmp_path);
     af->tmp_path = NULL;
-    rc = sync_dir(af->path, err, errsz);
-    fdx_afile_abort(af);
-    return rc;
+    return FDX_OK;
 }
 
 void fdx_afile_abort(fdx_afile *af)

@@ -1,7 +1,8 @@
 /*
  * Replacing a file atomically: write a unique temporary file beside it, fsync,
  * rename over the target, fsync the directory. A reader or a crash sees the
- * old file or the new one, never a part.
+ * old file or the new one, never a part. Sealing and installing are separate
+ * steps so that several files can all be sealed before any is renamed.
  */
 #ifndef FDX_ATOMIC_FILE_H
 #define FDX_ATOMIC_FILE_H
@@ -21,12 +22,15 @@ typedef struct fdx_afile {
 int fdx_afile_open(fdx_afile *af, const char *path, char *err, size_t errsz);
 /* Writers append to af->buf themselves; this writes it out once it is big. */
 int fdx_afile_flush_if_full(fdx_afile *af, char *err, size_t errsz);
-/* Writes out the buffer, syncs and closes the temporary file, leaving the
- * rename to commit; on failure the handle is aborted. */
-int fdx_afile_sync(fdx_afile *af, char *err, size_t errsz);
-/* Syncs (unless fdx_afile_sync did) and renames; the handle is closed either way. */
-int fdx_afile_commit(fdx_afile *af, char *err, size_t errsz);
-/* Closes and removes the temporary file; the target is untouched. */
+/* Writes out the rest, fsyncs and closes the temporary file. */
+int fdx_afile_seal(fdx_afile *af, char *err, size_t errsz);
+/* Fails when the target is a directory (a rename over it would fail). */
+int fdx_afile_check_target(const fdx_afile *af, char *err, size_t errsz);
+/* Renames the sealed temporary file over the target. */
+int fdx_afile_install(fdx_afile *af, char *err, size_t errsz);
+/* fsyncs the directory holding path, making renames in it durable. */
+int fdx_sync_parent(const char *path, char *err, size_t errsz);
+/* Closes and removes the temporary file unless it was installed; frees. */
 void fdx_afile_abort(fdx_afile *af);
 
 #endif

@@ -182,10 +182,13 @@ int fdx_rejects_sync(fdx_rejects *r)
                     : closed != 0 ? strerror(errno)
                                   : "write failed");
     }
-    rc = fdx_afile_sync(&r->af, r->errmsg, sizeof r->errmsg);
-    if (rc == FDX_OK)
-        r->state = 2;
-    return rc;
+    rc = fdx_afile_seal(&r->af, r->errmsg, sizeof r->errmsg);
+    if (rc != FDX_OK) {
+        fdx_afile_abort(&r->af);
+        return rc;
+    }
+    r->state = 2;
+    return FDX_OK;
 }
 
 int fdx_rejects_commit(fdx_rejects *r)
@@ -193,7 +196,11 @@ int fdx_rejects_commit(fdx_rejects *r)
     if (r->state != 2)
         return fail(r, FDX_EMISUSE, "%s: rejects file not synced", r->path);
     r->state = 3;
-    return fdx_afile_commit(&r->af, r->errmsg, sizeof r->errmsg);
+    int rc = fdx_afile_install(&r->af, r->errmsg, sizeof r->errmsg);
+    if (rc == FDX_OK)
+        rc = fdx_sync_parent(r->path, r->errmsg, sizeof r->errmsg);
+    fdx_afile_abort(&r->af); /* frees; the installed file stays */
+    return rc;
 }
 
 void fdx_rejects_close(fdx_rejects *r)

@@ -8,6 +8,7 @@
 
 #include "codec/encode.h"
 #include "common/fsutil.h"
+#include "common/jsonl_files.h"
 #include "sink/sink_internal.h"
 #include "store/store_internal.h"
 
@@ -52,32 +53,50 @@ static int next_cell(void *ctx, fdx_buf *line, char *err, size_t errsz)
     return 1;
 }
 
-static int flush_agg(fdx_sink *s, const fdx_agg *agg, const char *path, size_t *lines)
+typedef struct flush_job {
+    const fdx_agg *agg;
+    const char *path;
+    size_t *lines;
+} flush_job;
+
+/* Sorts each aggregate, then writes all the files as one replacement. */
+static int flush_files(fdx_sink *s, const flush_job *jobs, size_t n)
 {
-    fdx_sorted_cell *cells;
-    if (fdx_sink_sorted(agg, &cells) != FDX_OK) {
-        snprintf(s->errmsg, sizeof s->errmsg, "out of memory");
-        return FDX_ENOMEM;
+    fdx_sorted_cell *cells[2] = {NULL, NULL};
+    cursor cur[2];
+    fdx_jsonl_file files[2];
+    int rc = FDX_OK;
+    for (size_t i = 0; i < n; i++) {
+        if (fdx_sink_sorted(jobs[i].agg, &cells[i]) != FDX_OK) {
+            snprintf(s->errmsg, sizeof s->errmsg, "out of memory");
+            rc = FDX_ENOMEM;
+            break;
+        }
+        cur[i] = (cursor){cells[i], fdx_agg_cells(jobs[i].agg), 0};
+        files[i] = (fdx_jsonl_file){jobs[i].path, next_cell, &cur[i], 0};
     }
-    cursor c = {cells, fdx_agg_cells(agg), 0};
-    uint64_t n = 0;
-    int rc = fdx_write_jsonl(path, next_cell, &c, &n, s->errmsg, sizeof s->errmsg);
-    free(cells);
-    if (rc == FDX_OK && lines)
-        *lines = (size_t)n;
+    if (rc == FDX_OK)
+        rc = fdx_write_jsonl_files(files, n, s->errmsg, sizeof s->errmsg);
+    for (size_t i = 0; i < n; i++) {
+        if (rc == FDX_OK && jobs[i].lines)
+            *jobs[i].lines = (size_t)files[i].lines;
+        free(cells[i]);
+    }
     return rc;
 }
 
 int fdx_sink_flush(fdx_sink *s, const char *path, size_t *lines)
 {
     fdx_sink_settle(s);
-    return flush_agg(s, s->misses, path, lines);
+    flush_job job = {s->misses, path, lines};
+    return flush_files(s, &job, 1);
 }
 
 int fdx_sink_flush_dispatches(fdx_sink *s, const char *path, size_t *lines)
 {
     fdx_sink_settle(s);
-    return flush_agg(s, s->dispatches, path, lines);
+    flush_job job = {s->dispatches, path, lines};
+    return flush_files(s, &job, 1);
 }
 
 int fdx_sink_flush_all(fdx_sink *s, const char *dir, size_t *miss_lines, size_t *dispatch_lines)
@@ -90,10 +109,10 @@ int fdx_sink_flush_all(fdx_sink *s, const char *dir, size_t *miss_lines, size_t 
         snprintf(s->errmsg, sizeof s->errmsg, "out of memory");
         rc = FDX_ENOMEM;
     }
+    flush_job jobs[2] = {{s->misses, misses, miss_lines},
+                         {s->dispatches, dispatches, dispatch_lines}};
     if (rc == FDX_OK)
-        rc = flush_agg(s, s->misses, misses, miss_lines);
-    if (rc == FDX_OK)
-        rc = flush_agg(s, s->dispatches, dispatches, dispatch_lines);
+        rc = flush_files(s, jobs, 2);
     free(misses);
     free(dispatches);
     return rc;

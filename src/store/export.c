@@ -1,6 +1,6 @@
 /*
  * fdx_store_export: both feeds from one read transaction, in the total order
- * of WIRE.md section 3, each file replaced atomically.
+ * of WIRE.md section 3, the pair replaced as jsonl_files.h describes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +8,7 @@
 
 #include "codec/encode.h"
 #include "common/fsutil.h"
+#include "common/jsonl_files.h"
 #include "sql_text.h"
 #include "store/store_internal.h"
 
@@ -66,23 +67,27 @@ static int next_row(void *ctx, fdx_buf *line, char *err, size_t errsz)
     return 1;
 }
 
-static int write_kind(fdx_store *s, const char *dir, fdx_kind kind, uint64_t *lines)
+static int write_pair(fdx_store *s, const char *dir, fdx_export_stats *stats)
 {
     char err[512];
-    const char *name = kind == FDX_KIND_MISS ? "misses.jsonl" : "dispatches.jsonl";
-    char *path = fdx_path_join(dir, name);
-    if (!path)
-        return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
-    rows r = {s, NULL, kind};
-    int rc = fdx_store_stmt(
-        s, kind == FDX_KIND_MISS ? FDX_STMT_MISS_EXPORT : FDX_STMT_DISPATCH_EXPORT, &r.st);
-    if (rc == FDX_OK) {
-        rc = fdx_write_jsonl(path, next_row, &r, lines, err, sizeof err);
-        sqlite3_reset(r.st);
-        if (rc != FDX_OK)
-            fdx_store_fail(s, rc, "%s", err);
+    rows r[2] = {{s, NULL, FDX_KIND_MISS}, {s, NULL, FDX_KIND_DISPATCH}};
+    fdx_jsonl_file files[2] = {{fdx_path_join(dir, "misses.jsonl"), next_row, &r[0], 0},
+                               {fdx_path_join(dir, "dispatches.jsonl"), next_row, &r[1], 0}};
+    int rc =
+        files[0].path && files[1].path ? FDX_OK : fdx_store_fail(s, FDX_ENOMEM, "out of memory");
+    if (rc == FDX_OK)
+        rc = fdx_store_stmt(s, FDX_STMT_MISS_EXPORT, &r[0].st);
+    if (rc == FDX_OK)
+        rc = fdx_store_stmt(s, FDX_STMT_DISPATCH_EXPORT, &r[1].st);
+    if (rc == FDX_OK && (rc = fdx_write_jsonl_files(files, 2, err, sizeof err)) != FDX_OK)
+        fdx_store_fail(s, rc, "%s", err);
+    for (int i = 0; i < 2; i++) {
+        if (r[i].st)
+            sqlite3_reset(r[i].st);
+        free((char *)files[i].path);
     }
-    free(path);
+    stats->miss_lines = files[0].lines;
+    stats->dispatch_lines = files[1].lines;
     return rc;
 }
 
@@ -101,9 +106,7 @@ int fdx_store_export(fdx_store *s, const char *outdir, fdx_export_stats *stats)
     sqlite3_exec(s->db, fdx_sql_export_tuning, NULL, NULL, NULL); /* speed only */
     if ((rc = fdx_store_exec(s, FDX_STMT_BEGIN_READ)) != FDX_OK)
         return rc;
-    rc = write_kind(s, outdir, FDX_KIND_MISS, &stats->miss_lines);
-    if (rc == FDX_OK)
-        rc = write_kind(s, outdir, FDX_KIND_DISPATCH, &stats->dispatch_lines);
+    rc = write_pair(s, outdir, stats);
     int end = fdx_store_exec(s, rc == FDX_OK ? FDX_STMT_COMMIT : FDX_STMT_ROLLBACK);
     return rc != FDX_OK ? rc : end;
 }

@@ -1,0 +1,160 @@
+/* Rendering values for terminals and shells (see tool_text.h). */
+#include "tool_text.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum piece { PLAIN, ODD, BAD, END };
+
+/* Code points that a terminal acts on or that reorder or break lines. */
+static int odd(uint32_t c)
+{
+    return c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0x2028 || c == 0x2029 || c == 0x200E ||
+           c == 0x200F || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
+}
+
+/* Decodes one strict UTF-8 sequence (RFC 3629) at s into *cp and *len. */
+static enum piece next_piece(const unsigned char *s, uint32_t *cp, size_t *len)
+{
+    static const uint32_t min[4] = {0, 0x80, 0x800, 0x10000};
+    size_t n = s[0] < 0x80                    ? 1
+               : s[0] >= 0xC2 && s[0] <= 0xDF ? 2
+               : s[0] >= 0xE0 && s[0] <= 0xEF ? 3
+               : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4
+                                              : 0;
+    uint32_t c = n == 1 ? s[0] : n ? s[0] & (0x7F >> n) : 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80) {
+            n = 0;
+            break;
+        }
+        c = c << 6 | (s[i] & 0x3F);
+    }
+    if (n == 0 || c < min[n - 1] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) {
+        *cp = s[0];
+        *len = 1;
+        return BAD;
+    }
+    *cp = c;
+    *len = n;
+    return odd(c) ? ODD : PLAIN;
+}
+
+/* Writes one piece (the character c, bytes u[0..len)) in some rendering;
+ * called once more with END at the end. *state starts at 0. */
+typedef void (*put_fn)(FILE *f, enum piece p, uint32_t c, const unsigned char *u, size_t len,
+                       int *state);
+
+/* s rendered piece by piece into a malloc'd string; NULL when memory runs out. */
+static char *render(const char *s, put_fn put)
+{
+    char *text = NULL;
+    size_t size = 0;
+    int state = 0;
+    FILE *f = open_memstream(&text, &size);
+    if (!f)
+        return NULL;
+    for (const unsigned char *u = (const unsigned char *)s; *u;) {
+        uint32_t c;
+        size_t len;
+        enum piece p = next_piece(u, &c, &len);
+        put(f, p, c, u, len, &state);
+        u += len;
+    }
+    put(f, END, 0, NULL, 0, &state);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* The letter of the short escape of c (n, r, t), or 0. */
+static int short_escape(uint32_t c)
+{
+    return c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : 0;
+}
+
+static void put_visible(FILE *f, enum piece p, uint32_t c, const unsigned char *u, size_t len,
+                        int *state)
+{
+    (void)state;
+    if (p == END)
+        return;
+    if (p == PLAIN && c == '\\')
+        fputs("\\\\", f);
+    else if (p == PLAIN)
+        fwrite(u, 1, len, f);
+    else if (short_escape(c))
+        fprintf(f, "\\%c", short_escape(c));
+    else if (p == BAD || c < 0x80)
+        fprintf(f, "\\x%02x", (unsigned)c);
+    else
+        fprintf(f, "\\u{%04x}", (unsigned)c);
+}
+
+char *tool_visible(const char *s)
+{
+    return render(s, put_visible);
+}
+
+int tool_text_width(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* state: 0 before the first piece, 1 inside a quoted run, 2 after a term. */
+static void put_sql(FILE *f, enum piece p, uint32_t c, const unsigned char *u, size_t len,
+                    int *state)
+{
+    if (p == END) {
+        fputs(*state == 1 ? "'" : *state == 0 ? "''" : "", f);
+        return;
+    }
+    if (p == PLAIN && *state != 1)
+        fputs(*state == 0 ? "'" : "||'", f);
+    else if (p != PLAIN)
+        fputs(*state == 1 ? "'||" : *state == 0 ? "" : "||", f);
+    *state = p == PLAIN ? 1 : 2;
+    if (p == PLAIN && c == '\'')
+        fputs("''", f);
+    else if (p == PLAIN)
+        fwrite(u, 1, len, f);
+    else if (p == ODD)
+        fprintf(f, "char(%u)", (unsigned)c);
+    else
+        fprintf(f, "CAST(x'%02x' AS TEXT)", (unsigned)c);
+}
+
+char *tool_sql_text(const char *s)
+{
+    return render(s, put_sql);
+}
+
+static void put_json(FILE *f, enum piece p, uint32_t c, const unsigned char *u, size_t len,
+                     int *state)
+{
+    if (!*state)
+        fputc('"', f);
+    *state = 1;
+    if (p == END)
+        fputc('"', f);
+    else if (p == PLAIN && (c == '"' || c == '\\'))
+        fprintf(f, "\\%c", (char)c);
+    else if (p == PLAIN)
+        fwrite(u, 1, len, f);
+    else if (short_escape(c))
+        fprintf(f, "\\%c", short_escape(c));
+    else
+        fprintf(f, "\\u%04x", p == BAD ? 0xFFFDu : (unsigned)c);
+}
+
+char *tool_json_text(const char *s)
+{
+    return render(s, put_json);
+}

@@ -1,0 +1,31 @@
+/*
+ * Values from a store or the command line printed where a terminal or a
+ * shell interprets text: rendered so that none leaves its literal, whatever
+ * bytes it holds.
+ */
+#ifndef FDX_TOOL_TEXT_H
+#define FDX_TOOL_TEXT_H
+
+/*
+ * s with every control character (C0, DEL, C1), line or paragraph separator
+ * and bidirectional control shown as an escape (\n, \r, \t, \x1b, \u{202e}),
+ * every byte that is not UTF-8 as \xNN and a backslash as \\; malloc'd,
+ * NULL when memory runs out. Its width is its number of code points.
+ */
+char *tool_visible(const char *s);
+/* Number of code points in UTF-8 text. */
+int tool_text_width(const char *s);
+/*
+ * s as one line of SQL that evaluates to the same bytes: quoted runs joined
+ * with char(N) for the characters tool_visible escapes and CAST(x'NN' AS
+ * TEXT) for bytes that are not UTF-8 ('' for ""); malloc'd, NULL on ENOMEM.
+ */
+char *tool_sql_text(const char *s);
+/*
+ * s as a JSON string, the characters tool_visible escapes as \n, \r, \t or
+ * \uXXXX and each byte that is not UTF-8 (which JSON cannot hold) as \ufffd;
+ * malloc'd, NULL when memory runs out.
+ */
+char *tool_json_text(const char *s);
+
+#endif
