@@ -71,10 +71,10 @@ same "$T/before/dispatches.jsonl" "$T/after/dispatches.jsonl"
 expect 1 "bad feed, all errors" -- "$INGEST" --max-errors 0 "$T/basic-1.db" "$T/bad.jsonl"
 has err "$T/bad.jsonl:31: fallback: missing"
 
-# a bad line in a new store leaves no store behind holding data
+# a bad line in a new store leaves no store behind
 expect 1 "bad feed into new store" -- "$INGEST" "$T/new.db" "$T/bad.jsonl"
-expect 0 "export new store" -- "$EXPORT" "$T/new.db" "$T/new-out"
-has out "misses.jsonl: 0 lines"
+expect 1 "export of the store the failed ingest removed" -- "$EXPORT" "$T/new.db" "$T/new-out"
+has err "no such store"
 
 # over-long lines
 expect 1 "long line" -- "$INGEST" --max-line-bytes 50 "$T/long.db" "$T/mixed.jsonl"

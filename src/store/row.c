@@ -1,0 +1,247 @@
+/*
+ * Cells read back from a store. A store may come from another host and be
+ * crafted, so every row is checked as strictly as a line read from a feed:
+ * the cell is written as its export line, that line is decoded by the feed
+ * decoder, and the decoded record must give back exactly the row (the same
+ * strings, the compact JSON fdx writes for dtypes and candidates, a count in
+ * range). An export line is then always one fdx-ingest accepts, and a merge
+ * only ever adds cells an ingest could have added.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "codec/decode.h"
+#include "codec/encode.h"
+#include "common/utf8.h"
+#include "store/store_internal.h"
+
+static fdx_str column_text(sqlite3_stmt *st, int i)
+{
+    fdx_str v;
+    v.p = (const char *)sqlite3_column_text(st, i);
+    v.n = (size_t)sqlite3_column_bytes(st, i);
+    if (!v.p)
+        v.p = "";
+    return v;
+}
+
+/* Reads the key columns (in the order of the export queries) into a cell. */
+static int row_cell(sqlite3_stmt *st, fdx_kind kind, fdx_cell *c)
+{
+    int i = 0;
+    c->kind = kind;
+    c->keyed = kind == FDX_KIND_MISS ? 1 : sqlite3_column_int(st, i++);
+    c->token = column_text(st, i++);
+    c->backend = column_text(st, i++);
+    c->op = column_text(st, i++);
+    c->dtypes_json = column_text(st, i++);
+    c->kernel_source = column_text(st, i++);
+    c->revision = (uint64_t)sqlite3_column_int64(st, i++) ^ FDX_HASH_FLIP;
+    c->cc_major = sqlite3_column_int64(st, i++);
+    c->cc_minor = sqlite3_column_int64(st, i++);
+    c->sku = column_text(st, i++);
+    c->driver = column_text(st, i++);
+    return i;
+}
+
+int fdx_row_reader_init(fdx_row_reader *r, fdx_store *s, fdx_kind kind)
+{
+    memset(r, 0, sizeof *r);
+    r->s = s;
+    r->kind = kind;
+    r->dec = fdx_decoder_new(0);
+    return r->dec ? FDX_OK : fdx_store_fail(s, FDX_ENOMEM, "out of memory");
+}
+
+void fdx_row_reader_free(fdx_row_reader *r)
+{
+    fdx_decoder_free(r->dec);
+    fdx_buf_free(&r->line);
+    fdx_buf_free(&r->dtypes);
+    fdx_buf_free(&r->cands);
+    r->dec = NULL;
+}
+
+/* Column names of the cell queries, in their order (dispatches: keyed first). */
+static const char *const names[] = {"keyed",
+                                    "structure_key",
+                                    "backend",
+                                    "op",
+                                    "dtypes",
+                                    "kernel_source",
+                                    "kernel_revision_hash",
+                                    "cc_major",
+                                    "cc_minor",
+                                    "hardware_sku",
+                                    "driver_version",
+                                    "candidates",
+                                    "count",
+                                    "candidates_set_at"};
+
+static const char *column_name(fdx_kind kind, int i)
+{
+    if (kind == FDX_KIND_MISS)
+        return i == 0 ? "wanted" : i == 10 ? "count" : names[i + 1];
+    return names[i];
+}
+
+/* "path: not a valid fdx store: table, cell N: what text detail" */
+static int bad(fdx_row_reader *r, const char *text, const char *what, const char *detail)
+{
+    return fdx_store_fail(r->s, FDX_EDATA, "%s: not a valid fdx store: %s, cell %llu: %s%s%s",
+                          r->s->path, r->kind == FDX_KIND_MISS ? "miss_cell" : "dispatch_cell",
+                          (unsigned long long)r->rows, what, text, detail);
+}
+
+/* Every column of the row has its declared type, and every text is UTF-8. */
+static int check_columns(fdx_row_reader *r, sqlite3_stmt *st)
+{
+    int n = sqlite3_column_count(st);
+    for (int i = 0; i < n; i++) {
+        const char *name = column_name(r->kind, i);
+        int type = sqlite3_column_type(st, i);
+        int text = strcmp(name, "keyed") != 0 && strcmp(name, "count") != 0 &&
+                   strncmp(name, "cc_", 3) != 0 && strcmp(name, "kernel_revision_hash") != 0 &&
+                   strcmp(name, "candidates_set_at") != 0;
+        if (type == SQLITE_NULL && strcmp(name, "candidates_set_at") == 0)
+            continue;
+        if (type != (text ? SQLITE_TEXT : SQLITE_INTEGER))
+            return bad(r, ": not ", name, text ? "text" : "an integer");
+        fdx_str v = column_text(st, i);
+        size_t at;
+        if (text && !fdx_utf8_valid(v.p, v.n, &at))
+            return bad(r, ": invalid UTF-8", name, "");
+    }
+    return FDX_OK;
+}
+
+static int same(fdx_str a, fdx_str b)
+{
+    return a.n == b.n && memcmp(a.p, b.p, a.n) == 0;
+}
+
+/* The field of the row that the decoded line does not give back, if any. */
+static const char *differs(const fdx_cell *a, const fdx_cell *b)
+{
+    if (a->keyed != b->keyed)
+        return "keyed";
+    if (!same(a->token, b->token))
+        return a->kind == FDX_KIND_MISS ? "wanted" : "structure_key";
+    if (!same(a->backend, b->backend))
+        return "backend";
+    if (!same(a->op, b->op))
+        return "op";
+    if (!same(a->dtypes_json, b->dtypes_json))
+        return "dtypes";
+    if (!same(a->kernel_source, b->kernel_source))
+        return "kernel_source";
+    if (a->revision != b->revision)
+        return "kernel_revision_hash";
+    if (a->cc_major != b->cc_major || a->cc_minor != b->cc_minor)
+        return "cc_major, cc_minor";
+    if (!same(a->sku, b->sku))
+        return "hardware_sku";
+    if (!same(a->driver, b->driver))
+        return "driver_version";
+    return NULL;
+}
+
+/* Writes the cell's export line into r->line and decodes it back into
+ * *back (FDX_EDATA with the decoder's reason in err when it does not decode). */
+static int round_trip(fdx_row_reader *r, const fdx_cell *cell, uint64_t count, fdx_str cands,
+                      fdx_cell *back, uint64_t *back_count, char *err, size_t errsz)
+{
+    fdx_record rec;
+    fdx_buf_clear(&r->line);
+    fdx_enc_cell_line(&r->line, cell, count, cands);
+    if (r->line.oom)
+        return FDX_ENOMEM;
+    int rc = fdx_decode_line(r->dec, r->line.data, r->line.len - 1, &rec, err, errsz);
+    if (rc != FDX_OK)
+        return rc;
+    if (rec.kind != cell->kind) {
+        snprintf(err, errsz, "it decodes as another kind of record");
+        return FDX_EDATA;
+    }
+    if (rec.kind == FDX_KIND_MISS) {
+        *back_count = rec.miss.count;
+        return fdx_cell_from_miss(back, &rec.miss, 1, &r->dtypes, err, errsz);
+    }
+    *back_count = rec.dispatch.count;
+    return fdx_cell_from_dispatch(back, &rec.dispatch, 1, &r->dtypes, &r->cands, err, errsz);
+}
+
+/* A row whose line does not decode: which of dtypes and candidates (compact
+ * JSON kept as text) is at fault, or the decoder's reason. */
+static int not_decoding(fdx_row_reader *r, const fdx_row *row, const char *reason)
+{
+    char err[512];
+    fdx_cell probe = row->cell, back;
+    uint64_t n;
+    probe.dtypes_json = (fdx_str){"[]", 2};
+    if (round_trip(r, &probe, row->count, FDX_NO_CANDS, &back, &n, err, sizeof err) != FDX_OK)
+        return bad(r, "", "its line would not decode: ", reason);
+    int dtypes =
+        round_trip(r, &row->cell, row->count, FDX_NO_CANDS, &back, &n, err, sizeof err) != FDX_OK;
+    return bad(r, ": not the compact JSON fdx writes; its line would not decode: ",
+               dtypes ? "dtypes" : "candidates", reason);
+}
+
+int fdx_row_read(fdx_row_reader *r, sqlite3_stmt *st, fdx_row *row)
+{
+    char err[512];
+    r->rows++;
+    int rc = check_columns(r, st);
+    if (rc != FDX_OK)
+        return rc;
+    int i = row_cell(st, r->kind, &row->cell);
+    row->cands = r->kind == FDX_KIND_DISPATCH ? column_text(st, i++) : FDX_NO_CANDS;
+    int64_t count = sqlite3_column_int64(st, i++);
+    row->has_set_at = i < sqlite3_column_count(st) && sqlite3_column_type(st, i) != SQLITE_NULL;
+    row->set_at = row->has_set_at ? sqlite3_column_int64(st, i) : 0;
+    if (count < 1)
+        return bad(r, ": not a count of at least 1", "count", "");
+    row->count = (uint64_t)count;
+    if (r->kind == FDX_KIND_DISPATCH && row->cell.keyed != 0 && row->cell.keyed != 1)
+        return bad(r, ": neither 0 nor 1", "keyed", "");
+
+    fdx_cell back;
+    uint64_t back_count;
+    rc = round_trip(r, &row->cell, row->count, row->cands, &back, &back_count, err, sizeof err);
+    if (rc == FDX_ENOMEM)
+        return fdx_store_fail(r->s, rc, "out of memory");
+    if (rc != FDX_OK)
+        return not_decoding(r, row, err);
+    const char *field = differs(&row->cell, &back);
+    if (!field && back_count != row->count)
+        field = "count";
+    fdx_str cands = {r->cands.data ? r->cands.data : "", r->cands.len};
+    if (!field && r->kind == FDX_KIND_DISPATCH && !same(cands, row->cands))
+        field = "candidates";
+    if (field)
+        return bad(r, ": not as fdx writes it (its line would not decode to the same cell)", field,
+                   "");
+    row->line.p = r->line.data;
+    row->line.n = r->line.len;
+    return FDX_OK;
+}
+
+int fdx_row_check_all(fdx_store *s, fdx_kind kind)
+{
+    fdx_row_reader r;
+    fdx_row row;
+    sqlite3_stmt *st = NULL;
+    int rc = fdx_row_reader_init(&r, s, kind);
+    if (rc == FDX_OK)
+        rc = fdx_store_stmt(
+            s, kind == FDX_KIND_MISS ? FDX_STMT_MERGE_READ_MISSES : FDX_STMT_MERGE_READ_DISPATCHES,
+            &st);
+    int src = SQLITE_DONE;
+    while (rc == FDX_OK && (src = sqlite3_step(st)) == SQLITE_ROW)
+        rc = fdx_row_read(&r, st, &row);
+    if (rc == FDX_OK && src != SQLITE_DONE)
+        rc = fdx_store_fail_sqlite(s, src, "reading cells");
+    sqlite3_reset(st);
+    fdx_row_reader_free(&r);
+    return rc;
+}
