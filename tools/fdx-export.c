@@ -49,6 +49,7 @@ int main(int argc, char **argv)
     }
     if (argc - optind != 2)
         return tool_usage_error(prog, "expected DB and OUTDIR");
+    fdx_use_fast_json_allocator(); /* every cell read is decoded to check it */
     fdx_store *db;
     fdx_export_stats st = {0};
     int rc = tool_open_for_reading(prog, argv[optind], (int)busy_ms, &db);

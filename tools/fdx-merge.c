@@ -55,6 +55,7 @@ int main(int argc, char **argv)
     }
     if (argc - optind < 2)
         return tool_usage_error(prog, "expected DST and at least one SRC");
+    fdx_use_fast_json_allocator(); /* every cell read is decoded to check it */
     fdx_store *db;
     fdx_merge_stats ms = {0};
     fdx_commit_stats cs = {0};

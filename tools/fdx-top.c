@@ -197,6 +197,7 @@ int main(int argc, char **argv)
         print_sql(&o);
         return EXIT_OK;
     }
+    fdx_use_fast_json_allocator(); /* every cell read is decoded to check it */
     fdx_store *db;
     rows r = {NULL, 0, 0};
     rc = tool_open_for_reading(prog, argv[optind], 10000, &db);

@@ -143,6 +143,8 @@ typedef struct fdx_row_reader {
     struct fdx_decoder *dec;
     fdx_buf line, dtypes, cands; /* scratch */
     uint64_t rows;
+#define FDX_ROW_MEMO 256
+    fdx_buf memo[FDX_ROW_MEMO]; /* dtypes lists already checked */
 } fdx_row_reader;
 typedef struct fdx_row {
     fdx_cell cell;
