@@ -102,15 +102,19 @@ typedef struct fdx_store fdx_store;
 /* fdx_store_open flags. */
 #define FDX_OPEN_CREATE   0x1 /* create the file when it does not exist */
 #define FDX_OPEN_READONLY 0x2 /* never write (a store on read-only media); no migration */
-/* For readers: writable when the store can be written (so an older schema is
- * migrated), read-only otherwise. */
+/* For readers: the same as FDX_OPEN_READONLY (a reader never creates,
+ * migrates or converts the store it reads). */
 #define FDX_OPEN_FOR_READING 0x4
 
 /*
  * Opens (and with FDX_OPEN_CREATE, creates) the store at path, migrating an
- * older schema. Like sqlite3_open_v2, *out is set even on failure (to NULL
- * only when memory ran out) so fdx_store_errmsg can explain; close it either
- * way.
+ * older schema unless read-only. The store's schema must be exactly the one
+ * fdx creates (FDX_ENOTSTORE otherwise, naming what differs); an empty file
+ * is not a store for a read-only open. Like sqlite3_open_v2, *out is set even
+ * on failure (to NULL only when memory ran out) so fdx_store_errmsg can
+ * explain; close it either way. A handle that created the file and then
+ * failed to open it, or rolled back a transaction before committing any,
+ * removes the file at close if nothing else has written to it meanwhile.
  */
 int fdx_store_open(const char *path, int flags, fdx_store **out);
 
@@ -275,7 +279,9 @@ typedef struct fdx_export_stats {
  * crash between the two renames leaves the new misses beside the previous
  * dispatches. Files get mode 0666 less the umask. Creates outdir (and its
  * parents) when missing (FDX_EMISUSE for ""). Not allowed while a write
- * transaction is open.
+ * transaction is open. Every cell is checked as strictly as a feed line:
+ * FDX_EDATA (naming the table, the cell and the column) for one fdx would
+ * not have written.
  */
 int fdx_store_export(fdx_store *store, const char *outdir, fdx_export_stats *stats);
 
@@ -298,7 +304,8 @@ typedef struct fdx_demand_row {
     const char *ops;    /* the ops involved, comma-separated */
 } fdx_demand_row;
 
-/* Called per row, most demanded first; a non-zero return stops the query. */
+/* Called per row, most demanded first; a non-zero return stops the query.
+ * fdx_store_demand first checks every miss cell as fdx_store_export does. */
 typedef int (*fdx_demand_fn)(void *ctx, const fdx_demand_row *row);
 
 int fdx_store_demand(fdx_store *store, const fdx_demand_filter *filter, fdx_demand_fn fn,
@@ -322,7 +329,9 @@ char *fdx_json_string(const char *s);
  * and errmsg says so); merging one that changed since, a copy of one merged
  * with other runs, or one that holds or says it holds a store already merged,
  * fails with FDX_ECONFLICT and an explanation. What a source says it holds
- * never makes a merge be skipped. A failed merge undoes only itself.
+ * never makes a merge be skipped. A failed merge undoes only itself. The
+ * source is opened read-only and its cells are checked as fdx_store_export
+ * checks them.
  */
 typedef struct fdx_merge_stats {
     uint64_t stores_merged;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "sql_text.h"
 #include "test_util.h"
@@ -704,6 +705,99 @@ START_TEST(empty_file_becomes_a_store)
 }
 END_TEST
 
+/* Readers never create, migrate or convert what they read: an empty file is
+ * not a store and stays empty, a rollback-journal store stays one. */
+START_TEST(reading_changes_nothing)
+{
+    const char *empty = tu_path(dir, "empty.db");
+    tu_write_file(empty, "");
+    ck_assert_int_eq(open_status(empty, FDX_OPEN_FOR_READING, "not an fdx store (it is empty)"),
+                     FDX_ENOTSTORE);
+    struct stat st;
+    ck_assert_int_eq(stat(empty, &st), 0);
+    ck_assert_int_eq(st.st_size, 0);
+    ck_assert_int_eq(ingest_text("x.jsonl", MISS_LINE("1")), FDX_OK);
+    const char *path = tu_path(dir, "s.db");
+    raw_exec(path, "PRAGMA journal_mode = DELETE");
+    fdx_store *db;
+    ck_assert_int_eq(fdx_store_open(path, FDX_OPEN_FOR_READING, &db), FDX_OK);
+    char *out = tu_export(db, tu_path(dir, "out"));
+    ck_assert_str_eq(out, MISS_OUT("1"));
+    free(out);
+    fdx_store_close(db);
+    unsigned char header[20];
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fread(header, 1, sizeof header, f), sizeof header);
+    fclose(f);
+    ck_assert_int_eq(header[18], 1); /* read and write versions: 1 is rollback, 2 WAL */
+    ck_assert_int_eq(header[19], 1);
+}
+END_TEST
+
+/* Before anything is read, the schema must be the one fdx creates. */
+START_TEST(foreign_schema_objects_are_refused)
+{
+    static const struct {
+        const char *sql, *msg;
+    } cases[] = {
+        {"CREATE TRIGGER t AFTER INSERT ON miss_cell BEGIN SELECT 1; END",
+         "has a trigger t on miss_cell"},
+        {"CREATE INDEX i ON miss_cell (count)", "has an index i on miss_cell"},
+        {"DROP VIEW miss_demand", "the view miss_demand is missing"},
+        {"DROP VIEW miss_cells; CREATE VIEW miss_cells AS SELECT 1", "defined differently"},
+        {"ALTER TABLE miss_cell RENAME TO m; CREATE VIEW miss_cell AS SELECT * FROM m",
+         "miss_cell is a view, not a table"},
+    };
+    const char *path = tu_path(dir, "s.db");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        unlink(path);
+        fdx_store_close(tu_open(path));
+        raw_exec(path, cases[i].sql);
+        ck_assert_int_eq(open_status(path, FDX_OPEN_FOR_READING, cases[i].msg), FDX_ENOTSTORE);
+        ck_assert_int_eq(open_status(path, 0, cases[i].msg), FDX_ENOTSTORE);
+    }
+}
+END_TEST
+
+/* A writer that created its store and failed before its first commit leaves
+ * no file behind; one that only opened it keeps it (an empty store on purpose). */
+START_TEST(failed_first_transaction_removes_the_new_store)
+{
+    const char *path = strdup(tu_path(dir, "new.db"));
+    fdx_store *db = tu_open(path);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    fdx_store_close(db);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    ck_assert_int_ne(access(tu_path(dir, "new.db-wal"), F_OK), 0);
+    ck_assert_int_ne(access(tu_path(dir, "new.db-shm"), F_OK), 0);
+    fdx_store_close(tu_open(path));
+    ck_assert_int_eq(access(path, F_OK), 0);
+    free((char *)path);
+}
+END_TEST
+
+/* A writer whose store was removed meanwhile by the writer that created it
+ * fails at commit instead of committing into the removed file. */
+START_TEST(commit_into_a_removed_store_fails)
+{
+    const char *path = strdup(tu_path(dir, "new.db"));
+    const char *feed = strdup(tu_path(dir, "x.jsonl"));
+    tu_write_file(feed, MISS_LINE("1"));
+    fdx_store *creator = tu_open(path), *other = tu_open(path);
+    ck_assert_int_eq(fdx_store_begin(creator), FDX_OK);
+    ck_assert_int_eq(fdx_store_rollback(creator), FDX_OK);
+    fdx_store_close(creator);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    ck_assert_int_eq(fdx_store_begin(other), FDX_EIO);
+    ck_assert_msg(strstr(fdx_store_errmsg(other), "removed"), "%s", fdx_store_errmsg(other));
+    fdx_store_close(other);
+    free((char *)path);
+    free((char *)feed);
+}
+END_TEST
+
 START_TEST(export_needs_a_directory)
 {
     fdx_store *db = tu_open(tu_path(dir, "s.db"));
@@ -785,6 +879,10 @@ Suite *store_suite(void)
     tcase_add_test(tc, missing_store_is_not_created_without_create);
     tcase_add_test(tc, foreign_files_are_refused);
     tcase_add_test(tc, empty_file_becomes_a_store);
+    tcase_add_test(tc, reading_changes_nothing);
+    tcase_add_test(tc, foreign_schema_objects_are_refused);
+    tcase_add_test(tc, failed_first_transaction_removes_the_new_store);
+    tcase_add_test(tc, commit_into_a_removed_store_fails);
     tcase_add_test(tc, export_needs_a_directory);
     tcase_add_test(tc, export_directory_names);
     tcase_add_test(tc, export_replaces_files_and_leaves_no_temporaries);

@@ -14,7 +14,9 @@ static void usage(void)
            "\n"
            "Both files come from one consistent read of DB, one line per cell in a total\n"
            "order, and each replaces its predecessor atomically. OUTDIR is created when\n"
-           "missing; DB must exist (export never creates a store).\n"
+           "missing; DB must exist (export only reads it: it never creates, migrates or\n"
+           "converts a store). Every cell is checked; a store fdx did not write is\n"
+           "refused, so every line written is one fdx-ingest accepts.\n"
            "\n"
            "Options:\n"
            "  --busy-timeout MS   wait up to MS ms for a locked store (default 10000)\n"
@@ -51,6 +53,7 @@ int main(int argc, char **argv)
         return tool_usage_error(prog, "expected DB and OUTDIR");
     if (!*argv[optind + 1])
         return tool_usage_error(prog, "OUTDIR is empty");
+    fdx_use_fast_json_allocator(); /* every cell read is decoded to check it */
     fdx_store *db;
     fdx_export_stats st = {0};
     int rc = tool_open_for_reading(prog, argv[optind], (int)busy_ms, &db);

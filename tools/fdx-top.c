@@ -194,6 +194,7 @@ int main(int argc, char **argv)
         tool_error(prog, "out of memory");
         return EXIT_FAIL;
     }
+    fdx_use_fast_json_allocator(); /* every cell read is decoded to check it */
     fdx_store *db;
     rows r = {NULL, 0, 0, o.json};
     rc = tool_open_for_reading(prog, argv[optind], 10000, &db);

@@ -18,11 +18,9 @@ static void bind_opt(sqlite3_stmt *st, const char *name, const char *value)
         sqlite3_bind_text(st, i, value, -1, SQLITE_STATIC);
 }
 
-int fdx_store_demand(fdx_store *s, const fdx_demand_filter *f, fdx_demand_fn fn, void *ctx)
+static int rank(fdx_store *s, const fdx_demand_filter *f, fdx_demand_fn fn, void *ctx)
 {
-    static const fdx_demand_filter none;
     sqlite3_stmt *st;
-    f = f ? f : &none;
     int rc = fdx_store_stmt(s, FDX_STMT_TOP_DEMAND, &st);
     if (rc != FDX_OK)
         return rc;
@@ -46,6 +44,29 @@ int fdx_store_demand(fdx_store *s, const fdx_demand_filter *f, fdx_demand_fn fn,
     }
     sqlite3_reset(st);
     return src == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, src, "ranking demand");
+}
+
+/* The ranking is over cells checked first, in the same snapshot, as strictly
+ * as an export checks them (a store may come from another host). */
+int fdx_store_demand(fdx_store *s, const fdx_demand_filter *f, fdx_demand_fn fn, void *ctx)
+{
+    static const fdx_demand_filter none;
+    int own = sqlite3_get_autocommit(s->db);
+    int rc = own ? fdx_store_exec(s, FDX_STMT_BEGIN_READ) : FDX_OK;
+    if (rc != FDX_OK)
+        return rc;
+    rc = fdx_row_check_all(s, FDX_KIND_MISS);
+    if (rc == FDX_OK)
+        rc = rank(s, f ? f : &none, fn, ctx);
+    if (own) {
+        char saved[sizeof s->errmsg];
+        memcpy(saved, s->errmsg, sizeof saved);
+        int end = fdx_store_exec(s, rc == FDX_OK ? FDX_STMT_COMMIT : FDX_STMT_ROLLBACK);
+        if (rc != FDX_OK)
+            memcpy(s->errmsg, saved, sizeof saved);
+        rc = rc != FDX_OK ? rc : end;
+    }
+    return rc;
 }
 
 char *fdx_json_string(const char *s)

@@ -234,19 +234,21 @@ static int copy_cells(fdx_store *dst, fdx_store *src, fdx_kind kind, uint64_t *c
         return fdx_store_fail(dst, rc, "%s (reading its cells)", src->errmsg);
     fdx_stmt_id upsert =
         kind == FDX_KIND_MISS ? FDX_STMT_MISS_UPSERT : FDX_STMT_MERGE_DISPATCH_UPSERT;
+    fdx_row_reader reader = {0};
+    fdx_row row;
     int src_rc = SQLITE_DONE;
+    if (rc == FDX_OK && (rc = fdx_row_reader_init(&reader, src, kind)) != FDX_OK)
+        return fdx_store_fail(dst, rc, "%s", src->errmsg);
     while (rc == FDX_OK && (src_rc = sqlite3_step(st)) == SQLITE_ROW) {
-        fdx_cell cell;
-        fdx_str cands = FDX_NO_CANDS;
-        int i = fdx_row_cell(st, kind, &cell);
-        if (kind == FDX_KIND_DISPATCH)
-            cands = fdx_column_text(st, i++);
-        uint64_t count = (uint64_t)sqlite3_column_int64(st, i++);
-        int64_t set_at = sqlite3_column_int64(st, i);
-        int has_set_at = kind == FDX_KIND_DISPATCH && sqlite3_column_type(st, i) != SQLITE_NULL;
-        rc = fdx_store_upsert(dst, upsert, &cell, count, cands, has_set_at ? &set_at : NULL);
+        if ((rc = fdx_row_read(&reader, st, &row)) != FDX_OK) {
+            rc = fdx_store_fail(dst, rc, "%s", src->errmsg);
+            break;
+        }
+        rc = fdx_store_upsert(dst, upsert, &row.cell, row.count, row.cands,
+                              row.has_set_at ? &row.set_at : NULL);
         (*cells)++;
     }
+    fdx_row_reader_free(&reader);
     if (rc == FDX_OK && src_rc != SQLITE_DONE) {
         fdx_store_fail_sqlite(src, src_rc, "reading cells");
         rc = fdx_store_fail(dst, FDX_EIO, "%s", src->errmsg);

@@ -6,6 +6,7 @@
 #define FDX_STORE_INTERNAL_H
 
 #include <sqlite3.h>
+#include <sys/types.h>
 
 #include "cell/agg.h"
 #include "common/buf.h"
@@ -44,6 +45,7 @@ typedef enum fdx_stmt_id {
     FDX_STMT_LEDGER_DIGEST,
     FDX_STMT_IDENTITY_MARK,
     FDX_STMT_HAS_CELLS,
+    FDX_STMT_STORE_UNUSED,
     FDX_STMT_COUNT
 } fdx_stmt_id;
 
@@ -70,6 +72,13 @@ struct fdx_store {
     char errmsg[1024];
     int in_txn;
     int readonly;
+    int created;     /* this handle created the file */
+    int open_failed; /* fdx_store_open returned an error */
+    int began;       /* a write transaction was begun */
+    int committed;   /* a write transaction was committed */
+    int on_disk;     /* dev and ino are those of the file opened (not :memory:) */
+    dev_t dev;       /* to tell whether path still names the file opened */
+    ino_t ino;
     int busy_ms;
     fdx_agg *pending;  /* recorded in this transaction, not yet written */
     fdx_agg *path_agg; /* recorded by the ingest under way (newer than pending) */
@@ -88,6 +97,13 @@ int fdx_store_fail(fdx_store *s, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Sets errmsg to "what: <SQLite's message>"; returns the matching fdx code. */
 int fdx_store_fail_sqlite(fdx_store *s, int rc, const char *what);
+
+/* The schema (schema.c): its current version, the migrations from version
+ * `from` run on db (an SQLite status, the reason in err), and the check that
+ * the open store's schema is exactly the one fdx creates. */
+int fdx_schema_version(void);
+int fdx_schema_migrate(sqlite3 *db, int64_t from, char *err, size_t errsz);
+int fdx_schema_check(fdx_store *s);
 
 /* The cached statement, reset and with bindings cleared. */
 int fdx_store_stmt(fdx_store *s, fdx_stmt_id id, sqlite3_stmt **out);
@@ -119,10 +135,35 @@ int fdx_store_end_path(fdx_store *s, int ok);
 int fdx_store_upsert(fdx_store *s, fdx_stmt_id id, const fdx_cell *c, uint64_t count, fdx_str cands,
                      const int64_t *set_at);
 
-/* A result row's columns (as the export queries order them) into a cell;
- * returns the index of the next column (export.c). */
-int fdx_row_cell(sqlite3_stmt *st, fdx_kind kind, fdx_cell *c);
-fdx_str fdx_column_text(sqlite3_stmt *st, int i);
+/*
+ * Reading cells from a store, each checked as strictly as a feed line (row.c).
+ * The rows are those of the export and merge-read queries.
+ */
+struct fdx_decoder;
+typedef struct fdx_row_reader {
+    fdx_store *s;
+    fdx_kind kind;
+    struct fdx_decoder *dec;
+    fdx_buf line, dtypes, cands; /* scratch */
+    uint64_t rows;
+#define FDX_ROW_MEMO 256
+    fdx_buf memo[FDX_ROW_MEMO]; /* dtypes lists already checked */
+} fdx_row_reader;
+typedef struct fdx_row {
+    fdx_cell cell;
+    fdx_str cands;
+    uint64_t count;
+    int has_set_at; /* merge reads: candidates_set_at is not NULL */
+    int64_t set_at;
+    fdx_str line; /* the export line, '\n' included */
+} fdx_row;
+int fdx_row_reader_init(fdx_row_reader *r, fdx_store *s, fdx_kind kind);
+void fdx_row_reader_free(fdx_row_reader *r);
+/* The current row of st, valid until the next call; FDX_EDATA (with the
+ * file, the table, the cell and what is wrong) for a row fdx would not write. */
+int fdx_row_read(fdx_row_reader *r, sqlite3_stmt *st, fdx_row *row);
+/* Checks every cell of one kind (the merge-read query). */
+int fdx_row_check_all(fdx_store *s, fdx_kind kind);
 
 /* Ledger (ledger.c). */
 void fdx_ledger_reset(fdx_store *s);
