@@ -141,6 +141,24 @@ int fdx_store_commit(fdx_store *store, fdx_commit_stats *stats);
 int fdx_store_rollback(fdx_store *store);
 
 /*
+ * Capture time. Every write transaction has one (default: when
+ * fdx_store_begin ran); the cells it changes gain its observations on that
+ * UTC day in the store's history (the miss_daily and dispatch_daily views).
+ * A backfill sets it right after fdx_store_begin, before anything is
+ * recorded (FDX_EMISUSE otherwise). Unix seconds, 1970-01-01 to 9999-12-31.
+ */
+int fdx_store_set_time(fdx_store *store, int64_t unix_seconds);
+/* Parses a capture time as users write it: YYYY-MM-DD (midnight UTC), an
+ * RFC 3339 UTC time such as 2026-10-01T12:00:00Z (Z or +00:00; fractions of
+ * a second are dropped, a leap second counts as :59), or @UNIX_SECONDS.
+ * FDX_OK, or FDX_EDATA for anything else. */
+int fdx_parse_time(const char *text, int64_t *unix_seconds);
+/* How many days before the latest one keep daily history (default 90, kept
+ * in the store); older days are rolled into months at commit. Inside a
+ * transaction. */
+int fdx_store_set_daily_days(fdx_store *store, int days);
+
+/*
  * Adds one record to the open transaction. Returns FDX_EDATA (and leaves the
  * transaction untouched) when a string is not valid UTF-8. Cells are
  * aggregated in memory and written at commit; reads see them after commit.
@@ -249,6 +267,11 @@ typedef struct fdx_demand_filter {
     const char *op;
     const char *kernel_source; /* of the fallback */
     int64_t limit;             /* rows at most; <= 0: all */
+    /* A window of capture days (Unix seconds, each standing for its UTC day):
+     * misses of the days from since's up to, not including, until's. 0: open
+     * (both 0: the cells' totals). */
+    int64_t since;
+    int64_t until;
 } fdx_demand_filter;
 
 typedef struct fdx_demand_row {
@@ -265,8 +288,29 @@ typedef int (*fdx_demand_fn)(void *ctx, const fdx_demand_row *row);
 int fdx_store_demand(fdx_store *store, const fdx_demand_filter *filter, fdx_demand_fn fn,
                      void *ctx);
 /* The SQL fdx_store_demand runs, with named parameters :cc, :sku, :op,
- * :source and :top, for taking a question further in sqlite3. */
+ * :source and :top, for taking a question further in sqlite3; with a window,
+ * fdx_demand_window_sql, with :since and :until too ('YYYY-MM-DD' or NULL). */
 const char *fdx_demand_sql(void);
+const char *fdx_demand_window_sql(void);
+
+/* The growth ranking: misses per wanted key in the `days` days before the
+ * filter's until (0: up to and including the latest day in the history)
+ * against the `days` days before those; the filter's since is ignored. */
+typedef struct fdx_growth_row {
+    const char *wanted;
+    uint64_t misses;   /* in the window */
+    uint64_t previous; /* in the window before it */
+    int64_t growth;    /* misses - previous */
+    int is_new;        /* no misses at all before the window */
+    const char *ops;
+} fdx_growth_row;
+
+typedef int (*fdx_growth_fn)(void *ctx, const fdx_growth_row *row);
+
+int fdx_store_growth(fdx_store *store, const fdx_demand_filter *filter, int days, fdx_growth_fn fn,
+                     void *ctx);
+/* Its SQL: the parameters of fdx_demand_sql, :until and :days. */
+const char *fdx_growth_sql(void);
 /* s as a JSON string literal, quotes included, escaped as the feeds are;
  * malloc'd (NULL when memory runs out). */
 char *fdx_json_string(const char *s);
@@ -367,6 +411,10 @@ int fdx_sink_flush_all(fdx_sink *sink, const char *dir, size_t *miss_lines, size
  * record twice; on failure the sink and the store are unchanged.
  */
 int fdx_sink_drain_to_store(fdx_sink *sink, fdx_store *store, fdx_commit_stats *stats);
+/* The same, with the capture time of the transaction (Unix seconds; see
+ * fdx_store_set_time). */
+int fdx_sink_drain_to_store_at(fdx_sink *sink, fdx_store *store, int64_t unix_seconds,
+                               fdx_commit_stats *stats);
 
 #ifdef __cplusplus
 }

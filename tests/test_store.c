@@ -587,13 +587,15 @@ START_TEST(older_schema_is_migrated)
     ck_assert_int_eq(sqlite3_prepare_v2(raw,
                                         "SELECT (SELECT user_version FROM pragma_user_version()),"
                                         " (SELECT count(*) FROM ingest_ledger),"
-                                        " (SELECT misses FROM miss_demand WHERE wanted = 'w')",
+                                        " (SELECT misses FROM miss_demand WHERE wanted = 'w'),"
+                                        " (SELECT sum(count) FROM miss_daily WHERE wanted = 'w')",
                                         -1, &st, NULL),
                      SQLITE_OK);
     ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-    ck_assert_int_eq(sqlite3_column_int(st, 0), 3);
+    ck_assert_int_eq(sqlite3_column_int(st, 0), 4);
     ck_assert_int_eq(sqlite3_column_int(st, 1), 1);
     ck_assert_int_eq(sqlite3_column_int(st, 2), 5); /* the old cell and the new one */
+    ck_assert_int_eq(sqlite3_column_int(st, 3), 5); /* its history adds up to its total */
     sqlite3_finalize(st);
     sqlite3_close(raw);
 }

@@ -1,8 +1,10 @@
-/* The miss demand ranking behind fdx-top, over the embedded query. */
+/* The miss demand rankings behind fdx-top (totals, a window, growth), over
+ * the embedded queries. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "codec/encode.h"
+#include "common/when.h"
 #include "sql_text.h"
 #include "store/store_internal.h"
 
@@ -11,11 +13,55 @@ const char *fdx_demand_sql(void)
     return fdx_sql_top_demand;
 }
 
+const char *fdx_demand_window_sql(void)
+{
+    return fdx_sql_top_window;
+}
+
+const char *fdx_growth_sql(void)
+{
+    return fdx_sql_top_growth;
+}
+
 static void bind_opt(sqlite3_stmt *st, const char *name, const char *value)
 {
     int i = sqlite3_bind_parameter_index(st, name);
     if (i > 0 && value)
-        sqlite3_bind_text(st, i, value, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, i, value, -1, SQLITE_TRANSIENT);
+}
+
+/* A capture time's day as the queries take it; NULL for 0 (open). */
+static void bind_day(sqlite3_stmt *st, const char *name, int64_t unix_seconds)
+{
+    char day[FDX_DAY_TEXT];
+    if (!unix_seconds)
+        return;
+    fdx_day_format(unix_seconds / FDX_SECONDS_PER_DAY, day);
+    bind_opt(st, name, day);
+}
+
+/* Prepares a ranking with the filter bound. */
+static int prepare(fdx_store *s, fdx_stmt_id id, const fdx_demand_filter *f, sqlite3_stmt **out)
+{
+    sqlite3_stmt *st;
+    int rc = fdx_store_stmt(s, id, &st);
+    if (rc != FDX_OK)
+        return rc;
+    bind_opt(st, ":cc", f->compute_capability);
+    bind_opt(st, ":sku", f->hardware_sku);
+    bind_opt(st, ":op", f->op);
+    bind_opt(st, ":source", f->kernel_source);
+    bind_day(st, ":since", f->since);
+    bind_day(st, ":until", f->until);
+    sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":top"), f->limit > 0 ? f->limit : -1);
+    *out = st;
+    return FDX_OK;
+}
+
+static const char *text_or_empty(sqlite3_stmt *st, int i)
+{
+    const char *t = (const char *)sqlite3_column_text(st, i);
+    return t ? t : "";
 }
 
 int fdx_store_demand(fdx_store *s, const fdx_demand_filter *f, fdx_demand_fn fn, void *ctx)
@@ -23,22 +69,14 @@ int fdx_store_demand(fdx_store *s, const fdx_demand_filter *f, fdx_demand_fn fn,
     static const fdx_demand_filter none;
     sqlite3_stmt *st;
     f = f ? f : &none;
-    int rc = fdx_store_stmt(s, FDX_STMT_TOP_DEMAND, &st);
+    int rc = prepare(s, f->since || f->until ? FDX_STMT_TOP_WINDOW : FDX_STMT_TOP_DEMAND, f, &st);
     if (rc != FDX_OK)
         return rc;
-    bind_opt(st, ":cc", f->compute_capability);
-    bind_opt(st, ":sku", f->hardware_sku);
-    bind_opt(st, ":op", f->op);
-    bind_opt(st, ":source", f->kernel_source);
-    sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":top"), f->limit > 0 ? f->limit : -1);
     int src;
     while ((src = sqlite3_step(st)) == SQLITE_ROW) {
-        fdx_demand_row row = {
-            (const char *)sqlite3_column_text(st, 0), (uint64_t)sqlite3_column_int64(st, 1),
-            (uint64_t)sqlite3_column_int64(st, 2), (uint64_t)sqlite3_column_int64(st, 3),
-            (const char *)sqlite3_column_text(st, 4)};
-        if (!row.ops)
-            row.ops = "";
+        fdx_demand_row row = {text_or_empty(st, 0), (uint64_t)sqlite3_column_int64(st, 1),
+                              (uint64_t)sqlite3_column_int64(st, 2),
+                              (uint64_t)sqlite3_column_int64(st, 3), text_or_empty(st, 4)};
         if (fn(ctx, &row) != 0) {
             src = SQLITE_DONE;
             break;
@@ -46,6 +84,35 @@ int fdx_store_demand(fdx_store *s, const fdx_demand_filter *f, fdx_demand_fn fn,
     }
     sqlite3_reset(st);
     return src == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, src, "ranking demand");
+}
+
+int fdx_store_growth(fdx_store *s, const fdx_demand_filter *f, int days, fdx_growth_fn fn,
+                     void *ctx)
+{
+    static const fdx_demand_filter none;
+    sqlite3_stmt *st;
+    f = f ? f : &none;
+    if (days < 1)
+        return fdx_store_fail(s, FDX_EMISUSE, "a growth window must be at least one day");
+    int rc = prepare(s, FDX_STMT_TOP_GROWTH, f, &st);
+    if (rc != FDX_OK)
+        return rc;
+    sqlite3_bind_int(st, sqlite3_bind_parameter_index(st, ":days"), days);
+    int src;
+    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+        fdx_growth_row row = {text_or_empty(st, 0),
+                              (uint64_t)sqlite3_column_int64(st, 1),
+                              (uint64_t)sqlite3_column_int64(st, 2),
+                              sqlite3_column_int64(st, 3),
+                              sqlite3_column_int(st, 4),
+                              text_or_empty(st, 5)};
+        if (fn(ctx, &row) != 0) {
+            src = SQLITE_DONE;
+            break;
+        }
+    }
+    sqlite3_reset(st);
+    return src == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, src, "ranking growth");
 }
 
 char *fdx_json_string(const char *s)

@@ -110,6 +110,7 @@ int fdx_ledger_finish(fdx_store *s)
                              s->txn_stats.cells_updated};
     for (int i = 0; i < 7; i++)
         sqlite3_bind_int64(st, 5 + i, (int64_t)nums[i]);
+    sqlite3_bind_int64(st, 12, s->txn_at);
     return step_done(s, st, "writing the ledger");
 }
 

@@ -22,8 +22,8 @@ typedef enum fdx_stmt_id {
     FDX_STMT_ROLLBACK_TO,
     FDX_STMT_MISS_UPSERT,
     FDX_STMT_DISPATCH_UPSERT,
-    FDX_STMT_MISS_EXISTS,
-    FDX_STMT_DISPATCH_EXISTS,
+    FDX_STMT_MISS_CELL_ID,
+    FDX_STMT_DISPATCH_CELL_ID,
     FDX_STMT_MISS_EXPORT,
     FDX_STMT_DISPATCH_EXPORT,
     FDX_STMT_CELL_COUNTS,
@@ -41,6 +41,13 @@ typedef enum fdx_stmt_id {
     FDX_STMT_MERGED_FIND,
     FDX_STMT_MERGED_INSERT,
     FDX_STMT_TOP_DEMAND,
+    FDX_STMT_TOP_WINDOW,
+    FDX_STMT_TOP_GROWTH,
+    FDX_STMT_HISTORY_CONFIG_READ,
+    FDX_STMT_HISTORY_CONFIG_WRITE,
+    FDX_STMT_HISTORY_ADD,
+    FDX_STMT_HISTORY_ROLLUP,
+    FDX_STMT_HISTORY_ROLLUP_CLEAR,
     FDX_STMT_COUNT
 } fdx_stmt_id;
 
@@ -61,6 +68,16 @@ typedef struct fdx_txn_ledger {
     uint64_t merged; /* stores folded in by fdx_store_merge */
 } fdx_txn_ledger;
 
+/* history_config as the open transaction sees it (history.c). */
+typedef struct fdx_history_config {
+    int loaded;
+    int dirty;
+    int64_t daily_days;
+    int64_t rolled_before; /* first day kept daily; earlier rows are months */
+    int64_t latest_day;    /* INT64_MIN: no history yet */
+    int64_t next_cell_id;
+} fdx_history_config;
+
 struct fdx_store {
     sqlite3 *db;
     char *path;
@@ -77,6 +94,8 @@ struct fdx_store {
     fdx_commit_stats txn_stats;
     fdx_txn_ledger ledger;
     int64_t txn_time_ms; /* when the transaction began, Unix ms */
+    int64_t txn_at;      /* the capture time, Unix seconds (history.c) */
+    fdx_history_config hist;
     sqlite3_stmt *stmts[FDX_STMT_COUNT];
 };
 
@@ -114,12 +133,29 @@ int fdx_store_end_path(fdx_store *s, int ok);
  * unknown).
  */
 int fdx_store_upsert(fdx_store *s, fdx_stmt_id id, const fdx_cell *c, uint64_t count, fdx_str cands,
-                     const int64_t *set_at);
+                     const int64_t *set_at, int64_t *cell_id);
+/* Binds a cell's key columns from ?1 in the order the .sql files number them;
+ * returns the next parameter index. */
+int fdx_bind_key(sqlite3_stmt *st, const fdx_cell *c);
 
 /* A result row's columns (as the export queries order them) into a cell;
  * returns the index of the next column (export.c). */
 int fdx_row_cell(sqlite3_stmt *st, fdx_kind kind, fdx_cell *c);
 fdx_str fdx_column_text(sqlite3_stmt *st, int i);
+
+/* History (history.c). */
+/* Reads history_config into s->hist once per transaction. */
+int fdx_history_load(fdx_store *s);
+/* Adds count observations of a cell on day (a day number) from origin. */
+int fdx_history_add(fdx_store *s, int64_t cell_id, int64_t day, int64_t origin, uint64_t count);
+/* The history key of a day: the day itself, or its month once rolled up. */
+int64_t fdx_history_bucket(const fdx_store *s, int64_t day);
+/* The day a transaction's own observations go to. */
+int64_t fdx_history_txn_day(const fdx_store *s);
+/* Before COMMIT: rolls up what left the daily window, stores the counters. */
+int fdx_history_finish(fdx_store *s);
+/* Starts a transaction's capture time at now. */
+void fdx_history_begin(fdx_store *s);
 
 /* Ledger (ledger.c). */
 void fdx_ledger_reset(fdx_store *s);
