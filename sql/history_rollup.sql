@@ -15,4 +15,4 @@ FROM (SELECT cell, origin,
       WHERE day >= ?1 AND day < ?2
       GROUP BY cell, origin, month)
 WHERE true
-ON CONFLICT (cell, day, origin) DO UPDATE SET count = excluded.count;
+ON CONFLICT (day, cell, origin) DO UPDATE SET count = excluded.count;

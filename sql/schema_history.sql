@@ -37,7 +37,7 @@ CREATE TABLE cell_history (
     day    INTEGER NOT NULL,
     origin INTEGER NOT NULL,
     count  INTEGER NOT NULL CHECK (count >= 1),
-    PRIMARY KEY (cell, day, origin)
+    PRIMARY KEY (day, cell, origin)
 ) STRICT, WITHOUT ROWID;
 
 -- The ledgers of the stores merged in (directly or through other stores),
@@ -54,6 +54,12 @@ CREATE TABLE merged_ledger (
     committed_at  TEXT    NOT NULL,
     PRIMARY KEY (store_id, id)
 ) STRICT;
+
+-- Day first: a day's ingest appends its rows at the end of the table instead
+-- of touching every page of it, and a window of days is a range. A cell's
+-- rows are found through its id.
+CREATE UNIQUE INDEX miss_cell_by_id ON miss_cell (cell_id);
+CREATE UNIQUE INDEX dispatch_cell_by_id ON dispatch_cell (cell_id);
 
 -- Cells from before this version: numbered in key order, their whole count
 -- on the day of the ingest that last changed them (the migration's day when

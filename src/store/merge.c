@@ -193,6 +193,8 @@ static int merge_from(fdx_store *dst, fdx_store *src, const char *path, fdx_merg
         if (rc == FDX_OK)
             rc = copy_cells(dst, src, FDX_KIND_DISPATCH, &stats->cells_read);
         if (rc == FDX_OK)
+            rc = fdx_merge_history(dst, src);
+        if (rc == FDX_OK)
             rc = record_lineage(dst, path, &l);
     }
     if (rc == FDX_OK) {

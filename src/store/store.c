@@ -61,6 +61,12 @@ static const char *const stmt_text[FDX_STMT_COUNT] = {
     [FDX_STMT_HISTORY_CONFIG_READ] = fdx_sql_history_config_read,
     [FDX_STMT_HISTORY_CONFIG_WRITE] = fdx_sql_history_config_write,
     [FDX_STMT_HISTORY_ADD] = fdx_sql_history_add,
+    [FDX_STMT_HISTORY_ORIGIN_ID] = fdx_sql_history_origin_id,
+    [FDX_STMT_MERGE_READ_MISS_HISTORY] = fdx_sql_merge_read_miss_history,
+    [FDX_STMT_MERGE_READ_DISPATCH_HISTORY] = fdx_sql_merge_read_dispatch_history,
+    [FDX_STMT_MERGE_READ_ORIGINS] = fdx_sql_merge_read_origins,
+    [FDX_STMT_MERGE_READ_LEDGER] = fdx_sql_merge_read_ledger,
+    [FDX_STMT_MERGED_LEDGER_INSERT] = fdx_sql_merged_ledger_insert,
     [FDX_STMT_HISTORY_ROLLUP] = fdx_sql_history_rollup,
     [FDX_STMT_HISTORY_ROLLUP_CLEAR] = fdx_sql_history_rollup_clear,
 };

@@ -46,6 +46,12 @@ typedef enum fdx_stmt_id {
     FDX_STMT_HISTORY_CONFIG_READ,
     FDX_STMT_HISTORY_CONFIG_WRITE,
     FDX_STMT_HISTORY_ADD,
+    FDX_STMT_HISTORY_ORIGIN_ID,
+    FDX_STMT_MERGE_READ_MISS_HISTORY,
+    FDX_STMT_MERGE_READ_DISPATCH_HISTORY,
+    FDX_STMT_MERGE_READ_ORIGINS,
+    FDX_STMT_MERGE_READ_LEDGER,
+    FDX_STMT_MERGED_LEDGER_INSERT,
     FDX_STMT_HISTORY_ROLLUP,
     FDX_STMT_HISTORY_ROLLUP_CLEAR,
     FDX_STMT_COUNT
@@ -156,6 +162,10 @@ int64_t fdx_history_txn_day(const fdx_store *s);
 int fdx_history_finish(fdx_store *s);
 /* Starts a transaction's capture time at now. */
 void fdx_history_begin(fdx_store *s);
+
+/* Carries src's history and ledger into dst's open transaction after its
+ * cells (merge_history.c). */
+int fdx_merge_history(fdx_store *dst, fdx_store *src);
 
 /* Ledger (ledger.c). */
 void fdx_ledger_reset(fdx_store *s);
