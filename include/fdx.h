@@ -315,6 +315,32 @@ const char *fdx_growth_sql(void);
  * malloc'd (NULL when memory runs out). */
 char *fdx_json_string(const char *s);
 
+/* ---- Comparing stores ---------------------------------------------------
+ * Per-cell count changes from store (before) to the store at other_path
+ * (after): before and after a release, or two hosts. Cells whose counts are
+ * equal are left out; a cell missing from a store counts 0 there. Most
+ * changed first. Strings as the views show them (revision as 16 hex digits,
+ * dtypes as "F16,F16", compute capability as "8.9" or "cpu"). */
+typedef struct fdx_diff_row {
+    const char *kind; /* "miss" or "dispatch" */
+    const char *key;  /* wanted or structure key; NULL for an unkeyed dispatch */
+    const char *backend;
+    const char *op;
+    const char *dtypes;
+    const char *kernel_source;
+    const char *kernel_revision;
+    const char *compute_capability;
+    const char *hardware_sku;
+    const char *driver_version;
+    uint64_t before;
+    uint64_t after;
+    int64_t change; /* after - before */
+} fdx_diff_row;
+
+typedef int (*fdx_diff_fn)(void *ctx, const fdx_diff_row *row);
+
+int fdx_store_diff(fdx_store *store, const char *other_path, fdx_diff_fn fn, void *ctx);
+
 /* ---- Merging stores ----------------------------------------------------
  * Folds the cells of the store at src_path into the open transaction: counts
  * add, and for each dispatch cell the candidates list set last wins (ties go

@@ -46,4 +46,72 @@ for args in "--since x" "--until 2026-02-30" "--growth 0" "--growth 7x" "--growt
   expect 2 "fdx-top $args" -- "$TOP" $args "$T/now.db"
 done
 
+# Retention: with a 10-day daily window, whole months before it roll into
+# buckets on their first day, a backfill into a rolled month lands in its
+# bucket, and each cell's days still add up to its total.
+R=$T/ret.db
+for at_count in 2026-01-05:1 2026-01-20:2 2026-02-10:3 2026-03-15:4 2026-01-25:5; do
+  { miss w1 "${at_count#*:}" 8.9; miss w2 1; } >"$T/r.jsonl"
+  expect 0 "ingest at ${at_count%:*}" -- "$INGEST" -q --daily-days 10 --at "${at_count%:*}" "$R" "$T/r.jsonl"
+done
+is "$(q "$R" "SELECT group_concat(day || ' ' || span || ' ' || count, ', ') FROM (SELECT * FROM miss_daily WHERE wanted = 'w1' ORDER BY day)")" \
+   "2026-01-01 month 8, 2026-02-01 month 3, 2026-03-15 day 4" "w1's history across the rollup"
+is "$(q "$R" "SELECT group_concat(day || ' ' || count, ', ') FROM (SELECT * FROM miss_daily WHERE wanted = 'w2' ORDER BY day)")" \
+   "2026-01-01 3, 2026-02-01 1, 2026-03-15 1" "w2's history across the rollup"
+is "$(q "$R" "SELECT count(*) FROM miss_cells AS c WHERE count <> (SELECT sum(count) FROM miss_daily AS d WHERE d.wanted = c.wanted)")" 0 "days add up to totals"
+is "$(q "$R" "SELECT daily_days, date(rolled_before * 86400, 'unixepoch') FROM history_config")" "10|2026-03-01" "the window is kept in the store"
+# the window moves with the latest day; a later ingest without --daily-days keeps it
+miss w1 1 8.9 >"$T/r.jsonl"
+expect 0 "ingest in April" -- "$INGEST" -q --at 2026-04-20 "$R" "$T/r.jsonl"
+is "$(q "$R" "SELECT group_concat(day || ' ' || span || ' ' || count, ', ') FROM (SELECT * FROM miss_daily WHERE wanted = 'w1' ORDER BY day)")" \
+   "2026-01-01 month 8, 2026-02-01 month 3, 2026-03-01 month 4, 2026-04-20 day 1" "the window moved to April"
+expect 2 "--daily-days 0" -- "$INGEST" --daily-days 0 "$R" "$T/r.jsonl"
+
+# Saturation: a day's count and a month bucket saturate at 2^63-1 as the total does.
+S=$T/sat.db
+for at_count in 2026-01-05:9223372036854775807 2026-01-06:5 2026-03-15:1; do
+  miss w1 "${at_count#*:}" >"$T/r.jsonl"
+  expect 0 "ingest at ${at_count%:*}" -- "$INGEST" -q --daily-days 10 --at "${at_count%:*}" "$S" "$T/r.jsonl"
+done
+is "$(q "$S" "SELECT (SELECT count FROM miss_cell) || ' ' || group_concat(day || ' ' || count, ', ') FROM (SELECT * FROM miss_daily ORDER BY day)")" \
+   "9223372036854775807 2026-01-01 9223372036854775807, 2026-03-15 1" "saturated bucket and total"
+
+# The views sort and join compute capability as integers, and a CPU joins.
+V=$T/views.db
+{ miss k 1 8.9; miss k 2 9.0; miss k 3 10.0; miss k 4 12.0; miss k 5; } >"$T/v.jsonl"
+expect 0 "ingest cc" -- "$INGEST" -q "$V" "$T/v.jsonl"
+is "$(q "$V" "SELECT group_concat(compute_capability, ' ') FROM (SELECT * FROM miss_cells ORDER BY cc_major, cc_minor)")" \
+   "cpu 8.9 9.0 10.0 12.0" "cc order"
+is "$(q "$V" "SELECT group_concat(compute_capability, ' ') FROM (SELECT * FROM miss_cells WHERE cc_major >= 9 ORDER BY cc_major)")" \
+   "9.0 10.0 12.0" "cc >= 9"
+for view in miss_cells miss_daily miss_demand_by_device miss_daily_by_store; do
+  is "$(q "$V" "SELECT typeof(cc_major) || typeof(cc_minor) FROM $view WHERE compute_capability = 'cpu'")" "integerinteger" "$view has integer cc"
+done
+{ miss k 7 8.9; miss k 9; } >"$T/v2.jsonl"
+expect 0 "ingest cc 2" -- "$INGEST" -q "$T/views2.db" "$T/v2.jsonl"
+is "$(sqlite3 "$V" "ATTACH '$T/views2.db' AS b; SELECT group_concat(a.compute_capability || ':' || (x.count - a.count), ' ') FROM miss_cells AS a JOIN b.miss_cells AS x USING (wanted, kernel_source, kernel_revision, cc_major, cc_minor, hardware_sku, driver_version) ORDER BY 1")" \
+   "8.9:6 cpu:4" "an ATTACH diff keeps the CPU cell"
+is "$(sqlite3 "$V" "ATTACH '$T/views2.db' AS b; SELECT count(*) FROM miss_cells AS a JOIN b.miss_cells AS x USING (wanted, compute_capability)")" 2 "compute_capability joins"
+expect 0 "fdx-top --cc cpu" -- "$TOP" --json --cc cpu "$V"
+has out '"misses":5'
+expect 0 "fdx-top --cc 10.0" -- "$TOP" --json --cc 10.0 "$V"
+has out '"misses":3'
+
+# fdx-diff: per-cell changes, largest first, a cell missing from a store
+# counting 0, the CPU cell paired like any other; table and JSON.
+DIFF=$B/fdx-diff
+expect 0 "fdx-diff --help" -- "$DIFF" --help; has out "Usage:"
+expect 0 "fdx-diff --version" -- "$DIFF" --version; has out "fdx"
+expect 2 "fdx-diff one store" -- "$DIFF" "$V"
+expect 2 "fdx-diff bad option" -- "$DIFF" --bogus "$V" "$V"
+expect 1 "fdx-diff missing store" -- "$DIFF" "$V" "$T/nosuch.db"
+has err "nosuch.db"
+expect 0 "fdx-diff json" -- "$DIFF" --json -n 0 "$V" "$T/views2.db"
+is "$(python3 -c 'import json,sys; print(" ".join("%s:%d:%d:%d" % (r["compute_capability"], r["before"], r["after"], r["change"]) for r in json.load(open(sys.argv[1]))))' "$T/out")" \
+   "8.9:1:7:6 cpu:5:9:4 12.0:4:0:-4 10.0:3:0:-3 9.0:2:0:-2" "fdx-diff --json"
+expect 0 "fdx-diff table" -- "$DIFF" -n 2 "$V" "$T/views2.db"
+is "$(awk 'NR > 1 { print $1, $4, $5 }' "$T/out" | tr '\n' ' ')" "+6 miss 8.9 +4 miss cpu " "fdx-diff table, top 2"
+expect 0 "fdx-diff same store" -- "$DIFF" --json "$V" "$V"
+is "$(cat "$T/out")" "[]" "no change against itself"
+
 finish
