@@ -341,6 +341,32 @@ typedef int (*fdx_diff_fn)(void *ctx, const fdx_diff_row *row);
 
 int fdx_store_diff(fdx_store *store, const char *other_path, fdx_diff_fn fn, void *ctx);
 
+/* ---- Pruning ------------------------------------------------------------
+ * Removes from the open transaction the cells (and their history) that pass
+ * every filter given (NULL / 0: does not filter; at least one is needed), and
+ * records it in the ledger (kind 'prune', details in prune_log): the ledger
+ * moving on is what keeps a pruned copy of a store from being taken for the
+ * full one by fdx_store_merge, and a store merged before the prune is still
+ * recognised when merged again, so its cells are neither brought back nor
+ * counted twice. */
+typedef struct fdx_prune_filter {
+    const char *driver_version;
+    const char *kernel_revision; /* 16 hex digits, as the views show it */
+    const char *kernel_source;
+    const char *op;
+    const char *compute_capability; /* "8.9", or "cpu" */
+    const char *hardware_sku;
+    int64_t before; /* Unix seconds: cells with no observation on that UTC day or later */
+} fdx_prune_filter;
+
+typedef struct fdx_prune_stats {
+    uint64_t miss_cells;
+    uint64_t dispatch_cells;
+    uint64_t observations; /* their counts summed, saturating at 2^63-1 */
+} fdx_prune_stats;
+
+int fdx_store_prune(fdx_store *store, const fdx_prune_filter *filter, fdx_prune_stats *stats);
+
 /* ---- Merging stores ----------------------------------------------------
  * Folds the cells of the store at src_path into the open transaction: counts
  * add, and for each dispatch cell the candidates list set last wins (ties go

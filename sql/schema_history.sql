@@ -17,7 +17,6 @@
 -- least daily_days days before the latest day stay daily.
 ALTER TABLE miss_cell ADD COLUMN cell_id INTEGER;
 ALTER TABLE dispatch_cell ADD COLUMN cell_id INTEGER;
-ALTER TABLE ingest_ledger ADD COLUMN captured_at INTEGER;
 
 CREATE TABLE history_config (
     one           INTEGER PRIMARY KEY CHECK (one = 1),
@@ -61,10 +60,61 @@ CREATE TABLE merged_ledger (
 CREATE UNIQUE INDEX miss_cell_by_id ON miss_cell (cell_id);
 CREATE UNIQUE INDEX dispatch_cell_by_id ON dispatch_cell (cell_id);
 
+-- The ledger gains the capture time of each transaction and a kind for
+-- fdx-prune; SQLite cannot change a CHECK in place, so the ledger is rebuilt
+-- (ingest_source, which refers to it, is set aside and put back, and the view
+-- naming it is made again by views.sql).
+DROP VIEW IF EXISTS fleet_ledger;
+CREATE TABLE ledger_next (
+    id            INTEGER PRIMARY KEY,
+    run_id        TEXT    UNIQUE,          -- fdx-ingest --run-id; NULL when none
+    kind          TEXT    NOT NULL CHECK (kind IN ('ingest', 'records', 'merge', 'prune')),
+    content_hash  TEXT,                    -- SHA-256 over the sources' digests, in order
+    sources       INTEGER NOT NULL,
+    bytes         INTEGER NOT NULL,
+    lines         INTEGER NOT NULL,
+    records       INTEGER NOT NULL,
+    skipped       INTEGER NOT NULL,        -- bad lines skipped with --skip-invalid
+    cells_added   INTEGER NOT NULL,
+    cells_updated INTEGER NOT NULL,        -- for a prune: the cells it removed
+    committed_at  TEXT    NOT NULL,        -- UTC, ISO 8601
+    captured_at   INTEGER                  -- Unix seconds (fdx-ingest --at)
+) STRICT;
+INSERT INTO ledger_next
+SELECT id, run_id, kind, content_hash, sources, bytes, lines, records, skipped, cells_added,
+       cells_updated, committed_at, CAST(strftime('%s', committed_at) AS INTEGER)
+FROM ingest_ledger;
+CREATE TABLE source_aside AS SELECT * FROM ingest_source;
+DROP TABLE ingest_source;
+DROP TABLE ingest_ledger;
+ALTER TABLE ledger_next RENAME TO ingest_ledger;
+CREATE TABLE ingest_source (
+    ledger_id     INTEGER NOT NULL REFERENCES ingest_ledger (id) ON DELETE CASCADE,
+    position      INTEGER NOT NULL,        -- 0-based, in reading order
+    path          TEXT    NOT NULL,        -- as given; '<stdin>' for standard input
+    content_hash  TEXT    NOT NULL,        -- SHA-256 of the bytes read
+    bytes         INTEGER NOT NULL,
+    lines         INTEGER NOT NULL,
+    records       INTEGER NOT NULL,
+    skipped       INTEGER NOT NULL,
+    PRIMARY KEY (ledger_id, position)
+) STRICT;
+INSERT INTO ingest_source SELECT * FROM source_aside;
+DROP TABLE source_aside;
+CREATE INDEX ingest_source_by_hash ON ingest_source (content_hash);
+
+-- What each fdx-prune removed (its ingest_ledger row has kind 'prune').
+CREATE TABLE prune_log (
+    ledger_id    INTEGER PRIMARY KEY REFERENCES ingest_ledger (id) ON DELETE CASCADE,
+    filter       TEXT    NOT NULL,         -- the filters, as JSON
+    miss_cells   INTEGER NOT NULL,
+    dispatch_cells INTEGER NOT NULL,
+    observations INTEGER NOT NULL          -- their counts summed (saturating at 2^63-1)
+) STRICT;
+
 -- Cells from before this version: numbered in key order, their whole count
 -- on the day of the ingest that last changed them (the migration's day when
 -- that is unknown).
-UPDATE ingest_ledger SET captured_at = CAST(strftime('%s', committed_at) AS INTEGER);
 UPDATE miss_cell AS m SET cell_id = r.n
 FROM (SELECT wanted, kernel_source, kernel_revision_hash, backend, op, dtypes, cc_major,
              cc_minor, hardware_sku, driver_version, row_number() OVER () AS n

@@ -114,4 +114,41 @@ is "$(awk 'NR > 1 { print $1, $4, $5 }' "$T/out" | tr '\n' ' ')" "+6 miss 8.9 +4
 expect 0 "fdx-diff same store" -- "$DIFF" --json "$V" "$V"
 is "$(cat "$T/out")" "[]" "no change against itself"
 
+# fdx-prune: filters, history, ledger; merges tell a pruned store from the
+# full one, and a store merged before a prune is not brought back.
+PRUNE=$B/fdx-prune MERGE=$B/fdx-merge
+expect 0 "fdx-prune --help" -- "$PRUNE" --help; has out "Usage:"
+expect 0 "fdx-prune --version" -- "$PRUNE" --version; has out "fdx"
+expect 2 "fdx-prune without a filter" -- "$PRUNE" "$T/p.db"; has err "at least one filter"
+expect 2 "fdx-prune bad --before" -- "$PRUNE" --before yesterday "$T/p.db"; has err "@UNIX_SECONDS"
+expect 1 "fdx-prune missing store" -- "$PRUNE" --op x "$T/nosuch.db"
+[ ! -e "$T/nosuch.db" ] && ok || bad "fdx-prune created a store"
+H=$T/host.db
+{ miss old 3 8.9; miss cpu 4; } >"$T/p1.jsonl"
+{ miss new 5 9.0; miss cpu 6; } >"$T/p2.jsonl"
+expect 0 "host day 1" -- "$INGEST" -q --at 2026-10-01 "$H" "$T/p1.jsonl"
+expect 0 "host day 2" -- "$INGEST" -q --at 2026-10-20 "$H" "$T/p2.jsonl"
+cp "$H" "$T/copy.db"
+expect 0 "fleet merges the host" -- "$MERGE" -q "$T/fleet.db" "$H"
+expect 0 "dry run" -- "$PRUNE" --dry-run --before 2026-10-10 "$T/copy.db"
+has err "would remove 1 miss cell and 0 dispatch cells (3 observations)"
+is "$(q "$T/copy.db" "SELECT count(*) FROM miss_cell")" 3 "a dry run changes nothing"
+expect 0 "prune before a date" -- "$PRUNE" --before 2026-10-10 "$T/copy.db"
+has err "removed 1 miss cell and 0 dispatch cells (3 observations)"
+expect 0 "prune the CPU" -- "$PRUNE" -q --cc cpu "$T/copy.db"
+is "$(q "$T/copy.db" "SELECT group_concat(wanted) FROM miss_cells")" "new" "pruned cells gone"
+is "$(q "$T/copy.db" "SELECT count(*) FROM cell_history WHERE cell NOT IN (SELECT cell_id FROM miss_cell)")" 0 "their history gone"
+is "$(q "$T/copy.db" "SELECT group_concat(l.kind || ' ' || p.filter || ' ' || p.miss_cells || ' ' || p.observations, '; ') FROM prune_log AS p JOIN ingest_ledger AS l ON l.id = p.ledger_id")" \
+   'prune {"before":"2026-10-10"} 1 3; prune {"compute_capability":"cpu"} 1 10' "the ledger records the prunes"
+expect 1 "a pruned copy is not the store already merged" -- "$MERGE" "$T/fleet.db" "$T/copy.db"
+has err "changed since it was merged"
+expect 0 "the full store again is a no-op" -- "$MERGE" "$T/fleet.db" "$H"
+has err "already merged, unchanged"
+expect 0 "the fleet prunes" -- "$PRUNE" -q --cc cpu "$T/fleet.db"
+expect 0 "re-merging the host does not resurrect" -- "$MERGE" "$T/fleet.db" "$H"
+is "$(q "$T/fleet.db" "SELECT count(*), sum(count) FROM miss_cell WHERE cc_major < 0")" "0|" "the CPU cell stays pruned"
+expect 0 "a pruned copy merges into a new fleet" -- "$MERGE" -q "$T/fleet2.db" "$T/copy.db"
+expect 1 "... and the full store is not taken for it" -- "$MERGE" "$T/fleet2.db" "$H"
+is "$(q "$T/fleet2.db" "SELECT group_concat(wanted) FROM miss_cells")" "new" "fleet2 holds the pruned copy only"
+
 finish

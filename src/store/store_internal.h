@@ -46,6 +46,10 @@ typedef enum fdx_stmt_id {
     FDX_STMT_DIFF_ATTACH,
     FDX_STMT_DIFF_DETACH,
     FDX_STMT_DIFF_CELLS,
+    FDX_STMT_PRUNE_MISSES,
+    FDX_STMT_PRUNE_DISPATCHES,
+    FDX_STMT_PRUNE_HISTORY,
+    FDX_STMT_PRUNE_LOG_INSERT,
     FDX_STMT_HISTORY_CONFIG_READ,
     FDX_STMT_HISTORY_CONFIG_WRITE,
     FDX_STMT_HISTORY_ADD,
@@ -75,6 +79,7 @@ typedef struct fdx_txn_ledger {
     uint64_t records;
     uint64_t skipped;
     uint64_t merged; /* stores folded in by fdx_store_merge */
+    uint64_t pruned; /* fdx_store_prune calls */
 } fdx_txn_ledger;
 
 /* history_config as the open transaction sees it (history.c). */
