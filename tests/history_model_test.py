@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Model test of the time axis: random ingests on random days (backfills
-included) into host stores with random daily windows, merged in random trees,
-must leave in every store the daily history, window rankings, growth rankings
-and totals that an independent model computes.
+included) into host stores with random daily windows, random prunes, and
+merges in random trees, must leave in every store the daily history, window
+rankings, growth rankings and totals that an independent model computes.
 
 Usage: history_model_test.py BUILD_DIR [SEEDS]
 """
@@ -59,6 +59,14 @@ class Store:
             rolled[(cell, day)] = min(rolled.get((cell, day), 0) + n, COUNT_MAX)
         self.rows = rolled
         self.rolled_before = keep_from
+
+    def prune(self, pred, before=None):
+        """Removes the cells pred accepts (and, with before, not seen since that day)."""
+        seen = {}
+        for (cell, day) in self.rows:
+            seen[cell] = max(seen.get(cell, day), day)
+        gone = {c for c in seen if pred(c) and (before is None or seen[c] < before)}
+        self.rows = {k: n for k, n in self.rows.items() if k[0] not in gone}
 
     def totals(self):
         out = {}
@@ -172,6 +180,36 @@ def check_store(build, rng, name, db, model, huge):
               f"{name}: fdx-top {' '.join(args)}", f"{got}\nwant {want}")
 
 
+def random_prune(rng):
+    """fdx-prune arguments and the cells they select in the model."""
+    r = rng.randrange(5)
+    if r == 0:
+        op = rng.choice(["MatMul", "Gelu"])
+        return ["--op", op], (lambda c: c[2] == op), None
+    if r == 1:
+        cc = rng.choice(CCS)
+        text = "cpu" if cc is None else f"{cc[0]}.{cc[1]}"
+        want = (-1, -1) if cc is None else tuple(cc)
+        return ["--cc", text], (lambda c: c[5] == want), None
+    if r == 2:
+        rev = rng.choice([1, 2])
+        return ["--revision", f"{rev:016X}"], (lambda c: c[4] == rev), None
+    if r == 3:
+        src = rng.choice(["k1", "k2"])
+        return ["--source", src, "--sku", "sku-a"], (lambda c: c[3] == src and c[6] == "sku-a"), None
+    day = DAY0 + rng.randrange(0, 130)
+    return ["--before", date_of(day)], (lambda c: True), day
+
+
+def prune(build, rng, name, db, model):
+    args, pred, before = random_prune(rng)
+    p = subprocess.run([os.path.join(build, "fdx-prune"), "-q", db] + args, capture_output=True,
+                       text=True)
+    check(p.returncode == 0, f"{name}: fdx-prune {' '.join(args)}", p.stderr)
+    model.prune(pred, before)
+    return args
+
+
 def merge_tree(rng, items):
     """Groups items into a random tree: a leaf is an item, a node a list."""
     if len(items) == 1:
@@ -213,6 +251,9 @@ def run_seed(build, seed, tmp):
         hosts[name] = (db, model)
         run_ids += [f"{name}-{r}" for r in range(r + 1)]
         check_store(build, rng, f"seed {seed} {name}", db, model, huge)
+        if rng.random() < 0.4:
+            args = prune(build, rng, f"seed {seed} {name}", db, model)
+            check_store(build, rng, f"seed {seed} {name} pruned {' '.join(args)}", db, model, huge)
     counter = [0]
 
     def build_node(node):
@@ -233,6 +274,8 @@ def run_seed(build, seed, tmp):
         return db, model
 
     fleet = build_node(merge_tree(rng, sorted(hosts)))
+    args = prune(build, rng, f"seed {seed} fleet", fleet[0], fleet[1])
+    check_store(build, rng, f"seed {seed} fleet pruned {' '.join(args)}", fleet[0], fleet[1], huge)
     con = sqlite3.connect(fleet[0])
     runs = sorted(r[0] for r in con.execute("SELECT run_id FROM fleet_ledger WHERE kind = 'ingest'"))
     con.close()
