@@ -138,6 +138,29 @@ def check_top_time(top, db):
           "fdx-top --growth --sql runs in sqlite3", sql)
 
 
+def check_time_recipes(ingest, root, db, tmp):
+    """The time recipes against stores that absorbed only the runs they ask about:
+    what grew since run_0001 is what run_0002 brought, and the week of 2026-10-08 is
+    run_0001."""
+    doc = open(os.path.join(root, "docs", "QUERIES.md"), encoding="utf-8").read()
+    recipes = [m.group(1) for m in BLOCK.finditer(doc)]
+    for run, marker, alone in (
+            (2, "run_id = 'run_0001'", "SELECT wanted, kernel_source, compute_capability AS cc, "
+                                       "count AS added FROM miss_cells "
+                                       "ORDER BY added DESC, wanted LIMIT 5;"),
+            (1, "day >= '2026-10-08' AND day < '2026-10-15'",
+             "SELECT wanted, sum(count) AS misses FROM miss_cells GROUP BY wanted "
+             "ORDER BY misses DESC, wanted LIMIT 5;")):
+        found = [r for r in recipes if marker in r and "miss_daily" in r]
+        single = os.path.join(tmp, f"run{run}.db")
+        subprocess.run([ingest, "-q", "--at", CAPTURED[run], single,
+                        os.path.join(root, "examples", "runs", f"run_{run:04d}")], check=True)
+        want = sqlite(single, alone)
+        check(len(found) == 1 and sqlite(db, found[0]) == want,
+              f"the recipe about run_{run:04d} answers what that run brought",
+              f"{found}\nwant:\n{want}got:\n{sqlite(db, found[0]) if found else ''}")
+
+
 def main():
     ingest, top, root = sys.argv[1:4]
     update = "--update" in sys.argv
@@ -148,6 +171,7 @@ def main():
         if not update:
             check_top(top, db)
             check_top_time(top, db)
+            check_time_recipes(ingest, root, db, tmp)
     return finish("cookbook")
 
 
