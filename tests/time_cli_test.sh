@@ -126,10 +126,15 @@ expect 1 "fdx-prune missing store" -- "$PRUNE" --op x "$T/nosuch.db"
 H=$T/host.db
 { miss old 3 8.9; miss cpu 4; } >"$T/p1.jsonl"
 { miss new 5 9.0; miss cpu 6; } >"$T/p2.jsonl"
-expect 0 "host day 1" -- "$INGEST" -q --at 2026-10-01 "$H" "$T/p1.jsonl"
-expect 0 "host day 2" -- "$INGEST" -q --at 2026-10-20 "$H" "$T/p2.jsonl"
+expect 0 "host day 1" -- "$INGEST" -q --run-id r1 --at 2026-10-01 "$H" "$T/p1.jsonl"
+expect 0 "host day 2" -- "$INGEST" -q --run-id r2 --at 2026-10-20 "$H" "$T/p2.jsonl"
 cp "$H" "$T/copy.db"
 expect 0 "fleet merges the host" -- "$MERGE" -q "$T/fleet.db" "$H"
+# which host and which run brought what: the cookbook's fleet recipe
+is "$(sqlite3 "$T/fleet.db" "SELECT group_concat(x, ' ') FROM (SELECT d.day || ':' || (d.store = (SELECT id FROM store_identity)) || ':' || group_concat(DISTINCT l.run_id) || ':' || sum(d.count) AS x FROM miss_daily_by_store AS d JOIN fleet_ledger AS l ON l.store = d.store AND l.day = d.day AND l.kind = 'ingest' WHERE d.wanted = 'cpu' GROUP BY d.day, d.store ORDER BY d.day)")" \
+   "2026-10-01:0:r1:4 2026-10-20:0:r2:6" "the fleet says which host run brought each day"
+is "$(sqlite3 "$T/fleet.db" "SELECT count(DISTINCT store) FROM miss_daily_by_store") $(sqlite3 "$H" "SELECT id FROM store_identity")" \
+   "1 $(sqlite3 "$T/fleet.db" "SELECT DISTINCT store FROM miss_daily_by_store")" "attributed to the host store"
 expect 0 "dry run" -- "$PRUNE" --dry-run --before 2026-10-10 "$T/copy.db"
 has err "would remove 1 miss cell and 0 dispatch cells (3 observations)"
 is "$(q "$T/copy.db" "SELECT count(*) FROM miss_cell")" 3 "a dry run changes nothing"
