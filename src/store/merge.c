@@ -225,6 +225,7 @@ int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
     fdx_store *src = NULL;
     fdx_commit_stats stats_before = dst->txn_stats;
     fdx_merge_stats merge_before = *stats;
+    fdx_history_config hist_before;
     int rc = fdx_store_flush_pending(dst);
     if (rc == FDX_OK)
         rc = fdx_ledger_open_row(dst);
@@ -233,6 +234,7 @@ int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
     if (rc != FDX_OK)
         return rc;
     uint64_t merged_before = dst->ledger.merged;
+    hist_before = dst->hist;
     rc = open_source(dst, path, &src);
     if (rc == FDX_OK)
         rc = merge_from(dst, src, path, stats);
@@ -243,6 +245,7 @@ int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
     memcpy(saved, dst->errmsg, sizeof saved);
     dst->txn_stats = stats_before;
     dst->ledger.merged = merged_before;
+    dst->hist = hist_before;
     *stats = merge_before;
     if (fdx_store_exec(dst, FDX_STMT_ROLLBACK_TO) == FDX_OK)
         fdx_store_exec(dst, FDX_STMT_RELEASE);
