@@ -148,6 +148,24 @@ int fdx_store_commit(fdx_store *store, fdx_commit_stats *stats);
 int fdx_store_rollback(fdx_store *store);
 
 /*
+ * Capture time. Every write transaction has one (default: when
+ * fdx_store_begin ran); the cells it changes gain its observations on that
+ * UTC day in the store's history (the miss_daily and dispatch_daily views).
+ * A backfill sets it right after fdx_store_begin, before anything is
+ * recorded (FDX_EMISUSE otherwise). Unix seconds, 1970-01-01 to 9999-12-31.
+ */
+int fdx_store_set_time(fdx_store *store, int64_t unix_seconds);
+/* Parses a capture time as users write it: YYYY-MM-DD (midnight UTC), an
+ * RFC 3339 UTC time such as 2026-10-01T12:00:00Z (Z or +00:00; fractions of
+ * a second are dropped, a leap second counts as :59), or @UNIX_SECONDS.
+ * FDX_OK, or FDX_EDATA for anything else. */
+int fdx_parse_time(const char *text, int64_t *unix_seconds);
+/* How many days before the latest one keep daily history (default 90, kept
+ * in the store); older days are rolled into months at commit. Inside a
+ * transaction. */
+int fdx_store_set_daily_days(fdx_store *store, int days);
+
+/*
  * Adds one record to the open transaction. Returns FDX_EDATA (and leaves the
  * transaction untouched) when a string is not valid UTF-8. Cells are
  * aggregated in memory and written at commit; reads see them after commit.
@@ -294,6 +312,11 @@ typedef struct fdx_demand_filter {
     const char *op;
     const char *kernel_source; /* of the fallback */
     int64_t limit;             /* rows at most; <= 0: all */
+    /* A window of capture days (Unix seconds, each standing for its UTC day):
+     * misses of the days from since's up to, not including, until's. 0: open
+     * (both 0: the cells' totals). */
+    int64_t since;
+    int64_t until;
 } fdx_demand_filter;
 
 typedef struct fdx_demand_row {
@@ -311,11 +334,84 @@ typedef int (*fdx_demand_fn)(void *ctx, const fdx_demand_row *row);
 int fdx_store_demand(fdx_store *store, const fdx_demand_filter *filter, fdx_demand_fn fn,
                      void *ctx);
 /* The SQL fdx_store_demand runs, with named parameters :cc, :sku, :op,
- * :source and :top, for taking a question further in sqlite3. */
+ * :source and :top, for taking a question further in sqlite3; with a window,
+ * fdx_demand_window_sql, with :since and :until too ('YYYY-MM-DD' or NULL). */
 const char *fdx_demand_sql(void);
+const char *fdx_demand_window_sql(void);
+
+/* The growth ranking: misses per wanted key in the `days` days before the
+ * filter's until (0: up to and including the latest day in the history)
+ * against the `days` days before those; the filter's since is ignored. */
+typedef struct fdx_growth_row {
+    const char *wanted;
+    uint64_t misses;   /* in the window */
+    uint64_t previous; /* in the window before it */
+    int64_t growth;    /* misses - previous */
+    int is_new;        /* no misses at all before the window */
+    const char *ops;
+} fdx_growth_row;
+
+typedef int (*fdx_growth_fn)(void *ctx, const fdx_growth_row *row);
+
+int fdx_store_growth(fdx_store *store, const fdx_demand_filter *filter, int days, fdx_growth_fn fn,
+                     void *ctx);
+/* Its SQL: the parameters of fdx_demand_sql, :until and :days. */
+const char *fdx_growth_sql(void);
 /* s as a JSON string literal, quotes included, escaped as the feeds are;
  * malloc'd (NULL when memory runs out). */
 char *fdx_json_string(const char *s);
+
+/* ---- Comparing stores ---------------------------------------------------
+ * Per-cell count changes from store (before) to the store at other_path
+ * (after): before and after a release, or two hosts. Cells whose counts are
+ * equal are left out; a cell missing from a store counts 0 there. Most
+ * changed first. Strings as the views show them (revision as 16 hex digits,
+ * dtypes as "F16,F16", compute capability as "8.9" or "cpu"). */
+typedef struct fdx_diff_row {
+    const char *kind; /* "miss" or "dispatch" */
+    const char *key;  /* wanted or structure key; NULL for an unkeyed dispatch */
+    const char *backend;
+    const char *op;
+    const char *dtypes;
+    const char *kernel_source;
+    const char *kernel_revision;
+    const char *compute_capability;
+    const char *hardware_sku;
+    const char *driver_version;
+    uint64_t before;
+    uint64_t after;
+    int64_t change; /* after - before */
+} fdx_diff_row;
+
+typedef int (*fdx_diff_fn)(void *ctx, const fdx_diff_row *row);
+
+int fdx_store_diff(fdx_store *store, const char *other_path, fdx_diff_fn fn, void *ctx);
+
+/* ---- Pruning ------------------------------------------------------------
+ * Removes from the open transaction the cells (and their history) that pass
+ * every filter given (NULL / 0: does not filter; at least one is needed), and
+ * records it in the ledger (kind 'prune', details in prune_log): the ledger
+ * moving on is what keeps a pruned copy of a store from being taken for the
+ * full one by fdx_store_merge, and a store merged before the prune is still
+ * recognised when merged again, so its cells are neither brought back nor
+ * counted twice. */
+typedef struct fdx_prune_filter {
+    const char *driver_version;
+    const char *kernel_revision; /* 16 hex digits, as the views show it */
+    const char *kernel_source;
+    const char *op;
+    const char *compute_capability; /* "8.9", or "cpu" */
+    const char *hardware_sku;
+    int64_t before; /* Unix seconds: cells with no observation on that UTC day or later */
+} fdx_prune_filter;
+
+typedef struct fdx_prune_stats {
+    uint64_t miss_cells;
+    uint64_t dispatch_cells;
+    uint64_t observations; /* their counts summed, saturating at 2^63-1 */
+} fdx_prune_stats;
+
+int fdx_store_prune(fdx_store *store, const fdx_prune_filter *filter, fdx_prune_stats *stats);
 
 /* ---- Merging stores ----------------------------------------------------
  * Folds the cells of the store at src_path into the open transaction: counts
@@ -419,6 +515,10 @@ int fdx_sink_flush_all(fdx_sink *sink, const char *dir, size_t *miss_lines, size
  * record twice; on failure the sink and the store are unchanged.
  */
 int fdx_sink_drain_to_store(fdx_sink *sink, fdx_store *store, fdx_commit_stats *stats);
+/* The same, with the capture time of the transaction (Unix seconds; see
+ * fdx_store_set_time). */
+int fdx_sink_drain_to_store_at(fdx_sink *sink, fdx_store *store, int64_t unix_seconds,
+                               fdx_commit_stats *stats);
 
 #ifdef __cplusplus
 }

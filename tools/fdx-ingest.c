@@ -22,6 +22,11 @@ static void usage(void)
            "Options:\n"
            "  --run-id ID          ingest exactly once: if ID was ingested before, do nothing\n"
            "                       (same content) or fail (different content)\n"
+           "  --at WHEN            the capture time of this ingest, for backfills (default\n"
+           "                       now): YYYY-MM-DD (midnight UTC), an RFC 3339 UTC time\n"
+           "                       such as 2026-10-01T12:00:00Z, or @UNIX_SECONDS\n"
+           "  --daily-days N       keep daily history for the N days before the latest one\n"
+           "                       (stored in DB; default 90), months before them\n"
            "  --skip-invalid       ingest the good lines; list and skip the bad ones\n"
            "  --rejects FILE       with --skip-invalid, copy every skipped line to FILE\n"
            "                       (replaced only when the ingest commits; never the\n"
@@ -51,6 +56,9 @@ typedef struct options {
     const char *rejects;
     int skip_invalid;
     int quiet;
+    int has_at;
+    long long at;
+    unsigned long long daily_days;
 } options;
 
 typedef struct diag {
@@ -95,6 +103,8 @@ static int parse_args(int argc, char **argv, options *o)
         {"rejects", required_argument, NULL, 'j'},
         {"skip-invalid", no_argument, NULL, 's'},
         {"quiet", no_argument, NULL, 'q'},
+        {"at", required_argument, NULL, 'a'},
+        {"daily-days", required_argument, NULL, 'D'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -120,6 +130,11 @@ static int parse_args(int argc, char **argv, options *o)
         case 'j': o->rejects = optarg; break;
         case 's': o->skip_invalid = 1; break;
         case 'q': o->quiet = 1; break;
+        case 'a':
+            rc = tool_parse_when(prog, "at", optarg, &o->at);
+            o->has_at = 1;
+            break;
+        case 'D': rc = parse_number("daily-days", optarg, 1, 1u << 20, &o->daily_days); break;
         case 'h': usage(); return -1;
         case 'V': tool_version(prog); return -1;
         default: return tool_usage_error(prog, "unknown option '%s'", argv[optind - 1]);
@@ -198,6 +213,10 @@ static int start(const char *dbpath, const options *o, fdx_store **db)
         rc = fdx_store_begin(*db);
     if (rc == FDX_OK && o->run_id)
         rc = fdx_store_set_run_id(*db, o->run_id);
+    if (rc == FDX_OK && o->has_at)
+        rc = fdx_store_set_time(*db, (int64_t)o->at);
+    if (rc == FDX_OK && o->daily_days)
+        rc = fdx_store_set_daily_days(*db, (int)o->daily_days);
     if (rc != FDX_OK)
         tool_error(prog, "%s", fdx_store_errmsg(*db));
     return rc;
@@ -255,7 +274,8 @@ static int run(const char *dbpath, char **paths, int n, const options *o, fdx_re
 
 int main(int argc, char **argv)
 {
-    options o = {20, FDX_DEFAULT_MAX_LINE, FDX_DEFAULT_MAX_DEPTH, 10000, 0, NULL, NULL, 0, 0};
+    options o = {20, FDX_DEFAULT_MAX_LINE, FDX_DEFAULT_MAX_DEPTH, 10000, 0, NULL, NULL, 0, 0, 0, 0,
+                 0};
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc < 0 ? EXIT_OK : rc;

@@ -54,3 +54,12 @@ int tool_open_for_reading(const char *prog, const char *path, int busy_ms, fdx_s
         tool_error(prog, "%s", fdx_store_errmsg(*db));
     return rc;
 }
+
+int tool_parse_when(const char *prog, const char *name, const char *arg, long long *out)
+{
+    int64_t v;
+    if (fdx_parse_time(arg, &v) != FDX_OK)
+        return tool_usage_error(prog, "--%s: expected %s; got '%s'", name, TOOL_WHEN_FORMS, arg);
+    *out = (long long)v;
+    return 0;
+}

@@ -12,6 +12,13 @@ void tool_version(const char *prog);
 /* Parses a non-negative decimal number; 0 on success. */
 int tool_parse_size(const char *s, unsigned long long max, unsigned long long *out);
 
+/* Parses the WHEN of option --name (fdx_parse_time); 0, or the usage error
+ * naming the accepted forms (EXIT_USAGE). */
+int tool_parse_when(const char *prog, const char *name, const char *arg, long long *out);
+#define TOOL_WHEN_FORMS                                                                            \
+    "YYYY-MM-DD (midnight UTC), an RFC 3339 UTC time such as 2026-10-01T12:00:00Z, or "            \
+    "@UNIX_SECONDS"
+
 /* Opens a store for reading (FDX_OPEN_FOR_READING) with a busy timeout;
  * reports a failure. */
 struct fdx_store;

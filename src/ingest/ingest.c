@@ -30,6 +30,7 @@ typedef struct ingest {
     char first_error[sizeof(((fdx_store *)0)->errmsg)];
     fdx_commit_stats stats_before;
     fdx_txn_ledger ledger_before;
+    fdx_history_config hist_before;
     /* the source being finished */
     char source[1024];
     uint64_t src_records;
@@ -97,6 +98,7 @@ static int path_begin(ingest *in, const char *name)
     in->path_bad = 0;
     in->stats_before = s->txn_stats;
     in->ledger_before = s->ledger;
+    in->hist_before = s->hist;
     s->in_path = 1;
     return rc;
 }
@@ -122,6 +124,7 @@ static int path_end(ingest *in, int aborted)
     fdx_store_end_path(s, 0);
     s->txn_stats = in->stats_before;
     s->ledger = in->ledger_before;
+    s->hist = in->hist_before;
     int undo = fdx_store_exec(s, FDX_STMT_ROLLBACK_TO);
     if (undo == FDX_OK)
         undo = fdx_store_exec(s, FDX_STMT_RELEASE);

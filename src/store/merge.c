@@ -245,7 +245,7 @@ static int copy_cells(fdx_store *dst, fdx_store *src, fdx_kind kind, uint64_t *c
             break;
         }
         rc = fdx_store_upsert(dst, upsert, &row.cell, row.count, row.cands,
-                              row.has_set_at ? &row.set_at : NULL);
+                              row.has_set_at ? &row.set_at : NULL, NULL);
         (*cells)++;
     }
     fdx_row_reader_free(&reader);
@@ -300,6 +300,8 @@ static int merge_from(fdx_store *dst, fdx_store *src, const char *path, fdx_merg
         if (rc == FDX_OK)
             rc = copy_cells(dst, src, FDX_KIND_DISPATCH, &stats->cells_read);
         if (rc == FDX_OK)
+            rc = fdx_merge_history(dst, src);
+        if (rc == FDX_OK)
             rc = record_lineage(dst, path, &l);
     }
     if (rc == FDX_OK) {
@@ -330,6 +332,7 @@ int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
     fdx_store *src = NULL;
     fdx_commit_stats stats_before = dst->txn_stats;
     fdx_merge_stats merge_before = *stats;
+    fdx_history_config hist_before;
     int rc = fdx_store_flush_pending(dst);
     if (rc == FDX_OK)
         rc = fdx_ledger_open_row(dst);
@@ -338,6 +341,7 @@ int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
     if (rc != FDX_OK)
         return rc;
     uint64_t merged_before = dst->ledger.merged;
+    hist_before = dst->hist;
     rc = open_source(dst, path, &src);
     if (rc == FDX_OK)
         rc = merge_from(dst, src, path, stats);
@@ -348,6 +352,7 @@ int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
     memcpy(saved, dst->errmsg, sizeof saved);
     dst->txn_stats = stats_before;
     dst->ledger.merged = merged_before;
+    dst->hist = hist_before;
     *stats = merge_before;
     if (fdx_store_exec(dst, FDX_STMT_ROLLBACK_TO) == FDX_OK)
         fdx_store_exec(dst, FDX_STMT_RELEASE);

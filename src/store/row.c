@@ -26,7 +26,7 @@ static fdx_str column_text(sqlite3_stmt *st, int i)
 }
 
 /* Reads the key columns (in the order of the export queries) into a cell. */
-static int row_cell(sqlite3_stmt *st, fdx_kind kind, fdx_cell *c)
+int fdx_row_key(sqlite3_stmt *st, fdx_kind kind, fdx_cell *c)
 {
     int i = 0;
     c->kind = kind;
@@ -264,7 +264,7 @@ int fdx_row_read(fdx_row_reader *r, sqlite3_stmt *st, fdx_row *row)
     int rc = check_types(r, st);
     if (rc != FDX_OK)
         return rc;
-    int i = row_cell(st, r->kind, &row->cell);
+    int i = fdx_row_key(st, r->kind, &row->cell);
     row->cands = r->kind == FDX_KIND_DISPATCH ? column_text(st, i++) : FDX_NO_CANDS;
     int64_t count = sqlite3_column_int64(st, i++);
     row->has_set_at = i < sqlite3_column_count(st) && sqlite3_column_type(st, i) != SQLITE_NULL;

@@ -31,8 +31,8 @@ static const char *const stmt_text[FDX_STMT_COUNT] = {
     [FDX_STMT_ROLLBACK_TO] = fdx_sql_rollback_to,
     [FDX_STMT_MISS_UPSERT] = fdx_sql_miss_upsert,
     [FDX_STMT_DISPATCH_UPSERT] = fdx_sql_dispatch_upsert,
-    [FDX_STMT_MISS_EXISTS] = fdx_sql_miss_exists,
-    [FDX_STMT_DISPATCH_EXISTS] = fdx_sql_dispatch_exists,
+    [FDX_STMT_MISS_CELL_ID] = fdx_sql_miss_cell_id,
+    [FDX_STMT_DISPATCH_CELL_ID] = fdx_sql_dispatch_cell_id,
     [FDX_STMT_MISS_EXPORT] = fdx_sql_miss_export,
     [FDX_STMT_DISPATCH_EXPORT] = fdx_sql_dispatch_export,
     [FDX_STMT_CELL_COUNTS] = fdx_sql_cell_counts,
@@ -54,6 +54,26 @@ static const char *const stmt_text[FDX_STMT_COUNT] = {
     [FDX_STMT_IDENTITY_MARK] = fdx_sql_identity_mark,
     [FDX_STMT_HAS_CELLS] = fdx_sql_has_cells,
     [FDX_STMT_STORE_UNUSED] = fdx_sql_store_unused,
+    [FDX_STMT_TOP_WINDOW] = fdx_sql_top_window,
+    [FDX_STMT_TOP_GROWTH] = fdx_sql_top_growth,
+    [FDX_STMT_DIFF_ATTACH] = fdx_sql_diff_attach,
+    [FDX_STMT_DIFF_DETACH] = fdx_sql_diff_detach,
+    [FDX_STMT_DIFF_CELLS] = fdx_sql_diff_cells,
+    [FDX_STMT_PRUNE_MISSES] = fdx_sql_prune_misses,
+    [FDX_STMT_PRUNE_DISPATCHES] = fdx_sql_prune_dispatches,
+    [FDX_STMT_PRUNE_HISTORY] = fdx_sql_prune_history,
+    [FDX_STMT_PRUNE_LOG_INSERT] = fdx_sql_prune_log_insert,
+    [FDX_STMT_HISTORY_CONFIG_READ] = fdx_sql_history_config_read,
+    [FDX_STMT_HISTORY_CONFIG_WRITE] = fdx_sql_history_config_write,
+    [FDX_STMT_HISTORY_ADD] = fdx_sql_history_add,
+    [FDX_STMT_HISTORY_ORIGIN_ID] = fdx_sql_history_origin_id,
+    [FDX_STMT_MERGE_READ_MISS_HISTORY] = fdx_sql_merge_read_miss_history,
+    [FDX_STMT_MERGE_READ_DISPATCH_HISTORY] = fdx_sql_merge_read_dispatch_history,
+    [FDX_STMT_MERGE_READ_ORIGINS] = fdx_sql_merge_read_origins,
+    [FDX_STMT_MERGE_READ_LEDGER] = fdx_sql_merge_read_ledger,
+    [FDX_STMT_MERGED_LEDGER_INSERT] = fdx_sql_merged_ledger_insert,
+    [FDX_STMT_HISTORY_ROLLUP] = fdx_sql_history_rollup,
+    [FDX_STMT_HISTORY_ROLLUP_CLEAR] = fdx_sql_history_rollup_clear,
 };
 
 const char *fdx_strerror(int status)
@@ -558,6 +578,7 @@ int fdx_store_begin(fdx_store *s)
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     s->txn_time_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+    fdx_history_begin(s);
     memset(&s->txn_stats, 0, sizeof s->txn_stats);
     fdx_agg_clear(s->pending);
     fdx_ledger_reset(s);
@@ -584,6 +605,8 @@ int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
     if (!s->in_txn)
         return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open");
     int rc = fdx_store_flush_pending(s);
+    if (rc == FDX_OK)
+        rc = fdx_history_finish(s);
     if (rc == FDX_OK)
         rc = fdx_ledger_finish(s);
     if (rc == FDX_OK)

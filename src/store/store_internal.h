@@ -23,8 +23,8 @@ typedef enum fdx_stmt_id {
     FDX_STMT_ROLLBACK_TO,
     FDX_STMT_MISS_UPSERT,
     FDX_STMT_DISPATCH_UPSERT,
-    FDX_STMT_MISS_EXISTS,
-    FDX_STMT_DISPATCH_EXISTS,
+    FDX_STMT_MISS_CELL_ID,
+    FDX_STMT_DISPATCH_CELL_ID,
     FDX_STMT_MISS_EXPORT,
     FDX_STMT_DISPATCH_EXPORT,
     FDX_STMT_CELL_COUNTS,
@@ -46,6 +46,26 @@ typedef enum fdx_stmt_id {
     FDX_STMT_IDENTITY_MARK,
     FDX_STMT_HAS_CELLS,
     FDX_STMT_STORE_UNUSED,
+    FDX_STMT_TOP_WINDOW,
+    FDX_STMT_TOP_GROWTH,
+    FDX_STMT_DIFF_ATTACH,
+    FDX_STMT_DIFF_DETACH,
+    FDX_STMT_DIFF_CELLS,
+    FDX_STMT_PRUNE_MISSES,
+    FDX_STMT_PRUNE_DISPATCHES,
+    FDX_STMT_PRUNE_HISTORY,
+    FDX_STMT_PRUNE_LOG_INSERT,
+    FDX_STMT_HISTORY_CONFIG_READ,
+    FDX_STMT_HISTORY_CONFIG_WRITE,
+    FDX_STMT_HISTORY_ADD,
+    FDX_STMT_HISTORY_ORIGIN_ID,
+    FDX_STMT_MERGE_READ_MISS_HISTORY,
+    FDX_STMT_MERGE_READ_DISPATCH_HISTORY,
+    FDX_STMT_MERGE_READ_ORIGINS,
+    FDX_STMT_MERGE_READ_LEDGER,
+    FDX_STMT_MERGED_LEDGER_INSERT,
+    FDX_STMT_HISTORY_ROLLUP,
+    FDX_STMT_HISTORY_ROLLUP_CLEAR,
     FDX_STMT_COUNT
 } fdx_stmt_id;
 
@@ -64,7 +84,18 @@ typedef struct fdx_txn_ledger {
     uint64_t records;
     uint64_t skipped;
     uint64_t merged; /* stores folded in by fdx_store_merge */
+    uint64_t pruned; /* fdx_store_prune calls */
 } fdx_txn_ledger;
+
+/* history_config as the open transaction sees it (history.c). */
+typedef struct fdx_history_config {
+    int loaded;
+    int dirty;
+    int64_t daily_days;
+    int64_t rolled_before; /* first day kept daily; earlier rows are months */
+    int64_t latest_day;    /* INT64_MIN: no history yet */
+    int64_t next_cell_id;
+} fdx_history_config;
 
 struct fdx_store {
     sqlite3 *db;
@@ -89,6 +120,8 @@ struct fdx_store {
     fdx_commit_stats txn_stats;
     fdx_txn_ledger ledger;
     int64_t txn_time_ms; /* when the transaction began, Unix ms */
+    int64_t txn_at;      /* the capture time, Unix seconds (history.c) */
+    fdx_history_config hist;
     sqlite3_stmt *stmts[FDX_STMT_COUNT];
 };
 
@@ -133,7 +166,10 @@ int fdx_store_end_path(fdx_store *s, int ok);
  * unknown).
  */
 int fdx_store_upsert(fdx_store *s, fdx_stmt_id id, const fdx_cell *c, uint64_t count, fdx_str cands,
-                     const int64_t *set_at);
+                     const int64_t *set_at, int64_t *cell_id);
+/* Binds a cell's key columns from ?1 in the order the .sql files number them;
+ * returns the next parameter index. */
+int fdx_bind_key(sqlite3_stmt *st, const fdx_cell *c);
 
 /*
  * Reading cells from a store, each checked as strictly as a feed line (row.c).
@@ -162,8 +198,29 @@ void fdx_row_reader_free(fdx_row_reader *r);
 /* The current row of st, valid until the next call; FDX_EDATA (with the
  * file, the table, the cell and what is wrong) for a row fdx would not write. */
 int fdx_row_read(fdx_row_reader *r, sqlite3_stmt *st, fdx_row *row);
+/* A row's key columns (as the export queries order them) into a cell, unchecked
+ * (for lookups only); returns the index of the next column. */
+int fdx_row_key(sqlite3_stmt *st, fdx_kind kind, fdx_cell *c);
 /* Checks every cell of one kind (the merge-read query). */
 int fdx_row_check_all(fdx_store *s, fdx_kind kind);
+
+/* History (history.c). */
+/* Reads history_config into s->hist once per transaction. */
+int fdx_history_load(fdx_store *s);
+/* Adds count observations of a cell on day (a day number) from origin. */
+int fdx_history_add(fdx_store *s, int64_t cell_id, int64_t day, int64_t origin, uint64_t count);
+/* The history key of a day: the day itself, or its month once rolled up. */
+int64_t fdx_history_bucket(const fdx_store *s, int64_t day);
+/* The day a transaction's own observations go to. */
+int64_t fdx_history_txn_day(const fdx_store *s);
+/* Before COMMIT: rolls up what left the daily window, stores the counters. */
+int fdx_history_finish(fdx_store *s);
+/* Starts a transaction's capture time at now. */
+void fdx_history_begin(fdx_store *s);
+
+/* Carries src's history and ledger into dst's open transaction after its
+ * cells (merge_history.c). */
+int fdx_merge_history(fdx_store *dst, fdx_store *src);
 
 /* Ledger (ledger.c). */
 void fdx_ledger_reset(fdx_store *s);
