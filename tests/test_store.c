@@ -497,11 +497,18 @@ START_TEST(records_need_a_transaction_and_valid_text)
     ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_EDATA);
     m.fallback.kernel_source = "src";
     ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_OK);
-    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    /* Only the valid record reached the transaction: either refused one
+     * would be a cell of its own. */
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
     uint64_t misses, dispatches;
     ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
-    ck_assert_uint_eq(misses, 0);
+    ck_assert_uint_eq(misses, 1);
+    ck_assert_uint_eq(dispatches, 0);
     ck_assert_int_eq(fdx_store_export(db, tu_path(dir, "out"), NULL), FDX_OK);
+    char *text = tu_read_file(tu_path(tu_path(dir, "out"), "misses.jsonl"), NULL);
+    ck_assert_ptr_nonnull(strstr(text, "\"wanted\":\"w\","));
+    ck_assert_ptr_nonnull(strstr(text, "\"count\":1,"));
+    free(text);
     fdx_store_close(db);
 }
 END_TEST
