@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "codec/wire.h"
 #include "common/u64.h"
 
 static const char hex_digits[] = "0123456789abcdef";
@@ -137,7 +138,7 @@ static void enc_hw(fdx_buf *b, const fdx_cell *cell)
 
 void fdx_enc_cell_line(fdx_buf *b, const fdx_cell *cell, uint64_t count, fdx_str cands)
 {
-    enc_key(b, "{\"schema\":2");
+    enc_key(b, "{\"schema\":" FDX_WIRE_SCHEMA_TEXT);
     if (cell->kind == FDX_KIND_MISS) {
         enc_str_field(b, ",\"wanted\":", cell->token);
         enc_key(b, ",\"fallback\":");

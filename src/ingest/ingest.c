@@ -34,6 +34,7 @@ typedef struct ingest {
     uint64_t src_records;
     uint64_t src_bad;
     uint64_t failed_paths;
+    int skip_rc; /* why reject_chunk could not hand the batch over */
 } ingest;
 
 /* ---- the calling thread, after decoding: in batch order ---- */
@@ -168,7 +169,7 @@ static int on_entry(ingest *in, fdx_batch *b, const fdx_entry *e, size_t seg)
     case FDX_E_SOURCE_END: return source_end(in, b, e);
     case FDX_E_PATH_END: {
         int rc = adopt(in, b, seg);
-        return rc == FDX_OK ? path_end(in, e->len > 0) : rc;
+        return rc == FDX_OK ? path_end(in, e->aborted) : rc;
     }
     }
     return FDX_OK;
@@ -215,8 +216,13 @@ static void reject_chunk(void *ctx, const char *p, size_t n)
 {
     ingest *in = ctx;
     if (in->cur && in->cur->n_entries) {
-        if (next_batch(in) != FDX_OK || fdx_pool_drain(in->pool) != FDX_OK)
+        int rc = next_batch(in);
+        if (rc == FDX_OK)
+            rc = fdx_pool_drain(in->pool);
+        if (rc != FDX_OK) {
+            in->skip_rc = rc;
             return;
+        }
     }
     fwrite(p, 1, n, in->opts->rejects);
 }
@@ -240,7 +246,7 @@ static int read_source(ingest *in, fdx_linereader *lr, const char *name)
         if (r == FDX_LR_ERROR)
             return fdx_store_fail(in->s, FDX_EIO, "%s: reading: %s", name, strerror(errno));
         if (!in->cur)
-            return in->s->errmsg[0] ? FDX_ENOMEM : FDX_ERROR;
+            return in->skip_rc ? in->skip_rc : FDX_ERROR;
         if (r == FDX_LR_TOO_LONG)
             rc = push(in, FDX_E_TOO_LONG, "", 0, lr->lineno);
         else if (!is_blank(p, n))
@@ -325,8 +331,10 @@ static int read_path(ingest *in, const char *path, const char *data, size_t len)
     }
     if (!in->cur)
         return rc;
-    /* A path that could not be read to its end is undone ("x": aborted). */
-    int end = push(in, FDX_E_PATH_END, "x", rc == FDX_OK ? 0 : 1, 0);
+    /* A path that could not be read to its end is undone. */
+    int end = push(in, FDX_E_PATH_END, "", 0, 0);
+    if (end == FDX_OK)
+        in->cur->entries[in->cur->n_entries - 1].aborted = rc != FDX_OK;
     int next = rc == FDX_OK && end == FDX_OK && fdx_batch_full(in->cur) ? next_batch(in) : FDX_OK;
     return rc != FDX_OK ? rc : end != FDX_OK ? end : next;
 }
