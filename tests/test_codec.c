@@ -9,6 +9,7 @@
 #include "cell/cell.h"
 #include "codec/decode.h"
 #include "codec/encode.h"
+#include "codec/record_cell.h"
 #include "common/sha256.h"
 #include "ingest/line_memo.h"
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ingest/batch.h"
 #include "ingest/linereader.h"
 #include "ingest/pool.h"
 #include "store/store_internal.h"
@@ -175,9 +176,8 @@ static int on_entry(ingest *in, fdx_batch *b, const fdx_entry *e, size_t seg)
     return FDX_OK;
 }
 
-static int on_batch(void *ctx, fdx_batch *b)
+static int on_batch(ingest *in, fdx_batch *b)
 {
-    ingest *in = ctx;
     if (b->failed)
         return fdx_store_fail(in->s, FDX_ENOMEM, "out of memory while decoding");
     int rc = FDX_OK;
@@ -339,6 +339,51 @@ static int read_path(ingest *in, const char *path, const char *data, size_t len)
     return rc != FDX_OK ? rc : end != FDX_OK ? end : next;
 }
 
+/* ---- the pool's jobs: batches ---- */
+
+static void *batch_new(void *ctx)
+{
+    (void)ctx;
+    return fdx_batch_new();
+}
+
+static void batch_free(void *ctx, void *job)
+{
+    (void)ctx;
+    fdx_batch_free(job);
+}
+
+static void *worker_new(void *ctx)
+{
+    const ingest *in = ctx;
+    fdx_batch_worker *w = malloc(sizeof *w);
+    if (w && fdx_batch_worker_init(w, in->opts->max_depth) != FDX_OK) {
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
+static void worker_free(void *ctx, void *scratch)
+{
+    (void)ctx;
+    fdx_batch_worker_free(scratch);
+    free(scratch);
+}
+
+static void batch_decode(void *ctx, void *job, void *scratch)
+{
+    (void)ctx;
+    fdx_batch_decode(job, scratch);
+}
+
+static int batch_finish(void *ctx, void *job)
+{
+    int rc = on_batch(ctx, job);
+    fdx_batch_reset(job);
+    return rc;
+}
+
 static int run_ingest(fdx_store *s, const char *const *paths, size_t n, const char *data,
                       size_t len, const fdx_ingest_opts *opts, fdx_ingest_stats *stats)
 {
@@ -354,7 +399,14 @@ static int run_ingest(fdx_store *s, const char *const *paths, size_t n, const ch
     in.max_line = opts->max_line_bytes ? opts->max_line_bytes : FDX_DEFAULT_MAX_LINE;
     int threads = opts->threads ? opts->threads : fdx_pool_default_threads();
     int rc = fdx_store_flush_pending(s); /* what came before is older than any path */
-    in.pool = rc == FDX_OK ? fdx_pool_new(threads, opts->max_depth, on_batch, &in) : NULL;
+    fdx_pool_jobs jobs = {.ctx = &in,
+                          .job_new = batch_new,
+                          .job_free = batch_free,
+                          .scratch_new = worker_new,
+                          .scratch_free = worker_free,
+                          .run = batch_decode,
+                          .finish = batch_finish};
+    in.pool = rc == FDX_OK ? fdx_pool_new(threads, &jobs) : NULL;
     if (!in.pool)
         return rc != FDX_OK ? rc : fdx_store_fail(s, FDX_ENOMEM, "out of memory (threads)");
     in.cur = fdx_pool_take(in.pool, &rc);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/record_cell.h"
 #include "sink/sink_internal.h"
 
 /* ---- cell handles: kind, the sink's epoch, the cell's index ---- */

@@ -1,8 +1,6 @@
 /* The miss demand ranking behind fdx-top, over the embedded query. */
 #include <stdlib.h>
-#include <string.h>
 
-#include "codec/encode.h"
 #include "sql_text.h"
 #include "store/store_internal.h"
 
@@ -46,15 +44,4 @@ int fdx_store_demand(fdx_store *s, const fdx_demand_filter *f, fdx_demand_fn fn,
     }
     sqlite3_reset(st);
     return src == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, src, "ranking demand");
-}
-
-char *fdx_json_string(const char *s)
-{
-    fdx_buf b = FDX_BUF_INIT;
-    fdx_enc_string(&b, s, strlen(s));
-    if (b.oom) {
-        fdx_buf_free(&b);
-        return NULL;
-    }
-    return b.data;
 }

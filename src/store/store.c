@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "cell/cell.h"
+#include "codec/record_cell.h"
 #include "sql_text.h"
 #include "store/store_internal.h"
 
