@@ -91,7 +91,7 @@ START_TEST(flush_writes_valid_jsonl_that_round_trips)
     fdx_sink_record_miss(sink, &m);
     size_t n = 0;
     const char *path = tu_path(dir, "telemetry.jsonl");
-    ck_assert_int_eq(fdx_sink_flush(sink, path, &n), FDX_OK);
+    ck_assert_int_eq(fdx_sink_flush_misses(sink, path, &n), FDX_OK);
     ck_assert_uint_eq(n, 1);
     size_t len;
     char *body = tu_read_file(path, &len);
@@ -121,7 +121,7 @@ START_TEST(single_flushes_count_held_records)
         fdx_sink_record_dispatch(sink, &d);
     }
     const char *misses = tu_path(dir, "m.jsonl");
-    ck_assert_int_eq(fdx_sink_flush(sink, misses, NULL), FDX_OK);
+    ck_assert_int_eq(fdx_sink_flush_misses(sink, misses, NULL), FDX_OK);
     char *body = tu_read_file(misses, NULL);
     ck_assert_ptr_nonnull(strstr(body, "\"count\":3,"));
     free(body);
@@ -139,7 +139,7 @@ START_TEST(empty_sink_flushes_empty_file)
     ck_assert(fdx_sink_is_empty(sink));
     size_t n = 99, len = 99;
     const char *path = tu_path(dir, "empty.jsonl");
-    ck_assert_int_eq(fdx_sink_flush(sink, path, &n), FDX_OK);
+    ck_assert_int_eq(fdx_sink_flush_misses(sink, path, &n), FDX_OK);
     ck_assert_uint_eq(n, 0);
     free(tu_read_file(path, &len));
     ck_assert_uint_eq(len, 0);
@@ -299,18 +299,26 @@ END_TEST
 START_TEST(bad_records_are_dropped_and_counted)
 {
     fdx_miss m = ref_miss("bad\xff", "generic");
-    fdx_sink_record_miss(sink, &m);
+    ck_assert_int_eq(fdx_sink_record_miss(sink, &m), FDX_EDATA);
     ck_assert_uint_eq(fdx_sink_dropped(sink), 1);
     ck_assert_ptr_nonnull(strstr(fdx_sink_errmsg(sink), "wanted: invalid UTF-8"));
     ck_assert(fdx_sink_is_empty(sink));
     m.wanted = "ok";
     m.hw.hardware_sku = NULL;
-    fdx_sink_record_miss(sink, &m);
+    ck_assert_int_eq(fdx_sink_record_miss(sink, &m), FDX_EDATA);
     ck_assert_uint_eq(fdx_sink_dropped(sink), 2);
-    fdx_sink_record_miss(sink, NULL);
-    fdx_sink_record_dispatch(sink, NULL);
+    ck_assert_int_eq(fdx_sink_record_miss(sink, NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_sink_record_dispatch(sink, NULL), FDX_EMISUSE);
     ck_assert_uint_eq(fdx_sink_dropped(sink), 4);
     ck_assert(fdx_sink_is_empty(sink));
+    fdx_dispatch d = ref_dispatch("k\xc3", "generic", NULL, 0);
+    ck_assert_int_eq(fdx_sink_record_dispatch(sink, &d), FDX_EDATA);
+    ck_assert_uint_eq(fdx_sink_dropped(sink), 5);
+    m.hw.hardware_sku = "cpu";
+    d.structure_key = "k";
+    ck_assert_int_eq(fdx_sink_record_miss(sink, &m), FDX_OK);
+    ck_assert_int_eq(fdx_sink_record_dispatch(sink, &d), FDX_OK);
+    ck_assert_uint_eq(fdx_sink_dropped(sink), 5);
 }
 END_TEST
 

@@ -67,7 +67,7 @@ static inline int fdx_cands_empty(fdx_str cands)
     return cands.n == 0 || (cands.n == 2 && cands.p[0] == '[' && cands.p[1] == ']');
 }
 
-/* The export order of WIRE.md section 3 (both cells of the same kind). */
+/* The export order of docs/FORMAT.md ("The export"), both cells of one kind. */
 int fdx_cell_compare(const fdx_cell *a, const fdx_cell *b);
 
 #endif

@@ -1,6 +1,7 @@
 /*
- * JSON Lines writer. Escaping follows WIRE.md section 3: only '"', '\\' and
- * control characters below U+0020 are escaped; everything else is raw UTF-8.
+ * JSON Lines writer. Escaping follows docs/FORMAT.md ("The export"): only
+ * '"', '\\' and control characters below U+0020 are escaped; everything else
+ * is raw UTF-8.
  */
 #include "codec/encode.h"
 

@@ -384,14 +384,28 @@ static int batch_finish(void *ctx, void *job)
     return rc;
 }
 
+int fdx_ingest_opts_init(fdx_ingest_opts *opts, unsigned int version)
+{
+    static const fdx_ingest_opts defaults = FDX_INGEST_OPTS_INIT;
+    if (!opts || version != FDX_INGEST_OPTS_VERSION)
+        return FDX_EMISUSE;
+    *opts = defaults;
+    return FDX_OK;
+}
+
 static int run_ingest(fdx_store *s, const char *const *paths, size_t n, const char *data,
                       size_t len, const fdx_ingest_opts *opts, fdx_ingest_stats *stats)
 {
-    static const fdx_ingest_opts defaults;
+    static const fdx_ingest_opts defaults = FDX_INGEST_OPTS_INIT;
     fdx_ingest_stats local = {0};
     if (!s->in_txn)
         return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open (call fdx_store_begin)");
     opts = opts ? opts : &defaults;
+    if (opts->version != FDX_INGEST_OPTS_VERSION)
+        return fdx_store_fail(s, FDX_EMISUSE,
+                              "fdx_ingest_opts version %u is not one this build knows (%d): "
+                              "start from FDX_INGEST_OPTS_INIT",
+                              opts->version, FDX_INGEST_OPTS_VERSION);
     if (opts->max_line_bytes > FDX_MAX_LINE_LIMIT || opts->max_depth < 0 ||
         opts->max_depth > FDX_MAX_DEPTH_LIMIT || opts->threads < 0)
         return fdx_store_fail(s, FDX_EMISUSE, "ingest limits out of range");

@@ -112,10 +112,10 @@ static int record_miss(fdx_sink *s, const fdx_miss *m, uint32_t *at)
     return add_new(s, rc, &s->miss_cache, &cell, m->count, FDX_NO_CANDS, at);
 }
 
-void fdx_sink_record_miss(fdx_sink *s, const fdx_miss *m)
+int fdx_sink_record_miss(fdx_sink *s, const fdx_miss *m)
 {
     uint32_t at;
-    record_miss(s, m, &at);
+    return record_miss(s, m, &at);
 }
 
 int fdx_sink_record_miss_cell(fdx_sink *s, const fdx_miss *m, fdx_sink_cell *cell)
@@ -186,10 +186,10 @@ static int record_dispatch(fdx_sink *s, const fdx_dispatch *d, uint32_t *at)
     return rc;
 }
 
-void fdx_sink_record_dispatch(fdx_sink *s, const fdx_dispatch *d)
+int fdx_sink_record_dispatch(fdx_sink *s, const fdx_dispatch *d)
 {
     uint32_t at;
-    record_dispatch(s, d, &at);
+    return record_dispatch(s, d, &at);
 }
 
 int fdx_sink_record_dispatch_cell(fdx_sink *s, const fdx_dispatch *d, fdx_sink_cell *cell)
@@ -211,7 +211,8 @@ int fdx_sink_add(fdx_sink *s, fdx_sink_cell cell, uint64_t count)
                  (unsigned long long)cell);
         return drop(s, FDX_EMISUSE);
     }
-    return fdx_agg_add_at(agg, at, count, FDX_NO_CANDS);
+    int rc = fdx_agg_add_at(agg, at, count, FDX_NO_CANDS);
+    return rc == FDX_OK ? FDX_OK : drop(s, rc);
 }
 
 size_t fdx_sink_miss_cell_count(const fdx_sink *s)

@@ -68,7 +68,7 @@ static int flush_agg(fdx_sink *s, const fdx_agg *agg, const char *path, size_t *
     return rc;
 }
 
-int fdx_sink_flush(fdx_sink *s, const char *path, size_t *lines)
+int fdx_sink_flush_misses(fdx_sink *s, const char *path, size_t *lines)
 {
     fdx_sink_settle(s);
     return flush_agg(s, s->misses, path, lines);

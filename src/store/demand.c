@@ -16,11 +16,25 @@ static void bind_opt(sqlite3_stmt *st, const char *name, const char *value)
         sqlite3_bind_text(st, i, value, -1, SQLITE_STATIC);
 }
 
+int fdx_demand_filter_init(fdx_demand_filter *filter, unsigned int version)
+{
+    static const fdx_demand_filter none = FDX_DEMAND_FILTER_INIT;
+    if (!filter || version != FDX_DEMAND_FILTER_VERSION)
+        return FDX_EMISUSE;
+    *filter = none;
+    return FDX_OK;
+}
+
 int fdx_store_demand(fdx_store *s, const fdx_demand_filter *f, fdx_demand_fn fn, void *ctx)
 {
-    static const fdx_demand_filter none;
+    static const fdx_demand_filter none = FDX_DEMAND_FILTER_INIT;
     sqlite3_stmt *st;
     f = f ? f : &none;
+    if (f->version != FDX_DEMAND_FILTER_VERSION)
+        return fdx_store_fail(s, FDX_EMISUSE,
+                              "fdx_demand_filter version %u is not one this build knows (%d): "
+                              "start from FDX_DEMAND_FILTER_INIT",
+                              f->version, FDX_DEMAND_FILTER_VERSION);
     int rc = fdx_store_stmt(s, FDX_STMT_TOP_DEMAND, &st);
     if (rc != FDX_OK)
         return rc;

@@ -1,6 +1,6 @@
 /*
  * fdx_store_export: both feeds from one read transaction, in the total order
- * of WIRE.md section 3, each file replaced atomically.
+ * of docs/FORMAT.md ("The export"), each file replaced atomically.
  */
 #include <stdio.h>
 #include <stdlib.h>

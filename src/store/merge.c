@@ -126,8 +126,8 @@ static int check_lineage(fdx_store *dst, const char *path, const lineage *l, int
                               path, dst->path, dst->path);
     *skip = repeats == l->n;
     if (*skip)
-        fdx_store_fail(dst, FDX_OK, "%s: store %s was already merged, unchanged; nothing to do",
-                       path, l->self.id);
+        fdx_store_note(dst, "%s: store %s was already merged, unchanged; nothing to do", path,
+                       l->self.id);
     return FDX_OK;
 }
 
@@ -218,6 +218,7 @@ int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
 {
     fdx_merge_stats local = {0};
     stats = stats ? stats : &local;
+    dst->notice[0] = '\0';
     if (!dst->in_txn)
         return fdx_store_fail(dst, FDX_EMISUSE, "no transaction is open (call fdx_store_begin)");
     fdx_store *src = NULL;

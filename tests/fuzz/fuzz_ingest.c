@@ -25,7 +25,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check(fdx_store_open(":memory:", FDX_OPEN_CREATE, &db) == FDX_OK, db, "open");
     int skip = size > 0 && (data[0] & 1);
     int threads = size > 0 && (data[0] & 2) ? 2 : 1;
-    fdx_ingest_opts opts = {.skip_invalid = skip, .max_line_bytes = 4096, .threads = threads};
+    fdx_ingest_opts opts = FDX_INGEST_OPTS_INIT;
+    opts.skip_invalid = skip;
+    opts.max_line_bytes = 4096;
+    opts.threads = threads;
     check(fdx_store_begin(db) == FDX_OK, db, "begin");
     int rc = fdx_store_ingest_buffer(db, "fuzz", (const char *)data, size, &opts, NULL);
     check(rc == FDX_OK || (rc == FDX_EDATA && !skip), db, "ingest");
