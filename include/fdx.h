@@ -2,9 +2,15 @@
  * fdx: a persistent store for kernel-dispatch telemetry.
  *
  * A store is one SQLite database file holding aggregated miss cells and
- * dispatch cells (see WIRE.md). The API follows SQLite's conventions: opaque
- * handles, int status codes, out-parameters, and one errmsg accessor per
- * handle. No function aborts or exits the process.
+ * dispatch cells (the records and feeds are described in docs/FORMAT.md).
+ * The API follows SQLite's conventions: opaque handles, int status codes,
+ * out-parameters, and one errmsg accessor per handle. No function aborts or
+ * exits the process.
+ *
+ * Options structs carry a version as their first field, so that fields can
+ * be added without breaking callers: start from the struct's *_INIT macro
+ * (or its *_init function), then set the fields wanted. A version this build
+ * does not know is refused with FDX_EMISUSE.
  *
  * A store handle is not thread-safe: use one handle per thread (several
  * handles, threads or processes may open the same file at once).
@@ -52,7 +58,7 @@ const char *fdx_strerror(int status);
  */
 void fdx_use_fast_json_allocator(void);
 
-/* ---- Records (WIRE.md section 1) --------------------------------------
+/* ---- Records (docs/FORMAT.md, "Records") ------------------------------
  * Strings are NUL-terminated UTF-8 and are only borrowed for the duration of
  * a call. Optional values carry a has_* flag. */
 
@@ -121,8 +127,15 @@ int fdx_store_open(const char *path, int flags, fdx_store **out);
 /* Closes the store, rolling back an uncommitted transaction. NULL is a no-op. */
 int fdx_store_close(fdx_store *store);
 
-/* The message of the last failed call on this handle ("" if none). */
+/* The message of the last failed call on this handle ("" if none has
+ * failed). A successful call never writes it: what a successful call has to
+ * say is in its out-parameters, or in fdx_store_notice. */
 const char *fdx_store_errmsg(const fdx_store *store);
+
+/* What the last call that leaves notices (fdx_store_merge) found worth saying
+ * without failing, such as "already merged, nothing to do"; "" when it had
+ * nothing to say. Such a call clears the notice first. */
+const char *fdx_store_notice(const fdx_store *store);
 
 /* Milliseconds to wait for another writer before FDX_EBUSY (default 10000). */
 int fdx_store_set_busy_timeout(fdx_store *store, int ms);
@@ -182,7 +195,10 @@ int fdx_store_cell_counts(fdx_store *store, uint64_t *misses, uint64_t *dispatch
 /* Called once per bad line: "where" is "file:line", reason says what is wrong. */
 typedef void (*fdx_diag_fn)(void *ctx, const char *where, const char *reason);
 
+#define FDX_INGEST_OPTS_VERSION 1
+
 typedef struct fdx_ingest_opts {
+    unsigned int version;  /* FDX_INGEST_OPTS_VERSION */
     fdx_diag_fn on_error;  /* NULL: only the first error reaches errmsg */
     void *ctx;             /* passed to on_error and on_warning */
     size_t max_line_bytes; /* 0: FDX_DEFAULT_MAX_LINE (at most FDX_MAX_LINE_LIMIT) */
@@ -196,6 +212,15 @@ typedef struct fdx_ingest_opts {
      * The result is the same either way. */
     int threads;
 } fdx_ingest_opts;
+
+/* Every option at its default. */
+#define FDX_INGEST_OPTS_INIT                                                                       \
+    {                                                                                              \
+        .version = FDX_INGEST_OPTS_VERSION                                                         \
+    }
+/* The same for callers that cannot use the macro (C++ before C++20): sets
+ * *opts to the defaults of that version; FDX_EMISUSE for an unknown one. */
+int fdx_ingest_opts_init(fdx_ingest_opts *opts, unsigned int version);
 
 #define FDX_DEFAULT_MAX_LINE  ((size_t)1 << 20)
 #define FDX_MAX_LINE_LIMIT    ((size_t)1 << 30)
@@ -215,7 +240,8 @@ typedef struct fdx_ingest_stats {
  * a run directory holding misses.jsonl and/or dispatches.jsonl, or "-" for
  * standard input. Every bad line is reported through opts->on_error; if there
  * was any, FDX_EDATA is returned and nothing from path is applied (the rest
- * of the transaction stays). stats (optional) is added to, not reset.
+ * of the transaction stays). opts NULL means every option at its default.
+ * stats (optional) is added to, not reset.
  */
 int fdx_store_ingest_path(fdx_store *store, const char *path, const fdx_ingest_opts *opts,
                           fdx_ingest_stats *stats);
@@ -291,8 +317,8 @@ typedef struct fdx_export_stats {
 } fdx_export_stats;
 
 /*
- * Writes outdir/misses.jsonl and outdir/dispatches.jsonl (WIRE.md section 3)
- * from one consistent read. Both are written to temporary files and fsynced
+ * Writes outdir/misses.jsonl and outdir/dispatches.jsonl (docs/FORMAT.md, "The
+ * export") from one consistent read. Both are written to temporary files and fsynced
  * before either is renamed, so a failure leaves both previous files; only a
  * crash between the two renames leaves the new misses beside the previous
  * dispatches. Files get mode 0666 less the umask. Creates outdir (and its
@@ -306,7 +332,10 @@ int fdx_store_export(fdx_store *store, const char *outdir, fdx_export_stats *sta
 /* ---- Demand ------------------------------------------------------------
  * The miss demand ranking: which structure keys most want a specialised
  * kernel, over the miss cells that pass the filters (NULL: no filter). */
+#define FDX_DEMAND_FILTER_VERSION 1
+
 typedef struct fdx_demand_filter {
+    unsigned int version;           /* FDX_DEMAND_FILTER_VERSION */
     const char *compute_capability; /* "8.9", or "cpu" for stamps without one */
     const char *hardware_sku;
     const char *op;
@@ -318,6 +347,14 @@ typedef struct fdx_demand_filter {
     int64_t since;
     int64_t until;
 } fdx_demand_filter;
+
+/* No filter, every row. */
+#define FDX_DEMAND_FILTER_INIT                                                                     \
+    {                                                                                              \
+        .version = FDX_DEMAND_FILTER_VERSION                                                       \
+    }
+/* The same as a function; FDX_EMISUSE for an unknown version. */
+int fdx_demand_filter_init(fdx_demand_filter *filter, unsigned int version);
 
 typedef struct fdx_demand_row {
     const char *wanted;
@@ -331,6 +368,7 @@ typedef struct fdx_demand_row {
  * fdx_store_demand first checks every miss cell as fdx_store_export does. */
 typedef int (*fdx_demand_fn)(void *ctx, const fdx_demand_row *row);
 
+/* filter NULL: no filter, every row. */
 int fdx_store_demand(fdx_store *store, const fdx_demand_filter *filter, fdx_demand_fn fn,
                      void *ctx);
 /* The SQL fdx_store_demand runs, with named parameters :cc, :sku, :op,
@@ -357,6 +395,9 @@ int fdx_store_growth(fdx_store *store, const fdx_demand_filter *filter, int days
                      void *ctx);
 /* Its SQL: the parameters of fdx_demand_sql, :until and :days. */
 const char *fdx_growth_sql(void);
+
+/* ---- JSON text ---------------------------------------------------------- */
+
 /* s as a JSON string literal, quotes included, escaped as the feeds are;
  * malloc'd (NULL when memory runs out). */
 char *fdx_json_string(const char *s);
@@ -422,7 +463,7 @@ int fdx_store_prune(fdx_store *store, const fdx_prune_filter *filter, fdx_prune_
  * ledger positions and ledger digests of all stores folded into it, and the
  * identities other stores said they held. Merging a store again whose ledger
  * is unchanged (same position, same digest) is a no-op (stats->stores_skipped,
- * and errmsg says so); merging one that changed since, a copy of one merged
+ * and fdx_store_notice says so); merging one that changed since, a copy of one merged
  * with other runs, or one that holds or says it holds a store already merged,
  * fails with FDX_ECONFLICT and an explanation. What a source says it holds
  * never makes a merge be skipped. A failed merge undoes only itself. The
@@ -439,8 +480,15 @@ int fdx_store_merge(fdx_store *dst, const char *src_path, fdx_merge_stats *stats
 
 /* ---- In-process sink ----------------------------------------------------
  * The reference sink in C, for a runtime's hot path: record calls aggregate
- * in memory (no I/O, amortised O(1), no allocation for a cell already seen)
- * and never fail; the run's end flushes to JSONL files or drains into a store.
+ * in memory (no I/O, amortised O(1), no allocation for a cell already seen);
+ * the run's end flushes to JSONL files or drains into a store.
+ *
+ * The rule for failures: every call that can fail returns a status (FDX_OK
+ * or FDX_E*) and leaves its explanation in fdx_sink_errmsg. A record call
+ * that fails has also counted the record in fdx_sink_dropped, so a runtime
+ * may ignore the status on its hot path and check fdx_sink_dropped once at
+ * the run's end. Calls that cannot fail (freeing, counting, reading the
+ * message) return their value, or nothing.
  *
  * Thread safety: a sink has no lock. Use one sink per thread; each thread
  * drains its own sink into the store (through its own fdx_store handle),
@@ -454,12 +502,13 @@ fdx_sink *fdx_sink_new(void);
 void fdx_sink_free(fdx_sink *sink);
 
 /*
- * Aggregate one record into its cell. Never fails: a record that cannot be
- * kept (a string that is not valid UTF-8, or no memory) is counted by
- * fdx_sink_dropped and explained by fdx_sink_errmsg instead.
+ * Aggregate one record into its cell. Returns FDX_OK, FDX_EDATA for a record
+ * that is not valid (a string missing or not valid UTF-8), FDX_ENOMEM, or
+ * FDX_EMISUSE for NULL; a record that is not kept is counted by
+ * fdx_sink_dropped.
  */
-void fdx_sink_record_miss(fdx_sink *sink, const fdx_miss *miss);
-void fdx_sink_record_dispatch(fdx_sink *sink, const fdx_dispatch *dispatch);
+int fdx_sink_record_miss(fdx_sink *sink, const fdx_miss *miss);
+int fdx_sink_record_dispatch(fdx_sink *sink, const fdx_dispatch *dispatch);
 
 /*
  * Recording through a cell handle, for a runtime that observes the same
@@ -467,10 +516,8 @@ void fdx_sink_record_dispatch(fdx_sink *sink, const fdx_dispatch *dispatch);
  * with its own dispatch decision: a record call reads and checks every
  * string of the record, an add through the handle reads none.
  *
- * The _cell calls record exactly as above and also return the cell's handle;
- * unlike them they return a status (FDX_OK, FDX_EDATA for a record that is
- * not valid, FDX_ENOMEM, FDX_EMISUSE for NULL), and a record they cannot keep
- * is still counted by fdx_sink_dropped. fdx_sink_add(sink, cell, count) then
+ * The _cell calls record exactly as above and also return the cell's handle
+ * (set only on FDX_OK). fdx_sink_add(sink, cell, count) then
  * counts count more observations (0 counts as one) of that cell, as
  * recording the same record again without candidates would. A handle
  * belongs to the sink that gave it until the sink is drained; any other
@@ -486,7 +533,9 @@ int fdx_sink_add(fdx_sink *sink, fdx_sink_cell cell, uint64_t count);
 size_t fdx_sink_miss_cell_count(const fdx_sink *sink);
 size_t fdx_sink_dispatch_cell_count(const fdx_sink *sink);
 int fdx_sink_is_empty(const fdx_sink *sink);
+/* Records not kept (each refused record call, and each refused add). */
 uint64_t fdx_sink_dropped(const fdx_sink *sink);
+/* The message of the last failed call on this sink ("" if none has failed). */
 const char *fdx_sink_errmsg(const fdx_sink *sink);
 
 /* The aggregated records in export order; free with fdx_records_free. */
@@ -502,9 +551,8 @@ void fdx_records_free(fdx_records *records);
 
 /* Write the misses, the dispatches, or both (dir/misses.jsonl and
  * dir/dispatches.jsonl, dir created when missing) exactly as fdx-export
- * would, each file replaced atomically and both as fdx_store_export replaces
- * its pair. The sink keeps its cells. */
-int fdx_sink_flush(fdx_sink *sink, const char *path, size_t *lines);
+ * would, each file replaced atomically. The sink keeps its cells. */
+int fdx_sink_flush_misses(fdx_sink *sink, const char *path, size_t *lines);
 int fdx_sink_flush_dispatches(fdx_sink *sink, const char *path, size_t *lines);
 int fdx_sink_flush_all(fdx_sink *sink, const char *dir, size_t *miss_lines, size_t *dispatch_lines);
 

@@ -261,7 +261,7 @@ START_TEST(reopened_store_accumulates)
 }
 END_TEST
 
-/* Every WIRE.md section 4 error leaves the store exactly as it was. */
+/* Every error of docs/FORMAT.md ("Errors") leaves the store exactly as it was. */
 static const char *const bad_lines[] = {
     "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_H("k", "1") ",\"count\":-3,\"hw\":" GPU "}",
     "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_H(
@@ -381,7 +381,8 @@ START_TEST(paths_in_one_call_fail_alone)
         char name[32];
         snprintf(name, sizeof name, "t%d.db", threads);
         fdx_store *db = tu_open(tu_path(dir, name));
-        fdx_ingest_opts opts = {.threads = threads};
+        fdx_ingest_opts opts = FDX_INGEST_OPTS_INIT;
+        opts.threads = threads;
         fdx_ingest_stats st = {0};
         ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
         ck_assert_int_eq(fdx_store_ingest_paths(db, paths, 3, &opts, &st), FDX_EDATA);
@@ -406,7 +407,9 @@ static void ingest_both_ways(const char *feed, uint64_t bad, uint64_t records, c
         char name[32];
         snprintf(name, sizeof name, "t%d.db", threads);
         fdx_store *db = tu_open(tu_path(dir, name));
-        fdx_ingest_opts opts = {.skip_invalid = 1, .threads = threads};
+        fdx_ingest_opts opts = FDX_INGEST_OPTS_INIT;
+        opts.skip_invalid = 1;
+        opts.threads = threads;
         fdx_ingest_stats st = {0};
         ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
         ck_assert_int_eq(fdx_store_ingest_buffer(db, "feed", feed, strlen(feed), &opts, &st),
@@ -470,7 +473,8 @@ START_TEST(over_long_line_is_an_error)
     const char *path = strdup(tu_path(dir, "long.jsonl"));
     tu_write_file(path, MISS_LINE("1") MISS_LINE("2"));
     fdx_store *db = tu_open(tu_path(dir, "s.db"));
-    fdx_ingest_opts opts = {.max_line_bytes = 100};
+    fdx_ingest_opts opts = FDX_INGEST_OPTS_INIT;
+    opts.max_line_bytes = 100;
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
     ck_assert_int_eq(fdx_store_ingest_path(db, path, &opts, NULL), FDX_EDATA);
     ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), ":1: line longer than 100 bytes"));
@@ -498,11 +502,18 @@ START_TEST(records_need_a_transaction_and_valid_text)
     ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_EDATA);
     m.fallback.kernel_source = "src";
     ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_OK);
-    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    /* Only the valid record reached the transaction: either refused one
+     * would be a cell of its own. */
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
     uint64_t misses, dispatches;
     ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
-    ck_assert_uint_eq(misses, 0);
+    ck_assert_uint_eq(misses, 1);
+    ck_assert_uint_eq(dispatches, 0);
     ck_assert_int_eq(fdx_store_export(db, tu_path(dir, "out"), NULL), FDX_OK);
+    char *text = tu_read_file(tu_path(tu_path(dir, "out"), "misses.jsonl"), NULL);
+    ck_assert_ptr_nonnull(strstr(text, "\"wanted\":\"w\","));
+    ck_assert_ptr_nonnull(strstr(text, "\"count\":1,"));
+    free(text);
     fdx_store_close(db);
 }
 END_TEST
@@ -531,6 +542,80 @@ START_TEST(many_distinct_cells_spill_and_stay_exact)
     char *m = tu_read_file(tu_path(tu_path(dir, "out"), "misses.jsonl"), NULL);
     ck_assert_ptr_null(strstr(m, "\"count\":1,"));
     free(m);
+    fdx_store_close(db);
+}
+END_TEST
+
+/* ---- options versions, errmsg and notices ---- */
+
+static int count_rows(void *ctx, const fdx_demand_row *row)
+{
+    (void)row;
+    ++*(int *)ctx;
+    return 0;
+}
+
+START_TEST(options_of_an_unknown_version_are_refused)
+{
+    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    const char *line = "{\"schema\":2}";
+    fdx_ingest_opts opts = {0};
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_buffer(db, "b", line, strlen(line), &opts, NULL),
+                     FDX_EMISUSE);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "fdx_ingest_opts version 0"));
+    opts.version = FDX_INGEST_OPTS_VERSION + 1;
+    ck_assert_int_eq(fdx_store_ingest_buffer(db, "b", line, strlen(line), &opts, NULL),
+                     FDX_EMISUSE);
+    ck_assert_int_eq(fdx_ingest_opts_init(&opts, FDX_INGEST_OPTS_VERSION + 1), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_ingest_opts_init(&opts, FDX_INGEST_OPTS_VERSION), FDX_OK);
+    ck_assert_uint_eq(opts.version, FDX_INGEST_OPTS_VERSION);
+    ck_assert_ptr_null(opts.on_error);
+    ck_assert_int_eq(opts.skip_invalid, 0);
+    /* A valid version reaches the data (which is bad: no kind). */
+    ck_assert_int_eq(fdx_store_ingest_buffer(db, "b", line, strlen(line), &opts, NULL), FDX_EDATA);
+    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+
+    int rows = 0;
+    fdx_demand_filter f = {0};
+    ck_assert_int_eq(fdx_store_demand(db, &f, count_rows, &rows), FDX_EMISUSE);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "fdx_demand_filter version 0"));
+    ck_assert_int_eq(fdx_demand_filter_init(&f, 0), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_demand_filter_init(&f, FDX_DEMAND_FILTER_VERSION), FDX_OK);
+    ck_assert_int_eq(fdx_store_demand(db, &f, count_rows, &rows), FDX_OK);
+    fdx_demand_filter init = FDX_DEMAND_FILTER_INIT;
+    ck_assert_int_eq(fdx_store_demand(db, &init, count_rows, &rows), FDX_OK);
+    ck_assert_int_eq(rows, 0);
+    fdx_store_close(db);
+}
+END_TEST
+
+/* A merge with nothing to do succeeds with a notice, never an error message. */
+START_TEST(already_merged_is_a_notice_not_an_error)
+{
+    const char *src_path = tu_path(dir, "src.db");
+    fdx_store *src = tu_open(src_path);
+    const char *dt[] = {"F16"};
+    fdx_miss m = {"w", {"Cuda", "MatMul", dt, 1, "src", 1}, 1, {0, 0, 0, "cpu", "n/a"}};
+    ck_assert_int_eq(fdx_store_begin(src), FDX_OK);
+    ck_assert_int_eq(fdx_store_record_miss(src, &m), FDX_OK);
+    ck_assert_int_eq(fdx_store_commit(src, NULL), FDX_OK);
+    fdx_store_close(src);
+
+    fdx_store *db = tu_open(tu_path(dir, "dst.db"));
+    fdx_merge_stats ms = {0};
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_merge(db, src_path, &ms), FDX_OK);
+    ck_assert_str_eq(fdx_store_notice(db), "");
+    ck_assert_int_eq(fdx_store_merge(db, src_path, &ms), FDX_OK);
+    ck_assert_uint_eq(ms.stores_merged, 1);
+    ck_assert_uint_eq(ms.stores_skipped, 1);
+    ck_assert_str_eq(fdx_store_errmsg(db), "");
+    ck_assert_ptr_nonnull(strstr(fdx_store_notice(db), "already merged"));
+    ck_assert_int_eq(fdx_store_merge(db, tu_path(dir, "missing.db"), &ms), FDX_ENOENT);
+    ck_assert_str_eq(fdx_store_notice(db), "");
+    ck_assert_str_ne(fdx_store_errmsg(db), "");
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
     fdx_store_close(db);
 }
 END_TEST
@@ -873,6 +958,8 @@ Suite *store_suite(void)
     tcase_add_test(tc, over_long_line_is_an_error);
     tcase_add_test(tc, records_need_a_transaction_and_valid_text);
     tcase_add_test(tc, many_distinct_cells_spill_and_stay_exact);
+    tcase_add_test(tc, options_of_an_unknown_version_are_refused);
+    tcase_add_test(tc, already_merged_is_a_notice_not_an_error);
     tcase_add_test(tc, newer_schema_is_refused);
     tcase_add_test(tc, older_schema_is_migrated);
     tcase_add_test(tc, schema_3_identity_is_migrated);

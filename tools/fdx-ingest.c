@@ -179,8 +179,15 @@ static int already_ingested(fdx_store *db, char **paths, int n, const options *o
 static int ingest_all(fdx_store *db, char **paths, int n, const options *o, diag *d, FILE *rejects,
                       fdx_ingest_stats *stats)
 {
-    fdx_ingest_opts opts = {on_error,        d,       (size_t)o->max_line, (int)o->max_depth,
-                            o->skip_invalid, rejects, on_warning,          (int)o->threads};
+    fdx_ingest_opts opts = FDX_INGEST_OPTS_INIT;
+    opts.on_error = on_error;
+    opts.on_warning = on_warning;
+    opts.ctx = d;
+    opts.max_line_bytes = (size_t)o->max_line;
+    opts.max_depth = (int)o->max_depth;
+    opts.skip_invalid = o->skip_invalid;
+    opts.rejects = rejects;
+    opts.threads = (int)o->threads;
     int rc = fdx_store_ingest_paths(db, (const char *const *)paths, (size_t)n, &opts, stats);
     if (rc != FDX_OK && rc != FDX_EDATA)
         tool_error(prog, "%s", fdx_store_errmsg(db));

@@ -71,7 +71,7 @@ int main(int argc, char **argv)
         uint64_t skipped = ms.stores_skipped;
         rc = fdx_store_merge(db, argv[i], &ms);
         if (rc == FDX_OK && ms.stores_skipped > skipped && !quiet)
-            fprintf(stderr, "%s: %s\n", prog, fdx_store_errmsg(db));
+            fprintf(stderr, "%s: %s\n", prog, fdx_store_notice(db));
     }
     if (rc == FDX_OK)
         rc = fdx_store_commit(db, &cs);

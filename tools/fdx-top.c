@@ -307,7 +307,8 @@ static int print_json(const rows *r, int growth)
 
 int main(int argc, char **argv)
 {
-    options o = {{NULL, NULL, NULL, NULL, 20, 0, 0}, 0, 0, 0};
+    options o = {FDX_DEMAND_FILTER_INIT, 0, 0, 0};
+    o.filter.limit = 20;
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc < 0 ? EXIT_OK : rc;

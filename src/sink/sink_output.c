@@ -85,7 +85,7 @@ static int flush_files(fdx_sink *s, const flush_job *jobs, size_t n)
     return rc;
 }
 
-int fdx_sink_flush(fdx_sink *s, const char *path, size_t *lines)
+int fdx_sink_flush_misses(fdx_sink *s, const char *path, size_t *lines)
 {
     fdx_sink_settle(s);
     flush_job job = {s->misses, path, lines};

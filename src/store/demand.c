@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codec/encode.h"
 #include "common/when.h"
 #include "sql_text.h"
 #include "store/store_internal.h"
@@ -38,6 +37,15 @@ static void bind_day(sqlite3_stmt *st, const char *name, int64_t unix_seconds)
         return;
     fdx_day_format(unix_seconds / FDX_SECONDS_PER_DAY, day);
     bind_opt(st, name, day);
+}
+
+int fdx_demand_filter_init(fdx_demand_filter *filter, unsigned int version)
+{
+    static const fdx_demand_filter none = FDX_DEMAND_FILTER_INIT;
+    if (!filter || version != FDX_DEMAND_FILTER_VERSION)
+        return FDX_EMISUSE;
+    *filter = none;
+    return FDX_OK;
 }
 
 /* Prepares a ranking with the filter bound. */
@@ -98,6 +106,11 @@ static int growth(fdx_store *s, const ranking *k);
 
 static int checked_rank(fdx_store *s, const ranking *k)
 {
+    if (k->f->version != FDX_DEMAND_FILTER_VERSION)
+        return fdx_store_fail(s, FDX_EMISUSE,
+                              "fdx_demand_filter version %u is not one this build knows (%d): "
+                              "start from FDX_DEMAND_FILTER_INIT",
+                              k->f->version, FDX_DEMAND_FILTER_VERSION);
     int own = sqlite3_get_autocommit(s->db);
     int rc = own ? fdx_store_exec(s, FDX_STMT_BEGIN_READ) : FDX_OK;
     if (rc != FDX_OK)
@@ -118,7 +131,7 @@ static int checked_rank(fdx_store *s, const ranking *k)
 
 int fdx_store_demand(fdx_store *s, const fdx_demand_filter *f, fdx_demand_fn fn, void *ctx)
 {
-    static const fdx_demand_filter none;
+    static const fdx_demand_filter none = FDX_DEMAND_FILTER_INIT;
     ranking k = {f ? f : &none, 0, fn, NULL, ctx};
     return checked_rank(s, &k);
 }
@@ -126,7 +139,7 @@ int fdx_store_demand(fdx_store *s, const fdx_demand_filter *f, fdx_demand_fn fn,
 int fdx_store_growth(fdx_store *s, const fdx_demand_filter *f, int days, fdx_growth_fn fn,
                      void *ctx)
 {
-    static const fdx_demand_filter none;
+    static const fdx_demand_filter none = FDX_DEMAND_FILTER_INIT;
     if (days < 1)
         return fdx_store_fail(s, FDX_EMISUSE, "a growth window must be at least one day");
     ranking k = {f ? f : &none, days, NULL, fn, ctx};
@@ -155,15 +168,4 @@ static int growth(fdx_store *s, const ranking *k)
     }
     sqlite3_reset(st);
     return src == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, src, "ranking growth");
-}
-
-char *fdx_json_string(const char *s)
-{
-    fdx_buf b = FDX_BUF_INIT;
-    fdx_enc_string(&b, s, strlen(s));
-    if (b.oom) {
-        fdx_buf_free(&b);
-        return NULL;
-    }
-    return b.data;
 }

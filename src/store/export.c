@@ -1,6 +1,6 @@
 /*
  * fdx_store_export: both feeds from one read transaction, in the total order
- * of WIRE.md section 3, the pair replaced as jsonl_files.h describes.
+ * of docs/FORMAT.md ("The export"), the pair replaced as jsonl_files.h describes.
  */
 #include <stdio.h>
 #include <stdlib.h>

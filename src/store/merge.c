@@ -133,8 +133,8 @@ static int judge_known(fdx_store *dst, const char *path, const lineage_entry *se
     if (strcmp(r->how, "read") == 0 && r->ledger_high == self->ledger_high &&
         strcmp(r->digest, self->digest) == 0) {
         *skip = 1;
-        fdx_store_fail(dst, FDX_OK, "%s: store %s was already merged, unchanged; nothing to do",
-                       path, self->id);
+        fdx_store_note(dst, "%s: store %s was already merged, unchanged; nothing to do", path,
+                       self->id);
         return FDX_OK;
     }
     if (strcmp(r->how, "held") == 0 || strcmp(r->how, "copied") == 0)
@@ -327,6 +327,7 @@ int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
 {
     fdx_merge_stats local = {0};
     stats = stats ? stats : &local;
+    dst->notice[0] = '\0';
     if (!dst->in_txn)
         return fdx_store_fail(dst, FDX_EMISUSE, "no transaction is open (call fdx_store_begin)");
     fdx_store *src = NULL;

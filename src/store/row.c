@@ -12,6 +12,7 @@
 
 #include "codec/decode.h"
 #include "codec/encode.h"
+#include "codec/record_cell.h"
 #include "common/utf8.h"
 #include "store/store_internal.h"
 

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cell/cell.h"
+#include "codec/record_cell.h"
 #include "sql_text.h"
 #include "store/store_internal.h"
 
@@ -95,6 +95,14 @@ const char *fdx_strerror(int status)
     if (status < 0 || (size_t)status >= sizeof names / sizeof names[0])
         return "unknown status";
     return names[status];
+}
+
+void fdx_store_note(fdx_store *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->notice, sizeof s->notice, fmt, ap);
+    va_end(ap);
 }
 
 int fdx_store_fail(fdx_store *s, int code, const char *fmt, ...)
@@ -520,6 +528,11 @@ int fdx_store_close(fdx_store *s)
 const char *fdx_store_errmsg(const fdx_store *s)
 {
     return s ? s->errmsg : "out of memory";
+}
+
+const char *fdx_store_notice(const fdx_store *s)
+{
+    return s ? s->notice : "";
 }
 
 int fdx_store_set_busy_timeout(fdx_store *s, int ms)

@@ -101,6 +101,7 @@ struct fdx_store {
     sqlite3 *db;
     char *path;
     char errmsg[1024];
+    char notice[1024]; /* see fdx_store_notice */
     int in_txn;
     int readonly;
     int created;     /* this handle created the file */
@@ -125,6 +126,8 @@ struct fdx_store {
     sqlite3_stmt *stmts[FDX_STMT_COUNT];
 };
 
+/* Sets notice from a printf format (a call that succeeds with something to say). */
+void fdx_store_note(fdx_store *s, const char *fmt, ...);
 /* Sets errmsg from a printf format; returns code. */
 int fdx_store_fail(fdx_store *s, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
