@@ -1,9 +1,11 @@
 /*
  * libFuzzer target: arbitrary database images as stores made by another
- * host. The bytes become a store file that is read the ways a reader meets
- * it: opened read-only and opened for reading (as fdx-export and fdx-top do,
- * migrating it when it can be written), ranked by the demand query, exported,
- * and merged as a source into a fresh store whose result is exported too.
+ * host. The bytes become a store file that is read the ways fdx meets it:
+ * opened read-only (as fdx-export and fdx-top do, refusing an older schema)
+ * and opened writable (as fdx-ingest opens a store copied from another host,
+ * migrating an older schema), each then ranked by the demand query and
+ * exported; and merged as a source into a fresh store whose result is
+ * exported too.
  * Nothing may crash, every call must return FDX_OK or an error code with a
  * message, and every line an export writes must be accepted by the decoder.
  */
@@ -184,7 +186,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     write_image(path, data, size);
     read_store(path, FDX_OPEN_READONLY);
     write_image(path, data, size);
-    read_store(path, FDX_OPEN_FOR_READING);
+    read_store(path, 0);
     write_image(path, data, size);
     merge_store(path);
     clear_dir();
