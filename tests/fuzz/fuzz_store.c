@@ -111,8 +111,10 @@ static void check_export(const char *outdir)
     if (!db)
         require_ok("open :memory:", fdx_store_open(":memory:", FDX_OPEN_CREATE, &db), db);
     require_ok("begin", fdx_store_begin(db), db);
-    fdx_ingest_opts opts = {
-        .on_error = on_error, .max_line_bytes = FDX_MAX_LINE_LIMIT, .threads = 1};
+    fdx_ingest_opts opts = FDX_INGEST_OPTS_INIT;
+    opts.on_error = on_error;
+    opts.max_line_bytes = FDX_MAX_LINE_LIMIT;
+    opts.threads = 1;
     require_ok("ingest of the export", fdx_store_ingest_path(db, outdir, &opts, NULL), db);
     require_ok("rollback", fdx_store_rollback(db), db);
 }
