@@ -42,7 +42,7 @@ import json
 import os
 import random
 
-from gen_feed import dispatch_cells, hw, impl, miss_cells, structure_key, OPS, DTYPES, SOURCES
+from gen_feed import SOURCES, dispatch_cells, impl, miss_cells
 
 J = dict(separators=(",", ":"))
 
