@@ -4,9 +4,14 @@ reported as ratios against peers measured in the same run (these machines
 are shared and noisy). Prints a report and saves it (text and JSON).
 
   run.py [--smoke] [--build DIR] [--work DIR] [--out DIR] [--reps N]
+         [--sections classic,shapes]
 
 Full size: 100 runs x 5,000 lines per kind over 5,000 distinct cells per kind
-(1,000,000 lines). --smoke runs everything on a small feed, for CI.
+(1,000,000 lines), and the shapes of shapes.py (high cardinality, adversarial,
+flush-shaped, stores up to 5,000,000 cells: the first run generates and builds
+them under the work dir, which takes a while). --smoke runs everything on small
+feeds, for CI. --sections picks the repeat-heavy measurements ("classic"), the
+other shapes ("shapes"), or both (the default).
 """
 import argparse
 import json
@@ -18,6 +23,9 @@ import statistics
 import subprocess
 import sys
 import time
+
+import shapes
+from shapes import fresh
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -61,13 +69,6 @@ def gen(work, name, **kw):
     return sorted(os.path.join(d, r) for r in os.listdir(d))
 
 
-def fresh(path):
-    for suffix in ("", "-wal", "-shm"):
-        if os.path.exists(path + suffix):
-            os.remove(path + suffix)
-    return path
-
-
 def median(xs):
     return statistics.median(xs)
 
@@ -79,10 +80,11 @@ def main():
     ap.add_argument("--work", default=os.path.join(HERE, "work"))
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--reps", type=int, default=0)
+    ap.add_argument("--sections", default="classic,shapes")
     a = ap.parse_args()
-    b = lambda name: os.path.join(a.build, name)
-    ingest, export, floor, record = b("fdx-ingest"), b("fdx-export"), b("parse_floor"), \
-        b("record_bench")
+    sections = set(a.sections.split(","))
+    if not sections or sections - {"classic", "shapes"}:
+        ap.error("--sections: a comma-separated list of classic and shapes")
     size = dict(runs=4, lines=500, cells=200) if a.smoke else dict(runs=100, lines=5000,
                                                                    cells=5000)
     reps = a.reps or (1 if a.smoke else 3)
@@ -93,6 +95,19 @@ def main():
          "size": size, "reps": reps}
 
     runs = gen(work, "feed", seed=1, candidates=0.2, **size)
+    if "classic" in sections:
+        classic(a, r, work, runs, size, reps)
+    if "shapes" in sections:
+        r["shapes"] = shapes.measure(a.build, work, a.smoke, reps, runs)
+    report(r, a.out, a.smoke)
+
+
+def classic(a, r, work, runs, size, reps):
+    """The repeat-heavy feed: ingest and its peers, export, record calls, many
+    run directories, the demand query."""
+    b = lambda name: os.path.join(a.build, name)
+    ingest, export, floor, record = b("fdx-ingest"), b("fdx-export"), b("parse_floor"), \
+        b("record_bench")
     total_bytes = sum(os.path.getsize(os.path.join(d, f)) for d in runs for f in os.listdir(d))
     lines = 2 * size["runs"] * size["lines"]
     db = os.path.join(work, "store.db")
@@ -189,7 +204,6 @@ def main():
                          "cells_small": c10, "runs_large": n_large,
                          "seconds_large": t1000, "cells_large": c1000,
                          "ratio": t1000 / t10}
-    report(r, a.out, a.smoke)
 
 
 TARGETS = [
@@ -213,28 +227,37 @@ def report(r, out_dir, smoke):
     lines = [f"fdx benchmark ({'smoke' if smoke else 'full'} size: {r['size']}, "
              f"{r['reps']} rep(s), median), {r['machine']['cpus']} CPUs, "
              f"{r['machine']['platform']}", ""]
-    i, f, p = r["ingest"], r["parse_floor"], r["peer"]
-    lines += [f"fdx-ingest      {i['lines']} lines, {i['bytes'] / 1e6:.0f} MB in {i['seconds']:.2f} s:"
-              f" {i['lines_per_s']:,.0f} lines/s, {i['mb_per_s']:.0f} MB/s, peak RSS "
-              f"{i['peak_rss_kib'] / 1024:.1f} MiB (one thread: {i['single_thread_seconds']:.2f} s)",
-              f"parse floor     {f['seconds']:.2f} s (cJSON parse + delete per line)",
-              f"Python peer     {p['seconds']:.2f} s, peak RSS {p['peak_rss_kib'] / 1024:.1f} MiB",
-              f"fdx-export      {r['export']['cells']} cells in {r['export']['seconds']:.3f} s, "
-              f"peak RSS {r['export']['peak_rss_kib'] / 1024:.1f} MiB",
-              f"record calls    store {r['record']['store_ns']:.0f} ns, sink "
-              f"{r['record']['sink_ns']:.0f} ns, sink through cell handles "
-              f"{r['record']['sink_handle_ns']:.1f} ns",
-              f"many run dirs   {r['many_dirs']['dirs']} dirs {r['many_dirs']['dirs_seconds']:.2f} s,"
-              f" one file {r['many_dirs']['one_file_seconds']:.2f} s",
-              f"demand query    {r['demand_query']['runs_small']} runs "
-              f"({r['demand_query']['cells_small']} cells) {r['demand_query']['seconds_small'] * 1e3:.2f}"
-              f" ms, {r['demand_query']['runs_large']} runs ({r['demand_query']['cells_large']} cells)"
-              f" {r['demand_query']['seconds_large'] * 1e3:.2f} ms", "",
-              "targets (judged at full size only; at smoke size start-up costs dominate):"
-              if smoke else "targets:"]
+    if "ingest" in r:
+        i, f, p = r["ingest"], r["parse_floor"], r["peer"]
+        lines += [f"fdx-ingest      {i['lines']} lines, {i['bytes'] / 1e6:.0f} MB in {i['seconds']:.2f} s:"
+                  f" {i['lines_per_s']:,.0f} lines/s, {i['mb_per_s']:.0f} MB/s, peak RSS "
+                  f"{i['peak_rss_kib'] / 1024:.1f} MiB (one thread: {i['single_thread_seconds']:.2f} s)",
+                  f"parse floor     {f['seconds']:.2f} s (cJSON parse + delete per line)",
+                  f"Python peer     {p['seconds']:.2f} s, peak RSS {p['peak_rss_kib'] / 1024:.1f} MiB",
+                  f"fdx-export      {r['export']['cells']} cells in {r['export']['seconds']:.3f} s, "
+                  f"peak RSS {r['export']['peak_rss_kib'] / 1024:.1f} MiB",
+                  f"record calls    store {r['record']['store_ns']:.0f} ns, sink "
+                  f"{r['record']['sink_ns']:.0f} ns, sink through cell handles "
+                  f"{r['record']['sink_handle_ns']:.1f} ns",
+                  f"many run dirs   {r['many_dirs']['dirs']} dirs {r['many_dirs']['dirs_seconds']:.2f} s,"
+                  f" one file {r['many_dirs']['one_file_seconds']:.2f} s",
+                  f"demand query    {r['demand_query']['runs_small']} runs "
+                  f"({r['demand_query']['cells_small']} cells) {r['demand_query']['seconds_small'] * 1e3:.2f}"
+                  f" ms, {r['demand_query']['runs_large']} runs ({r['demand_query']['cells_large']} cells)"
+                  f" {r['demand_query']['seconds_large'] * 1e3:.2f} ms", ""]
+    if "shapes" in r:
+        lines += shapes.report_lines(r["shapes"]) + [""]
+    lines.append("targets (judged at full size only; at smoke size start-up costs dominate):"
+                 if smoke else "targets:")
     r["targets"] = []
-    for name, get, op, want in TARGETS:
+    targets = (TARGETS if "ingest" in r else []) + (shapes.TARGETS if "shapes" in r else [])
+    for name, get, op, want in targets:
         got = get(r)
+        if got is None:
+            r["targets"].append({"name": name, "value": None, "op": op, "target": want,
+                                 "met": None})
+            lines.append(f"  skip  {name}: not measured (DuckDB peer skipped)")
+            continue
         ok = ops[op](got, want)
         r["targets"].append({"name": name, "value": got, "op": op, "target": want, "met": ok})
         verdict = "  -  " if smoke else "met " if ok else "MISS"
