@@ -16,7 +16,9 @@
 #include "ingest/linereader.h"
 #include "ingest/pool.h"
 #include "ingest/sources.h"
-#include "store/store_internal.h"
+#include "store/conn.h"
+#include "store/ledger.h"
+#include "store/store_flush.h"
 
 typedef struct ingest {
     fdx_store *s;

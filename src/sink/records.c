@@ -12,6 +12,7 @@
 #include "codec/encode.h"
 #include "common/arena.h"
 #include "sink/sink_internal.h"
+#include "sink/sink_output.h"
 
 typedef struct records {
     fdx_records pub;

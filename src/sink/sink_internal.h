@@ -1,4 +1,4 @@
-/* The sink's layout, shared by sink.c and records.c. */
+/* The sink's layout, shared by sink.c, records.c and sink_output.c. */
 #ifndef FDX_SINK_INTERNAL_H
 #define FDX_SINK_INTERNAL_H
 
@@ -23,19 +23,10 @@ struct fdx_sink {
     char errmsg[512];
 };
 
-typedef struct fdx_sorted_cell {
-    fdx_cell cell;
-    uint64_t count;
-    fdx_str cands;
-} fdx_sorted_cell;
-
 /* Moves the counts the record caches hold into the cells: every reader of
  * the cells calls it first. */
 void fdx_sink_settle(fdx_sink *s);
 /* Forgets every cell (after a drain); handles given out so far go stale. */
 void fdx_sink_empty(fdx_sink *s);
-
-/* The cells of agg in export order (malloc'd array; views into agg). */
-int fdx_sink_sorted(const fdx_agg *agg, fdx_sorted_cell **out);
 
 #endif

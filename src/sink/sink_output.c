@@ -10,7 +10,9 @@
 #include "common/fsutil.h"
 #include "common/jsonl_files.h"
 #include "sink/sink_internal.h"
-#include "store/store_internal.h"
+#include "sink/sink_output.h"
+#include "store/conn.h"
+#include "store/store.h"
 
 /* ---- export order ---- */
 

@@ -5,7 +5,8 @@
 
 #include "common/when.h"
 #include "sql_text.h"
-#include "store/store_internal.h"
+#include "store/conn.h"
+#include "store/row.h"
 
 const char *fdx_demand_sql(void)
 {

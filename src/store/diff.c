@@ -4,7 +4,7 @@
  * it can be), then attached to this connection, so one query pairs the cells
  * of both by their stored keys.
  */
-#include "store/store_internal.h"
+#include "store/conn.h"
 
 static int check_other(fdx_store *s, const char *path)
 {

@@ -9,7 +9,8 @@
 #include "common/fsutil.h"
 #include "common/jsonl_files.h"
 #include "sql_text.h"
-#include "store/store_internal.h"
+#include "store/conn.h"
+#include "store/row.h"
 
 typedef struct rows {
     fdx_store *s;

@@ -6,8 +6,9 @@
  * window (history_config.daily_days before the latest day) are rolled into
  * month buckets at commit, so a store fed for years stays small.
  */
+#include "store/history.h"
 #include "common/when.h"
-#include "store/store_internal.h"
+#include "store/conn.h"
 
 int fdx_parse_time(const char *text, int64_t *unix_seconds)
 {

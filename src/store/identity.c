@@ -20,7 +20,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "store/store_internal.h"
+#include "store/conn.h"
+#include "store/identity.h"
 
 int fdx_store_id_valid(const unsigned char *id)
 {

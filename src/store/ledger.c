@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "common/utf8.h"
-#include "store/store_internal.h"
+#include "store/conn.h"
+#include "store/ledger.h"
 
 void fdx_ledger_reset(fdx_store *s)
 {

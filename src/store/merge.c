@@ -16,7 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/store_internal.h"
+#include "store/conn.h"
+#include "store/identity.h"
+#include "store/ledger.h"
+#include "store/merge_history.h"
+#include "store/row.h"
+#include "store/store_flush.h"
 
 typedef struct lineage_entry {
     char id[FDX_STORE_ID_HEX];

@@ -9,7 +9,11 @@
 #include <string.h>
 
 #include "common/when.h"
-#include "store/store_internal.h"
+#include "store/conn.h"
+#include "store/history.h"
+#include "store/merge_history.h"
+#include "store/row.h"
+#include "store/store_flush.h"
 
 /* src's origin numbers as dst numbers them: map[k] for src origin k. */
 typedef struct origins {

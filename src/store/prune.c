@@ -7,7 +7,9 @@
 
 #include "codec/encode.h"
 #include "common/when.h"
-#include "store/store_internal.h"
+#include "store/conn.h"
+#include "store/ledger.h"
+#include "store/store_flush.h"
 
 /* The filters given, as JSON text for prune_log, and the :before day. */
 static void describe(const fdx_prune_filter *f, fdx_buf *json, char before[FDX_DAY_TEXT])

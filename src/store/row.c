@@ -14,7 +14,8 @@
 #include "codec/encode.h"
 #include "codec/record_cell.h"
 #include "common/utf8.h"
-#include "store/store_internal.h"
+#include "store/conn.h"
+#include "store/row.h"
 
 static fdx_str column_text(sqlite3_stmt *st, int i)
 {

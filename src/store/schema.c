@@ -11,7 +11,8 @@
 #include <string.h>
 
 #include "sql_text.h"
-#include "store/store_internal.h"
+#include "store/conn.h"
+#include "store/schema.h"
 
 /* migrations[v] upgrades a store from schema version v to v + 1. */
 static const char *const migrations[][2] = {

@@ -2,7 +2,10 @@
  * Writing pending cells into SQLite: one upsert per distinct cell, telling
  * inserts from updates for the commit statistics.
  */
-#include "store/store_internal.h"
+#include "store/store_flush.h"
+#include "store/conn.h"
+#include "store/history.h"
+#include "store/ledger.h"
 
 int fdx_bind_key(sqlite3_stmt *st, const fdx_cell *c)
 {

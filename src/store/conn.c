@@ -1,0 +1,168 @@
+/*
+ * The handle's connection: the prepared-statement cache, stepping through
+ * SQLITE_BUSY, and the error and notice messages every store module reports
+ * through. It calls nothing else in store/, so every module can build on it.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "sql_text.h"
+#include "store/conn.h"
+
+static const char *const stmt_text[FDX_STMT_COUNT] = {
+    [FDX_STMT_BEGIN_WRITE] = fdx_sql_begin_write,
+    [FDX_STMT_BEGIN_READ] = fdx_sql_begin_read,
+    [FDX_STMT_COMMIT] = fdx_sql_commit,
+    [FDX_STMT_ROLLBACK] = fdx_sql_rollback,
+    [FDX_STMT_SAVEPOINT] = fdx_sql_savepoint,
+    [FDX_STMT_RELEASE] = fdx_sql_release,
+    [FDX_STMT_ROLLBACK_TO] = fdx_sql_rollback_to,
+    [FDX_STMT_MISS_UPSERT] = fdx_sql_miss_upsert,
+    [FDX_STMT_DISPATCH_UPSERT] = fdx_sql_dispatch_upsert,
+    [FDX_STMT_MISS_CELL_ID] = fdx_sql_miss_cell_id,
+    [FDX_STMT_DISPATCH_CELL_ID] = fdx_sql_dispatch_cell_id,
+    [FDX_STMT_MISS_EXPORT] = fdx_sql_miss_export,
+    [FDX_STMT_DISPATCH_EXPORT] = fdx_sql_dispatch_export,
+    [FDX_STMT_CELL_COUNTS] = fdx_sql_cell_counts,
+    [FDX_STMT_LEDGER_INSERT] = fdx_sql_ledger_insert,
+    [FDX_STMT_LEDGER_UPDATE] = fdx_sql_ledger_update,
+    [FDX_STMT_LEDGER_DELETE] = fdx_sql_ledger_delete,
+    [FDX_STMT_LEDGER_SOURCE_INSERT] = fdx_sql_ledger_source_insert,
+    [FDX_STMT_LEDGER_FIND_RUN] = fdx_sql_ledger_find_run,
+    [FDX_STMT_LEDGER_FIND_SOURCE] = fdx_sql_ledger_find_source,
+    [FDX_STMT_MERGE_DISPATCH_UPSERT] = fdx_sql_merge_dispatch_upsert,
+    [FDX_STMT_MERGE_READ_MISSES] = fdx_sql_merge_read_misses,
+    [FDX_STMT_MERGE_READ_DISPATCHES] = fdx_sql_merge_read_dispatches,
+    [FDX_STMT_STORE_ID] = fdx_sql_store_id,
+    [FDX_STMT_MERGED_LIST] = fdx_sql_merged_list,
+    [FDX_STMT_MERGED_FIND] = fdx_sql_merged_find,
+    [FDX_STMT_MERGED_INSERT] = fdx_sql_merged_insert,
+    [FDX_STMT_TOP_DEMAND] = fdx_sql_top_demand,
+    [FDX_STMT_LEDGER_DIGEST] = fdx_sql_ledger_digest,
+    [FDX_STMT_IDENTITY_MARK] = fdx_sql_identity_mark,
+    [FDX_STMT_HAS_CELLS] = fdx_sql_has_cells,
+    [FDX_STMT_STORE_UNUSED] = fdx_sql_store_unused,
+    [FDX_STMT_TOP_WINDOW] = fdx_sql_top_window,
+    [FDX_STMT_TOP_GROWTH] = fdx_sql_top_growth,
+    [FDX_STMT_DIFF_ATTACH] = fdx_sql_diff_attach,
+    [FDX_STMT_DIFF_DETACH] = fdx_sql_diff_detach,
+    [FDX_STMT_DIFF_CELLS] = fdx_sql_diff_cells,
+    [FDX_STMT_PRUNE_MISSES] = fdx_sql_prune_misses,
+    [FDX_STMT_PRUNE_DISPATCHES] = fdx_sql_prune_dispatches,
+    [FDX_STMT_PRUNE_HISTORY] = fdx_sql_prune_history,
+    [FDX_STMT_PRUNE_LOG_INSERT] = fdx_sql_prune_log_insert,
+    [FDX_STMT_HISTORY_CONFIG_READ] = fdx_sql_history_config_read,
+    [FDX_STMT_HISTORY_CONFIG_WRITE] = fdx_sql_history_config_write,
+    [FDX_STMT_HISTORY_ADD] = fdx_sql_history_add,
+    [FDX_STMT_HISTORY_ORIGIN_ID] = fdx_sql_history_origin_id,
+    [FDX_STMT_MERGE_READ_MISS_HISTORY] = fdx_sql_merge_read_miss_history,
+    [FDX_STMT_MERGE_READ_DISPATCH_HISTORY] = fdx_sql_merge_read_dispatch_history,
+    [FDX_STMT_MERGE_READ_ORIGINS] = fdx_sql_merge_read_origins,
+    [FDX_STMT_MERGE_READ_LEDGER] = fdx_sql_merge_read_ledger,
+    [FDX_STMT_MERGED_LEDGER_INSERT] = fdx_sql_merged_ledger_insert,
+    [FDX_STMT_HISTORY_ROLLUP] = fdx_sql_history_rollup,
+    [FDX_STMT_HISTORY_ROLLUP_CLEAR] = fdx_sql_history_rollup_clear,
+};
+
+void fdx_store_note(fdx_store *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->notice, sizeof s->notice, fmt, ap);
+    va_end(ap);
+}
+
+int fdx_store_fail(fdx_store *s, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->errmsg, sizeof s->errmsg, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int fdx_store_code_of_sqlite(int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED: return FDX_EBUSY;
+    case SQLITE_NOMEM: return FDX_ENOMEM;
+    case SQLITE_READONLY: return FDX_EREADONLY;
+    case SQLITE_NOTADB:
+    case SQLITE_CORRUPT: return FDX_ENOTSTORE;
+    case SQLITE_IOERR:
+    case SQLITE_FULL:
+    case SQLITE_CANTOPEN: return FDX_EIO;
+    default: return FDX_ERROR;
+    }
+}
+
+int fdx_store_fail_sqlite(fdx_store *s, int rc, const char *what)
+{
+    int code = fdx_store_code_of_sqlite(rc);
+    const char *msg = s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
+    if (code == FDX_EBUSY)
+        return fdx_store_fail(s, code, "%s: %s: locked by another process for more than %d ms",
+                              s->path, what, s->busy_ms);
+    if (code == FDX_ENOTSTORE)
+        return fdx_store_fail(s, code, "%s: %s: %s (the store is corrupt or not a database)",
+                              s->path, what, msg);
+    return fdx_store_fail(s, code, "%s: %s: %s", s->path, what, msg);
+}
+
+int fdx_store_stmt(fdx_store *s, fdx_stmt_id id, sqlite3_stmt **out)
+{
+    sqlite3_stmt *st = s->stmts[id];
+    if (!st) {
+        int rc = sqlite3_prepare_v3(s->db, stmt_text[id], -1, SQLITE_PREPARE_PERSISTENT, &st, NULL);
+        if (rc != SQLITE_OK)
+            return fdx_store_fail_sqlite(s, rc, "preparing a statement");
+        s->stmts[id] = st;
+    } else {
+        sqlite3_reset(st);
+        sqlite3_clear_bindings(st);
+    }
+    *out = st;
+    return FDX_OK;
+}
+
+int64_t fdx_store_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * SQLite's busy handler covers ordinary lock waits, but some SQLITE_BUSY
+ * results (WAL recovery by another connection, for one) bypass it. Those are
+ * retried here with a growing pause until the busy timeout has passed.
+ */
+int fdx_store_step_retrying(fdx_store *s, sqlite3_stmt *st)
+{
+    int64_t deadline = fdx_store_now_ms() + s->busy_ms;
+    int pause_ms = 1;
+    for (;;) {
+        int rc = sqlite3_step(st);
+        if ((rc & 0xff) != SQLITE_BUSY || fdx_store_now_ms() >= deadline)
+            return rc;
+        sqlite3_reset(st);
+        struct timespec ts = {0, (long)pause_ms * 1000000L};
+        nanosleep(&ts, NULL);
+        pause_ms = pause_ms < 64 ? pause_ms * 2 : 64;
+    }
+}
+
+int fdx_store_exec(fdx_store *s, fdx_stmt_id id)
+{
+    sqlite3_stmt *st;
+    int rc = fdx_store_stmt(s, id, &st);
+    if (rc != FDX_OK)
+        return rc;
+    rc = fdx_store_step_retrying(s, st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return fdx_store_fail_sqlite(s, rc, "running a statement");
+    return FDX_OK;
+}

@@ -1,0 +1,30 @@
+/*
+ * The connection helpers every store module builds on (conn.c): the
+ * statement cache, stepping through SQLITE_BUSY and the error messages.
+ */
+#ifndef FDX_STORE_CONN_H
+#define FDX_STORE_CONN_H
+
+#include "store/store_internal.h"
+#include <stdint.h>
+
+/* Sets notice from a printf format (a call that succeeds with something to say). */
+void fdx_store_note(fdx_store *s, const char *fmt, ...);
+/* Sets errmsg from a printf format; returns code. */
+int fdx_store_fail(fdx_store *s, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Sets errmsg to "what: <SQLite's message>"; returns the matching fdx code. */
+int fdx_store_fail_sqlite(fdx_store *s, int rc, const char *what);
+/* SQLite's result code as an fdx status. */
+int fdx_store_code_of_sqlite(int rc);
+/* A monotonic clock in milliseconds, for the busy deadlines. */
+int64_t fdx_store_now_ms(void);
+/* sqlite3_step, retrying SQLITE_BUSY until the handle's busy timeout. */
+int fdx_store_step_retrying(fdx_store *s, sqlite3_stmt *st);
+
+/* The cached statement, reset and with bindings cleared. */
+int fdx_store_stmt(fdx_store *s, fdx_stmt_id id, sqlite3_stmt **out);
+/* Runs a statement that returns no rows (BEGIN, COMMIT, ...). */
+int fdx_store_exec(fdx_store *s, fdx_stmt_id id);
+
+#endif

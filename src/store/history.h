@@ -1,0 +1,23 @@
+/*
+ * A transaction's daily and monthly history (history.c).
+ */
+#ifndef FDX_STORE_HISTORY_H
+#define FDX_STORE_HISTORY_H
+
+#include "store/store_internal.h"
+
+/* History (history.c). */
+/* Reads history_config into s->hist once per transaction. */
+int fdx_history_load(fdx_store *s);
+/* Adds count observations of a cell on day (a day number) from origin. */
+int fdx_history_add(fdx_store *s, int64_t cell_id, int64_t day, int64_t origin, uint64_t count);
+/* The history key of a day: the day itself, or its month once rolled up. */
+int64_t fdx_history_bucket(const fdx_store *s, int64_t day);
+/* The day a transaction's own observations go to. */
+int64_t fdx_history_txn_day(const fdx_store *s);
+/* Before COMMIT: rolls up what left the daily window, stores the counters. */
+int fdx_history_finish(fdx_store *s);
+/* Starts a transaction's capture time at now. */
+void fdx_history_begin(fdx_store *s);
+
+#endif

@@ -1,0 +1,28 @@
+/*
+ * The ledger row of the open transaction and lookups in it (ledger.c).
+ */
+#ifndef FDX_STORE_LEDGER_H
+#define FDX_STORE_LEDGER_H
+
+#include "store/store_internal.h"
+
+/* Ledger (ledger.c). */
+void fdx_ledger_reset(fdx_store *s);
+/* Creates the transaction's ledger row if it does not exist yet. */
+int fdx_ledger_open_row(fdx_store *s);
+typedef struct fdx_source_info {
+    const char *path;
+    unsigned char digest[32];
+    uint64_t bytes;
+    uint64_t lines;
+    uint64_t records;
+    uint64_t skipped;
+} fdx_source_info;
+int fdx_ledger_add_source(fdx_store *s, const fdx_source_info *src);
+/* Completes (or, when nothing changed, removes) the row before COMMIT. */
+int fdx_ledger_finish(fdx_store *s);
+/* The latest earlier ingest that read content with this digest. */
+int fdx_ledger_find_source(fdx_store *s, const char *hex, char *path, size_t pathsz,
+                           fdx_ledger_entry *entry, int *found);
+
+#endif

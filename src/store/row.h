@@ -1,0 +1,42 @@
+/*
+ * Reading cells back out of a store, checked (row.c).
+ */
+#ifndef FDX_STORE_ROW_H
+#define FDX_STORE_ROW_H
+
+#include "store/store_internal.h"
+
+/*
+ * Reading cells from a store, each checked as strictly as a feed line (row.c).
+ * The rows are those of the export and merge-read queries.
+ */
+struct fdx_decoder;
+typedef struct fdx_row_reader {
+    fdx_store *s;
+    fdx_kind kind;
+    struct fdx_decoder *dec;
+    fdx_buf line, dtypes, cands; /* scratch */
+    uint64_t rows;
+#define FDX_ROW_MEMO 256
+    fdx_buf memo[FDX_ROW_MEMO]; /* dtypes lists already checked */
+} fdx_row_reader;
+typedef struct fdx_row {
+    fdx_cell cell;
+    fdx_str cands;
+    uint64_t count;
+    int has_set_at; /* merge reads: candidates_set_at is not NULL */
+    int64_t set_at;
+    fdx_str line; /* the export line, '\n' included */
+} fdx_row;
+int fdx_row_reader_init(fdx_row_reader *r, fdx_store *s, fdx_kind kind);
+void fdx_row_reader_free(fdx_row_reader *r);
+/* The current row of st, valid until the next call; FDX_EDATA (with the
+ * file, the table, the cell and what is wrong) for a row fdx would not write. */
+int fdx_row_read(fdx_row_reader *r, sqlite3_stmt *st, fdx_row *row);
+/* A row's key columns (as the export queries order them) into a cell, unchecked
+ * (for lookups only); returns the index of the next column. */
+int fdx_row_key(sqlite3_stmt *st, fdx_kind kind, fdx_cell *c);
+/* Checks every cell of one kind (the merge-read query). */
+int fdx_row_check_all(fdx_store *s, fdx_kind kind);
+
+#endif

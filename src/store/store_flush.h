@@ -1,0 +1,30 @@
+/*
+ * Writing recorded cells into the open transaction (store_flush.c).
+ */
+#ifndef FDX_STORE_STORE_FLUSH_H
+#define FDX_STORE_STORE_FLUSH_H
+
+#include "store/store_internal.h"
+
+/* Writes the pending cells into the open transaction (store_flush.c). */
+int fdx_store_flush_pending(fdx_store *s);
+/*
+ * Writes the ingest's cells too (pending first: it is older). Pending is
+ * then written inside the ingest's savepoint, so it is kept in `saved` until
+ * the ingest ends: fdx_store_end_path puts it back if the ingest failed.
+ */
+int fdx_store_flush_path(fdx_store *s);
+/* Ends an ingest: on success its cells join pending, in arrival order. */
+int fdx_store_end_path(fdx_store *s, int ok);
+/*
+ * One upsert with statement id (a *_UPSERT statement), counted in the commit
+ * statistics. set_at is when a dispatch cell's candidates were set (NULL:
+ * unknown).
+ */
+int fdx_store_upsert(fdx_store *s, fdx_stmt_id id, const fdx_cell *c, uint64_t count, fdx_str cands,
+                     const int64_t *set_at, int64_t *cell_id);
+/* Binds a cell's key columns from ?1 in the order the .sql files number them;
+ * returns the next parameter index. */
+int fdx_bind_key(sqlite3_stmt *st, const fdx_cell *c);
+
+#endif
