@@ -245,7 +245,7 @@ static int copy_cells(fdx_store *dst, fdx_store *src, fdx_kind kind, uint64_t *c
         int64_t set_at = sqlite3_column_int64(st, i);
         int has_set_at = kind == FDX_KIND_DISPATCH && sqlite3_column_type(st, i) != SQLITE_NULL;
         rc = fdx_store_upsert(dst, upsert, &cell, count, cands, has_set_at ? &set_at : NULL);
-        (*cells)++;
+        fdx_store_progress(dst, "merge", ++*cells);
     }
     if (rc == FDX_OK && src_rc != SQLITE_DONE) {
         fdx_store_fail_sqlite(src, src_rc, "reading cells");

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "cell/cell.h"
+#include "common/fsutil.h"
 #include "sql_text.h"
 #include "store/store_internal.h"
 
@@ -56,6 +57,7 @@ static const char *const stmt_text[FDX_STMT_COUNT] = {
     [FDX_STMT_MERGED_FIND] = fdx_sql_merged_find,
     [FDX_STMT_MERGED_INSERT] = fdx_sql_merged_insert,
     [FDX_STMT_TOP_DEMAND] = fdx_sql_top_demand,
+    [FDX_STMT_FILTER_VALUES] = fdx_sql_filter_values,
     [FDX_STMT_LEDGER_DIGEST] = fdx_sql_ledger_digest,
     [FDX_STMT_IDENTITY_MARK] = fdx_sql_identity_mark,
     [FDX_STMT_HAS_CELLS] = fdx_sql_has_cells,
@@ -334,6 +336,11 @@ static int open_db(fdx_store *s, const char *path, int flags)
                               errno == ENOENT ? "no such store" : strerror(errno));
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return fdx_store_fail(s, FDX_ENOTSTORE, "%s: is a directory, not an fdx store", path);
+    char dir[512];
+    if ((flags & FDX_OPEN_CREATE) && stat(path, &st) != 0 &&
+        fdx_parent_missing(path, dir, sizeof dir))
+        return fdx_store_fail(s, FDX_EIO, "%s: cannot create the store: no such directory '%s'",
+                              path, dir);
     int oflags = SQLITE_OPEN_NOMUTEX;
     s->readonly = (flags & FDX_OPEN_READONLY) != 0;
     if (flags & FDX_OPEN_READONLY)
@@ -569,4 +576,10 @@ int fdx_store_cell_counts(fdx_store *s, uint64_t *misses, uint64_t *dispatches)
     }
     sqlite3_reset(st);
     return src == SQLITE_ROW ? FDX_OK : fdx_store_fail_sqlite(s, src, "counting cells");
+}
+
+void fdx_store_set_progress(fdx_store *s, fdx_progress_fn fn, void *ctx)
+{
+    s->progress = fn;
+    s->progress_ctx = ctx;
 }

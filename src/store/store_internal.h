@@ -44,6 +44,7 @@ typedef enum fdx_stmt_id {
     FDX_STMT_LEDGER_DIGEST,
     FDX_STMT_IDENTITY_MARK,
     FDX_STMT_HAS_CELLS,
+    FDX_STMT_FILTER_VALUES,
     FDX_STMT_COUNT
 } fdx_stmt_id;
 
@@ -81,7 +82,17 @@ struct fdx_store {
     fdx_txn_ledger ledger;
     int64_t txn_time_ms; /* when the transaction began, Unix ms */
     sqlite3_stmt *stmts[FDX_STMT_COUNT];
+    fdx_progress_fn progress;
+    void *progress_ctx;
 };
+
+/* Reports progress (fdx_store_set_progress) at the first unit and every
+ * 1024th. */
+static inline void fdx_store_progress(fdx_store *s, const char *what, uint64_t done)
+{
+    if (s->progress && (done == 1 || (done & 1023) == 0))
+        s->progress(s->progress_ctx, what, done);
+}
 
 /* Sets errmsg from a printf format; returns code. */
 int fdx_store_fail(fdx_store *s, int code, const char *fmt, ...)
