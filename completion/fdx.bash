@@ -87,7 +87,8 @@ _fdx_ingest()
         return
     fi
     _fdx_options "--run-id --rejects --max-errors --max-line-bytes --max-depth --busy-timeout
-                  --threads" "--skip-invalid -q --quiet -h --help -V --version" ||
+                  --threads" "--skip-invalid -q --quiet --progress --no-progress -h --help
+                  -V --version" ||
         _fdx_files "$_fdx_cur" # DB, then JSONL files and run directories
 }
 
@@ -95,8 +96,13 @@ _fdx_export()
 {
     local _fdx_cur _fdx_opt
     _fdx_context
-    _fdx_options "--busy-timeout" "-h --help -V --version" && return
-    if [ "$(_fdx_operands --busy-timeout)" -eq 0 ]; then
+    if [ "$_fdx_opt" = --kind ]; then
+        _fdx_words "misses dispatches" "$_fdx_cur"
+        return
+    fi
+    _fdx_options "--busy-timeout --kind" "-q --quiet --progress --no-progress -h --help -V
+                  --version" && return
+    if [ "$(_fdx_operands "--busy-timeout --kind")" -eq 0 ]; then
         _fdx_files "$_fdx_cur" # DB
     else
         _fdx_dirs "$_fdx_cur" # OUTDIR
@@ -111,7 +117,7 @@ _fdx_top()
         _fdx_words "cpu" "$_fdx_cur"
         return
     fi
-    _fdx_options "-n --top --cc --sku --op --source" "--json --sql -h --help -V --version" ||
+    _fdx_options "-n --top --cc --sku --op --source" "--json --sql -q --quiet -h --help -V --version" ||
         _fdx_files "$_fdx_cur" # DB
 }
 
@@ -119,7 +125,7 @@ _fdx_merge()
 {
     local _fdx_cur _fdx_opt
     _fdx_context
-    _fdx_options "--busy-timeout" "-q --quiet -h --help -V --version" ||
+    _fdx_options "--busy-timeout" "-q --quiet --progress --no-progress -h --help -V --version" ||
         _fdx_files "$_fdx_cur" # DST, then SRC stores
 }
 
