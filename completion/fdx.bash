@@ -1,5 +1,5 @@
-# bash completion for the fdx programs: fdx-ingest, fdx-export, fdx-top and
-# fdx-merge. Installed once per program name, where bash-completion looks
+# bash completion for the fdx programs: fdx-ingest, fdx-export, fdx-top,
+# fdx-merge, fdx-diff and fdx-prune. Installed once per program name, where bash-completion looks
 # (share/bash-completion/completions/<program>); it can also be sourced.
 # Needs only bash, not the bash-completion package.
 
@@ -86,8 +86,8 @@ _fdx_ingest()
         _fdx_files "$_fdx_cur"
         return
     fi
-    _fdx_options "--run-id --rejects --max-errors --max-line-bytes --max-depth --busy-timeout
-                  --threads" "--skip-invalid -q --quiet --progress --no-progress -h --help
+    _fdx_options "--run-id --at --daily-days --rejects --max-errors --max-line-bytes
+                  --max-depth --busy-timeout --threads" "--skip-invalid -q --quiet --progress --no-progress -h --help
                   -V --version" ||
         _fdx_files "$_fdx_cur" # DB, then JSONL files and run directories
 }
@@ -117,7 +117,8 @@ _fdx_top()
         _fdx_words "cpu" "$_fdx_cur"
         return
     fi
-    _fdx_options "-n --top --cc --sku --op --source" "--json --sql -q --quiet -h --help -V --version" ||
+    _fdx_options "-n --top --cc --sku --op --source --since --until --growth" "--json --sql -q
+                  --quiet -h --help -V --version" ||
         _fdx_files "$_fdx_cur" # DB
 }
 
@@ -129,7 +130,30 @@ _fdx_merge()
         _fdx_files "$_fdx_cur" # DST, then SRC stores
 }
 
+_fdx_diff()
+{
+    local _fdx_cur _fdx_opt
+    _fdx_context
+    _fdx_options "-n --top" "--json -q --quiet -h --help -V --version" ||
+        _fdx_files "$_fdx_cur" # A, then B
+}
+
+_fdx_prune()
+{
+    local _fdx_cur _fdx_opt
+    _fdx_context
+    if [ "$_fdx_opt" = --cc ]; then
+        _fdx_words "cpu" "$_fdx_cur"
+        return
+    fi
+    _fdx_options "--driver --revision --source --op --cc --sku --before --busy-timeout" "-n
+                  --dry-run -q --quiet -h --help -V --version" ||
+        _fdx_files "$_fdx_cur" # DB
+}
+
 complete -F _fdx_ingest fdx-ingest
 complete -F _fdx_export fdx-export
 complete -F _fdx_top fdx-top
 complete -F _fdx_merge fdx-merge
+complete -F _fdx_diff fdx-diff
+complete -F _fdx_prune fdx-prune

@@ -2,9 +2,15 @@
  * fdx: a persistent store for kernel-dispatch telemetry.
  *
  * A store is one SQLite database file holding aggregated miss cells and
- * dispatch cells (see WIRE.md). The API follows SQLite's conventions: opaque
- * handles, int status codes, out-parameters, and one errmsg accessor per
- * handle. No function aborts or exits the process.
+ * dispatch cells (the records and feeds are described in docs/FORMAT.md).
+ * The API follows SQLite's conventions: opaque handles, int status codes,
+ * out-parameters, and one errmsg accessor per handle. No function aborts or
+ * exits the process.
+ *
+ * Options structs carry a version as their first field, so that fields can
+ * be added without breaking callers: start from the struct's *_INIT macro
+ * (or its *_init function), then set the fields wanted. A version this build
+ * does not know is refused with FDX_EMISUSE.
  *
  * A store handle is not thread-safe: use one handle per thread (several
  * handles, threads or processes may open the same file at once).
@@ -52,7 +58,7 @@ const char *fdx_strerror(int status);
  */
 void fdx_use_fast_json_allocator(void);
 
-/* ---- Records (WIRE.md section 1) --------------------------------------
+/* ---- Records (docs/FORMAT.md, "Records") ------------------------------
  * Strings are NUL-terminated UTF-8 and are only borrowed for the duration of
  * a call. Optional values carry a has_* flag. */
 
@@ -102,23 +108,34 @@ typedef struct fdx_store fdx_store;
 /* fdx_store_open flags. */
 #define FDX_OPEN_CREATE   0x1 /* create the file when it does not exist */
 #define FDX_OPEN_READONLY 0x2 /* never write (a store on read-only media); no migration */
-/* For readers: writable when the store can be written (so an older schema is
- * migrated), read-only otherwise. */
+/* For readers: the same as FDX_OPEN_READONLY (a reader never creates,
+ * migrates or converts the store it reads). */
 #define FDX_OPEN_FOR_READING 0x4
 
 /*
  * Opens (and with FDX_OPEN_CREATE, creates) the store at path, migrating an
- * older schema. Like sqlite3_open_v2, *out is set even on failure (to NULL
- * only when memory ran out) so fdx_store_errmsg can explain; close it either
- * way.
+ * older schema unless read-only. The store's schema must be exactly the one
+ * fdx creates (FDX_ENOTSTORE otherwise, naming what differs); an empty file
+ * is not a store for a read-only open. Like sqlite3_open_v2, *out is set even
+ * on failure (to NULL only when memory ran out) so fdx_store_errmsg can
+ * explain; close it either way. A handle that created the file and then
+ * failed to open it, or rolled back a transaction before committing any,
+ * removes the file at close if nothing else has written to it meanwhile.
  */
 int fdx_store_open(const char *path, int flags, fdx_store **out);
 
 /* Closes the store, rolling back an uncommitted transaction. NULL is a no-op. */
 int fdx_store_close(fdx_store *store);
 
-/* The message of the last failed call on this handle ("" if none). */
+/* The message of the last failed call on this handle ("" if none has
+ * failed). A successful call never writes it: what a successful call has to
+ * say is in its out-parameters, or in fdx_store_notice. */
 const char *fdx_store_errmsg(const fdx_store *store);
+
+/* What the last call that leaves notices (fdx_store_merge) found worth saying
+ * without failing, such as "already merged, nothing to do"; "" when it had
+ * nothing to say. Such a call clears the notice first. */
+const char *fdx_store_notice(const fdx_store *store);
 
 /* Milliseconds to wait for another writer before FDX_EBUSY (default 10000). */
 int fdx_store_set_busy_timeout(fdx_store *store, int ms);
@@ -144,6 +161,24 @@ int fdx_store_commit(fdx_store *store, fdx_commit_stats *stats);
 int fdx_store_rollback(fdx_store *store);
 
 /*
+ * Capture time. Every write transaction has one (default: when
+ * fdx_store_begin ran); the cells it changes gain its observations on that
+ * UTC day in the store's history (the miss_daily and dispatch_daily views).
+ * A backfill sets it right after fdx_store_begin, before anything is
+ * recorded (FDX_EMISUSE otherwise). Unix seconds, 1970-01-01 to 9999-12-31.
+ */
+int fdx_store_set_time(fdx_store *store, int64_t unix_seconds);
+/* Parses a capture time as users write it: YYYY-MM-DD (midnight UTC), an
+ * RFC 3339 UTC time such as 2026-10-01T12:00:00Z (Z or +00:00; fractions of
+ * a second are dropped, a leap second counts as :59), or @UNIX_SECONDS.
+ * FDX_OK, or FDX_EDATA for anything else. */
+int fdx_parse_time(const char *text, int64_t *unix_seconds);
+/* How many days before the latest one keep daily history (default 90, kept
+ * in the store); older days are rolled into months at commit. Inside a
+ * transaction. */
+int fdx_store_set_daily_days(fdx_store *store, int days);
+
+/*
  * Adds one record to the open transaction. Returns FDX_EDATA (and leaves the
  * transaction untouched) when a string is not valid UTF-8. Cells are
  * aggregated in memory and written at commit; reads see them after commit.
@@ -160,7 +195,10 @@ int fdx_store_cell_counts(fdx_store *store, uint64_t *misses, uint64_t *dispatch
 /* Called once per bad line: "where" is "file:line", reason says what is wrong. */
 typedef void (*fdx_diag_fn)(void *ctx, const char *where, const char *reason);
 
+#define FDX_INGEST_OPTS_VERSION 1
+
 typedef struct fdx_ingest_opts {
+    unsigned int version;  /* FDX_INGEST_OPTS_VERSION */
     fdx_diag_fn on_error;  /* NULL: only the first error reaches errmsg */
     void *ctx;             /* passed to on_error and on_warning */
     size_t max_line_bytes; /* 0: FDX_DEFAULT_MAX_LINE (at most FDX_MAX_LINE_LIMIT) */
@@ -174,6 +212,15 @@ typedef struct fdx_ingest_opts {
      * The result is the same either way. */
     int threads;
 } fdx_ingest_opts;
+
+/* Every option at its default. */
+#define FDX_INGEST_OPTS_INIT                                                                       \
+    {                                                                                              \
+        .version = FDX_INGEST_OPTS_VERSION                                                         \
+    }
+/* The same for callers that cannot use the macro (C++ before C++20): sets
+ * *opts to the defaults of that version; FDX_EMISUSE for an unknown one. */
+int fdx_ingest_opts_init(fdx_ingest_opts *opts, unsigned int version);
 
 #define FDX_DEFAULT_MAX_LINE  ((size_t)1 << 20)
 #define FDX_MAX_LINE_LIMIT    ((size_t)1 << 30)
@@ -193,7 +240,8 @@ typedef struct fdx_ingest_stats {
  * a run directory holding misses.jsonl and/or dispatches.jsonl, or "-" for
  * standard input. Every bad line is reported through opts->on_error; if there
  * was any, FDX_EDATA is returned and nothing from path is applied (the rest
- * of the transaction stays). stats (optional) is added to, not reset.
+ * of the transaction stays). opts NULL means every option at its default.
+ * stats (optional) is added to, not reset.
  */
 int fdx_store_ingest_path(fdx_store *store, const char *path, const fdx_ingest_opts *opts,
                           fdx_ingest_stats *stats);
@@ -269,13 +317,15 @@ typedef struct fdx_export_stats {
 } fdx_export_stats;
 
 /*
- * Writes outdir/misses.jsonl and outdir/dispatches.jsonl (WIRE.md section 3)
- * from one consistent read. Both are written to temporary files and fsynced
+ * Writes outdir/misses.jsonl and outdir/dispatches.jsonl (docs/FORMAT.md, "The
+ * export") from one consistent read. Both are written to temporary files and fsynced
  * before either is renamed, so a failure leaves both previous files; only a
  * crash between the two renames leaves the new misses beside the previous
  * dispatches. Files get mode 0666 less the umask. Creates outdir (and its
  * parents) when missing (FDX_EMISUSE for ""). Not allowed while a write
- * transaction is open.
+ * transaction is open. Every cell is checked as strictly as a feed line:
+ * FDX_EDATA (naming the table, the cell and the column) for one fdx would
+ * not have written.
  */
 int fdx_store_export(fdx_store *store, const char *outdir, fdx_export_stats *stats);
 
@@ -298,13 +348,29 @@ void fdx_store_set_progress(fdx_store *store, fdx_progress_fn fn, void *ctx);
 /* ---- Demand ------------------------------------------------------------
  * The miss demand ranking: which structure keys most want a specialised
  * kernel, over the miss cells that pass the filters (NULL: no filter). */
+#define FDX_DEMAND_FILTER_VERSION 1
+
 typedef struct fdx_demand_filter {
+    unsigned int version;           /* FDX_DEMAND_FILTER_VERSION */
     const char *compute_capability; /* "8.9", or "cpu" for stamps without one */
     const char *hardware_sku;
     const char *op;
     const char *kernel_source; /* of the fallback */
     int64_t limit;             /* rows at most; <= 0: all */
+    /* A window of capture days (Unix seconds, each standing for its UTC day):
+     * misses of the days from since's up to, not including, until's. 0: open
+     * (both 0: the cells' totals). */
+    int64_t since;
+    int64_t until;
 } fdx_demand_filter;
+
+/* No filter, every row. */
+#define FDX_DEMAND_FILTER_INIT                                                                     \
+    {                                                                                              \
+        .version = FDX_DEMAND_FILTER_VERSION                                                       \
+    }
+/* The same as a function; FDX_EMISUSE for an unknown version. */
+int fdx_demand_filter_init(fdx_demand_filter *filter, unsigned int version);
 
 typedef struct fdx_demand_row {
     const char *wanted;
@@ -314,9 +380,11 @@ typedef struct fdx_demand_row {
     const char *ops;    /* the ops involved, comma-separated */
 } fdx_demand_row;
 
-/* Called per row, most demanded first; a non-zero return stops the query. */
+/* Called per row, most demanded first; a non-zero return stops the query.
+ * fdx_store_demand first checks every miss cell as fdx_store_export does. */
 typedef int (*fdx_demand_fn)(void *ctx, const fdx_demand_row *row);
 
+/* filter NULL: no filter, every row. */
 int fdx_store_demand(fdx_store *store, const fdx_demand_filter *filter, fdx_demand_fn fn,
                      void *ctx);
 /* The values the demand filters can match in the store, each filter's in
@@ -326,11 +394,87 @@ int fdx_store_demand(fdx_store *store, const fdx_demand_filter *filter, fdx_dema
 typedef int (*fdx_filter_value_fn)(void *ctx, const char *filter, const char *value);
 int fdx_store_filter_values(fdx_store *store, fdx_filter_value_fn fn, void *ctx);
 /* The SQL fdx_store_demand runs, with named parameters :cc, :sku, :op,
- * :source and :top, for taking a question further in sqlite3. */
+ * :source and :top, for taking a question further in sqlite3; with a window,
+ * fdx_demand_window_sql, with :since and :until too ('YYYY-MM-DD' or NULL). */
 const char *fdx_demand_sql(void);
+const char *fdx_demand_window_sql(void);
+
+/* The growth ranking: misses per wanted key in the `days` days before the
+ * filter's until (0: up to and including the latest day in the history)
+ * against the `days` days before those; the filter's since is ignored. */
+typedef struct fdx_growth_row {
+    const char *wanted;
+    uint64_t misses;   /* in the window */
+    uint64_t previous; /* in the window before it */
+    int64_t growth;    /* misses - previous */
+    int is_new;        /* no misses at all before the window */
+    const char *ops;
+} fdx_growth_row;
+
+typedef int (*fdx_growth_fn)(void *ctx, const fdx_growth_row *row);
+
+int fdx_store_growth(fdx_store *store, const fdx_demand_filter *filter, int days, fdx_growth_fn fn,
+                     void *ctx);
+/* Its SQL: the parameters of fdx_demand_sql, :until and :days. */
+const char *fdx_growth_sql(void);
+
+/* ---- JSON text ---------------------------------------------------------- */
+
 /* s as a JSON string literal, quotes included, escaped as the feeds are;
  * malloc'd (NULL when memory runs out). */
 char *fdx_json_string(const char *s);
+
+/* ---- Comparing stores ---------------------------------------------------
+ * Per-cell count changes from store (before) to the store at other_path
+ * (after): before and after a release, or two hosts. Cells whose counts are
+ * equal are left out; a cell missing from a store counts 0 there. Most
+ * changed first. Strings as the views show them (revision as 16 hex digits,
+ * dtypes as "F16,F16", compute capability as "8.9" or "cpu"). */
+typedef struct fdx_diff_row {
+    const char *kind; /* "miss" or "dispatch" */
+    const char *key;  /* wanted or structure key; NULL for an unkeyed dispatch */
+    const char *backend;
+    const char *op;
+    const char *dtypes;
+    const char *kernel_source;
+    const char *kernel_revision;
+    const char *compute_capability;
+    const char *hardware_sku;
+    const char *driver_version;
+    uint64_t before;
+    uint64_t after;
+    int64_t change; /* after - before */
+} fdx_diff_row;
+
+typedef int (*fdx_diff_fn)(void *ctx, const fdx_diff_row *row);
+
+int fdx_store_diff(fdx_store *store, const char *other_path, fdx_diff_fn fn, void *ctx);
+
+/* ---- Pruning ------------------------------------------------------------
+ * Removes from the open transaction the cells (and their history) that pass
+ * every filter given (NULL / 0: does not filter; at least one is needed), and
+ * records it in the ledger (kind 'prune', details in prune_log): the ledger
+ * moving on is what keeps a pruned copy of a store from being taken for the
+ * full one by fdx_store_merge, and a store merged before the prune is still
+ * recognised when merged again, so its cells are neither brought back nor
+ * counted twice. */
+typedef struct fdx_prune_filter {
+    const char *driver_version;
+    const char *kernel_revision; /* 16 hex digits, as the views show it */
+    const char *kernel_source;
+    const char *op;
+    const char *compute_capability; /* "8.9", or "cpu" */
+    const char *hardware_sku;
+    int64_t before; /* Unix seconds: cells with no observation on that UTC day or later */
+} fdx_prune_filter;
+
+typedef struct fdx_prune_stats {
+    uint64_t miss_cells;
+    uint64_t dispatch_cells;
+    uint64_t observations; /* their counts summed, saturating at 2^63-1 */
+} fdx_prune_stats;
+
+int fdx_store_prune(fdx_store *store, const fdx_prune_filter *filter, fdx_prune_stats *stats);
 
 /* ---- Merging stores ----------------------------------------------------
  * Folds the cells of the store at src_path into the open transaction: counts
@@ -341,10 +485,12 @@ char *fdx_json_string(const char *s);
  * ledger positions and ledger digests of all stores folded into it, and the
  * identities other stores said they held. Merging a store again whose ledger
  * is unchanged (same position, same digest) is a no-op (stats->stores_skipped,
- * and errmsg says so); merging one that changed since, a copy of one merged
+ * and fdx_store_notice says so); merging one that changed since, a copy of one merged
  * with other runs, or one that holds or says it holds a store already merged,
  * fails with FDX_ECONFLICT and an explanation. What a source says it holds
- * never makes a merge be skipped. A failed merge undoes only itself.
+ * never makes a merge be skipped. A failed merge undoes only itself. The
+ * source is opened read-only and its cells are checked as fdx_store_export
+ * checks them.
  */
 typedef struct fdx_merge_stats {
     uint64_t stores_merged;
@@ -356,8 +502,15 @@ int fdx_store_merge(fdx_store *dst, const char *src_path, fdx_merge_stats *stats
 
 /* ---- In-process sink ----------------------------------------------------
  * The reference sink in C, for a runtime's hot path: record calls aggregate
- * in memory (no I/O, amortised O(1), no allocation for a cell already seen)
- * and never fail; the run's end flushes to JSONL files or drains into a store.
+ * in memory (no I/O, amortised O(1), no allocation for a cell already seen);
+ * the run's end flushes to JSONL files or drains into a store.
+ *
+ * The rule for failures: every call that can fail returns a status (FDX_OK
+ * or FDX_E*) and leaves its explanation in fdx_sink_errmsg. A record call
+ * that fails has also counted the record in fdx_sink_dropped, so a runtime
+ * may ignore the status on its hot path and check fdx_sink_dropped once at
+ * the run's end. Calls that cannot fail (freeing, counting, reading the
+ * message) return their value, or nothing.
  *
  * Thread safety: a sink has no lock. Use one sink per thread; each thread
  * drains its own sink into the store (through its own fdx_store handle),
@@ -371,12 +524,13 @@ fdx_sink *fdx_sink_new(void);
 void fdx_sink_free(fdx_sink *sink);
 
 /*
- * Aggregate one record into its cell. Never fails: a record that cannot be
- * kept (a string that is not valid UTF-8, or no memory) is counted by
- * fdx_sink_dropped and explained by fdx_sink_errmsg instead.
+ * Aggregate one record into its cell. Returns FDX_OK, FDX_EDATA for a record
+ * that is not valid (a string missing or not valid UTF-8), FDX_ENOMEM, or
+ * FDX_EMISUSE for NULL; a record that is not kept is counted by
+ * fdx_sink_dropped.
  */
-void fdx_sink_record_miss(fdx_sink *sink, const fdx_miss *miss);
-void fdx_sink_record_dispatch(fdx_sink *sink, const fdx_dispatch *dispatch);
+int fdx_sink_record_miss(fdx_sink *sink, const fdx_miss *miss);
+int fdx_sink_record_dispatch(fdx_sink *sink, const fdx_dispatch *dispatch);
 
 /*
  * Recording through a cell handle, for a runtime that observes the same
@@ -384,10 +538,8 @@ void fdx_sink_record_dispatch(fdx_sink *sink, const fdx_dispatch *dispatch);
  * with its own dispatch decision: a record call reads and checks every
  * string of the record, an add through the handle reads none.
  *
- * The _cell calls record exactly as above and also return the cell's handle;
- * unlike them they return a status (FDX_OK, FDX_EDATA for a record that is
- * not valid, FDX_ENOMEM, FDX_EMISUSE for NULL), and a record they cannot keep
- * is still counted by fdx_sink_dropped. fdx_sink_add(sink, cell, count) then
+ * The _cell calls record exactly as above and also return the cell's handle
+ * (set only on FDX_OK). fdx_sink_add(sink, cell, count) then
  * counts count more observations (0 counts as one) of that cell, as
  * recording the same record again without candidates would. A handle
  * belongs to the sink that gave it until the sink is drained; any other
@@ -403,7 +555,9 @@ int fdx_sink_add(fdx_sink *sink, fdx_sink_cell cell, uint64_t count);
 size_t fdx_sink_miss_cell_count(const fdx_sink *sink);
 size_t fdx_sink_dispatch_cell_count(const fdx_sink *sink);
 int fdx_sink_is_empty(const fdx_sink *sink);
+/* Records not kept (each refused record call, and each refused add). */
 uint64_t fdx_sink_dropped(const fdx_sink *sink);
+/* The message of the last failed call on this sink ("" if none has failed). */
 const char *fdx_sink_errmsg(const fdx_sink *sink);
 
 /* The aggregated records in export order; free with fdx_records_free. */
@@ -419,9 +573,8 @@ void fdx_records_free(fdx_records *records);
 
 /* Write the misses, the dispatches, or both (dir/misses.jsonl and
  * dir/dispatches.jsonl, dir created when missing) exactly as fdx-export
- * would, each file replaced atomically and both as fdx_store_export replaces
- * its pair. The sink keeps its cells. */
-int fdx_sink_flush(fdx_sink *sink, const char *path, size_t *lines);
+ * would, each file replaced atomically. The sink keeps its cells. */
+int fdx_sink_flush_misses(fdx_sink *sink, const char *path, size_t *lines);
 int fdx_sink_flush_dispatches(fdx_sink *sink, const char *path, size_t *lines);
 int fdx_sink_flush_all(fdx_sink *sink, const char *dir, size_t *miss_lines, size_t *dispatch_lines);
 
@@ -432,6 +585,10 @@ int fdx_sink_flush_all(fdx_sink *sink, const char *dir, size_t *miss_lines, size
  * record twice; on failure the sink and the store are unchanged.
  */
 int fdx_sink_drain_to_store(fdx_sink *sink, fdx_store *store, fdx_commit_stats *stats);
+/* The same, with the capture time of the transaction (Unix seconds; see
+ * fdx_store_set_time). */
+int fdx_sink_drain_to_store_at(fdx_sink *sink, fdx_store *store, int64_t unix_seconds,
+                               fdx_commit_stats *stats);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The main job on the sample feeds in examples/runs: build the four programs
+# The main job on the sample feeds in examples/runs: build the six programs
 # into build/, ingest every run into one store (demo/telemetry.db), export it,
 # and ask the store which misses matter most. It leaves demo/ as README.md's
 # commands expect it: telemetry.db, the runs under runs/, the export.
@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 cmake -S . -B build >/dev/null
-cmake --build build -j"$(nproc)" --target fdx-ingest fdx-export fdx-top fdx-merge >/dev/null
+cmake --build build -j"$(nproc)" --target fdx-ingest fdx-export fdx-top fdx-merge fdx-diff fdx-prune >/dev/null
 
 rm -rf demo && mkdir -p demo/runs
 for run in examples/runs/run_*; do

@@ -1,5 +1,5 @@
--- Every dispatch cell in export order (WIRE.md section 3): unkeyed cells first,
--- then by key. It is the primary key's order: a scan, no sort.
+-- Every dispatch cell in export order (docs/FORMAT.md, "The export"):
+-- unkeyed cells first, then by key. It is the primary key's order: a scan, no sort.
 SELECT keyed, structure_key, backend, op, dtypes, kernel_source,
        kernel_revision_hash, cc_major, cc_minor, hardware_sku, driver_version,
        candidates, count

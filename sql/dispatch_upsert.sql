@@ -2,12 +2,13 @@
 -- saturating at 2^63-1; ?12 (candidates) replaces the stored list only when
 -- it is not the empty list, and ?15 (Unix ms) records when that happened.
 -- ?14 is the ledger id of the transaction.
+-- ?16 is the id a new cell gets (the returned cell_id tells whether it was new).
 INSERT INTO dispatch_cell (keyed, structure_key, backend, op, dtypes,
                            kernel_source, kernel_revision_hash, cc_major,
                            cc_minor, hardware_sku, driver_version, candidates,
-                           count, first_ingest, last_ingest, candidates_set_at)
+                           count, first_ingest, last_ingest, candidates_set_at, cell_id)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14,
-        CASE WHEN ?12 = '[]' THEN NULL ELSE ?15 END)
+        CASE WHEN ?12 = '[]' THEN NULL ELSE ?15 END, ?16)
 ON CONFLICT (keyed, structure_key, kernel_source, kernel_revision_hash, backend, op,
              dtypes, cc_major, cc_minor, hardware_sku, driver_version)
 DO UPDATE SET
@@ -24,4 +25,4 @@ DO UPDATE SET
         ELSE excluded.candidates_set_at
     END,
     last_ingest = excluded.last_ingest
-RETURNING count;
+RETURNING count, cell_id;

@@ -3,11 +3,12 @@
 -- (?15, the source's candidates_set_at in Unix ms), ties going to the list
 -- that sorts last, so merging gives the same result in any order or grouping.
 -- An empty list never replaces one. ?14 is the ledger id of the transaction.
+-- ?16 is the id a new cell gets (the returned cell_id tells whether it was new).
 INSERT INTO dispatch_cell (keyed, structure_key, backend, op, dtypes,
                            kernel_source, kernel_revision_hash, cc_major,
                            cc_minor, hardware_sku, driver_version, candidates,
-                           count, first_ingest, last_ingest, candidates_set_at)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14, ?15)
+                           count, first_ingest, last_ingest, candidates_set_at, cell_id)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14, ?15, ?16)
 ON CONFLICT (keyed, structure_key, kernel_source, kernel_revision_hash, backend, op,
              dtypes, cc_major, cc_minor, hardware_sku, driver_version)
 DO UPDATE SET
@@ -28,4 +29,4 @@ DO UPDATE SET
         THEN excluded.candidates_set_at ELSE candidates_set_at
     END,
     last_ingest = excluded.last_ingest
-RETURNING count;
+RETURNING count, cell_id;

@@ -1,10 +1,11 @@
 -- Adds one pending miss cell. ?11 is the cell's count (1 ..= 2^63-1); the sum
 -- saturates at 2^63-1 instead of overflowing into a REAL. ?12 is the ledger id
 -- of the transaction.
+-- ?13 is the id a new cell gets (the returned cell_id tells whether it was new).
 INSERT INTO miss_cell (wanted, backend, op, dtypes, kernel_source,
                        kernel_revision_hash, cc_major, cc_minor, hardware_sku,
-                       driver_version, count, first_ingest, last_ingest)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12)
+                       driver_version, count, first_ingest, last_ingest, cell_id)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13)
 ON CONFLICT (wanted, kernel_source, kernel_revision_hash, backend, op, dtypes,
              cc_major, cc_minor, hardware_sku, driver_version)
 DO UPDATE SET
@@ -13,4 +14,4 @@ DO UPDATE SET
         ELSE count + excluded.count
     END,
     last_ingest = excluded.last_ingest
-RETURNING count;
+RETURNING count, cell_id;

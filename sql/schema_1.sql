@@ -1,4 +1,4 @@
--- Schema version 1: one row per aggregated cell (WIRE.md section 2).
+-- Schema version 1: one row per aggregated cell (docs/FORMAT.md, "Aggregation").
 --
 -- Every field of the aggregation tuple is a key column. Absent values are
 -- stored as values that equal themselves and differ from every real value,
@@ -7,8 +7,8 @@
 --   * a stamp without compute capability has cc_major = cc_minor = -1.
 -- kernel_revision_hash holds the unsigned 64-bit hash with its top bit
 -- flipped, so that SQLite's signed order is the hash's unsigned order. The
--- primary keys list their columns in export order (WIRE.md section 3), so an
--- export reads each table in key order without sorting. The views show the
+-- primary keys list their columns in export order (docs/FORMAT.md, "The
+-- export"), so an export reads each table in key order without sorting. The views show the
 -- hash itself, in hex.
 -- dtypes and candidates hold the compact JSON text exactly as exported.
 PRAGMA application_id = 1717860401;

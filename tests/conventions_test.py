@@ -3,7 +3,7 @@
 filter's known values, a missing parent directory, progress only on a
 terminal, and the one message per file for wire schema 1.
 
-Usage: conventions_test.py INGEST EXPORT TOP MERGE EXAMPLES_RUNS
+Usage: conventions_test.py INGEST EXPORT TOP MERGE EXAMPLES_RUNS DIFF PRUNE
 """
 import os
 import pty
@@ -17,6 +17,7 @@ import testlib
 from testlib import check, run
 
 INGEST, EXPORT, TOP, MERGE, RUNS = (os.path.abspath(a) for a in sys.argv[1:6])
+DIFF, PRUNE = (os.path.abspath(a) for a in sys.argv[6:8])
 RUN0 = os.path.join(RUNS, "run_0000")
 
 
@@ -69,6 +70,32 @@ def main():
             q = expect(0, f"{name} -q", at([cmd[0], "-q"] + cmd[1:], "quiet"))
             check(q.stdout == "" and q.stderr == "", f"{name} -q prints nothing",
                   f"stdout: {q.stdout!r}\nstderr: {q.stderr!r}")
+        # the programs with output of their own: it alone on stdout
+        r = expect(0, "diff summary", [DIFF, src, db])
+        check(r.stdout.startswith(" change") or r.stdout.split()[0] == "change",
+              "diff: the changes on stdout", r.stdout[:300])
+        check(r.stderr.startswith("fdx-diff: ") and "cells changed, 20 shown" in r.stderr,
+              "diff: summary on stderr", r.stderr)
+        q = expect(0, "diff -q", [DIFF, "-q", "--json", src, db])
+        check(q.stderr == "" and q.stdout.startswith("[{"), "diff -q: no summary", q.stderr)
+        evil = os.path.join(t, "evil.jsonl")
+        with open(os.path.join(RUN0, "misses.jsonl")) as f:
+            line = f.readline()
+        with open(evil, "w") as f:
+            f.write(line[: line.index('"hw":')] + '"hw":{"hardware_sku":"x\\u001b[2J","driver_version":"1"}}\n')
+        edb = os.path.join(t, "evil.db")
+        expect(0, "ingest a control character", [INGEST, edb, evil])
+        r = expect(0, "diff, a control character", [DIFF, src, edb, "-n", "0"])
+        check("\x1b" not in r.stdout and "x\\x1b[2J" in r.stdout, "diff: the table escapes it", repr(r.stdout[-400:]))
+        r = expect(0, "diff --json, a control character", [DIFF, "--json", src, edb, "-n", "0"])
+        check("\x1b" not in r.stdout and "x\\u001b[2J" in r.stdout, "diff --json: escaped", repr(r.stdout[-400:]))
+        pdb = os.path.join(t, "prune.db")
+        shutil.copy(src, pdb)
+        r = expect(0, "prune summary", [PRUNE, "--cc", "cpu", pdb])
+        check(r.stdout == "" and "removed" in r.stderr, "prune: summary on stderr only",
+              f"stdout: {r.stdout!r}\nstderr: {r.stderr!r}")
+        q = expect(0, "prune -q", [PRUNE, "-q", "--cc", "8.9", pdb])
+        check(q.stdout == "" and q.stderr == "", "prune -q prints nothing", q.stderr)
         r = expect(0, "top -q, empty", [TOP, "-q", "--cc", "89", db])
         check(r.stderr == "", "top -q: no hint", r.stderr)
 
@@ -91,11 +118,15 @@ def main():
             ("top -n", [TOP, db, "-n"], "-n"),
             ("top --cc", [TOP, db, "--cc"], "--cc"),
             ("merge --busy-timeout", [MERGE, os.path.join(t, "m.db"), src, "--busy-timeout"], "--busy-timeout"),
+            ("diff -n", [DIFF, src, db, "-n"], "-n"),
+            ("prune --before", [PRUNE, db, "--before"], "--before"),
+            ("prune --driver", [PRUNE, db, "--driver"], "--driver"),
         ]:
             r = expect(2, name, cmd)
             check(f"option '{opt}' needs a value" in r.stderr, f"{name}: names the missing value", r.stderr)
-        r = expect(2, "unknown option", [INGEST, "--bogus", db, RUN0])
-        check("unknown option '--bogus'" in r.stderr, "unknown option named", r.stderr)
+        for prog in (INGEST, DIFF, PRUNE):
+            r = expect(2, "unknown option", [prog, "--bogus", db, RUN0])
+            check("unknown option '--bogus'" in r.stderr, "unknown option named", r.stderr)
 
         # swapped arguments: a feed where the store goes
         feed = os.path.join(RUN0, "misses.jsonl")
@@ -105,6 +136,9 @@ def main():
             ("export", [EXPORT, feed, os.path.join(t, "o4")]),
             ("top", [TOP, feed]),
             ("merge", [MERGE, feed, db]),
+            ("diff", [DIFF, feed, db]),
+            ("diff, B", [DIFF, db, RUN0]),
+            ("prune", [PRUNE, "--cc", "cpu", feed]),
         ]:
             r = expect(2, f"{name} swapped", cmd)
             check("not a store: the store comes first" in r.stderr, f"{name}: swap hinted", r.stderr)

@@ -12,7 +12,6 @@ Usage: cookbook_test.py FDX_INGEST FDX_TOP REPO_ROOT [--update]
 import json
 import os
 import re
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -28,10 +27,15 @@ def sqlite(db, sql):
     return "".join(line.rstrip() + "\n" for line in p.stdout.splitlines())
 
 
+# The example runs were captured a week apart.
+CAPTURED = ["2026-10-01", "2026-10-08", "2026-10-15"]
+
+
 def build_fixture(ingest, root, db):
     for r in range(3):
         run = os.path.join(root, "examples", "runs", f"run_{r:04d}")
-        subprocess.run([ingest, "-q", "--run-id", f"run_{r:04d}", db, run], check=True)
+        subprocess.run([ingest, "-q", "--run-id", f"run_{r:04d}", "--at", CAPTURED[r], db, run],
+                       check=True)
 
 
 def check_cookbook(db, doc_path, update):
@@ -68,7 +72,7 @@ def check_top(top, db):
     check([r["misses"] for r in ranked] == sorted((r["misses"] for r in ranked), reverse=True),
           "ranked by misses")
     for args, pred in ((["--cc", "8.9"], "compute_capability = '8.9'"),
-                       (["--cc", "cpu"], "compute_capability IS NULL"),
+                       (["--cc", "cpu"], "compute_capability = 'cpu'"),
                        (["--op", "Gelu"], "op = 'Gelu'"),
                        (["--source", "cutlass-generic"], "kernel_source = 'cutlass-generic'"),
                        (["--sku", "NVIDIA H100 80GB HBM3", "--op", "Gather"],
@@ -105,11 +109,8 @@ def check_hostile_values(ingest, top, tmp):
     with open(feed, "w") as f:
         f.writelines(miss_line(*h) for h in HOSTILE)
     subprocess.run([ingest, "-q", db, feed], check=True)
-    # A crafted store can hold a value that is not UTF-8.
-    con = sqlite3.connect(db)
-    con.execute("UPDATE miss_cell SET kernel_source = CAST(x'6bff1b5b3343' AS TEXT)")
-    con.commit()
-    con.close()
+    # (A crafted store holding text that is not UTF-8 is refused before
+    # anything is shown: untrusted_test.py checks that.)
 
     table = subprocess.run([top, db], capture_output=True).stdout
     for raw in (b"\x1b", b"\r", b"\x07", b"\xff", "\u202e".encode()):
@@ -152,6 +153,78 @@ def check_hostile_values(ingest, top, tmp):
               repr(p.stdout) + repr(p.stderr))
 
 
+def top_json(top, db, args):
+    p = subprocess.run([top, "--json", "-n", "0", db] + args, capture_output=True, text=True)
+    return json.loads(p.stdout) if p.returncode == 0 else p.stderr
+
+
+def check_top_time(top, db):
+    """--since/--until and --growth against the history views, with filters, and their
+    --sql run in sqlite3."""
+    for args, pred in ((["--since", "2026-10-08"], "day >= '2026-10-08'"),
+                       (["--since", "2026-10-08T23:59:59Z", "--until", "2026-10-15"],
+                        "day >= '2026-10-08' AND day < '2026-10-15'"),
+                       (["--until", "@1791072000"], "day < '2026-10-04'"),
+                       (["--since", "2026-10-01", "--cc", "cpu"],
+                        "day >= '2026-10-01' AND compute_capability = 'cpu'"),
+                       (["--since", "2026-10-08", "--op", "Gelu"], "day >= '2026-10-08' AND op = 'Gelu'")):
+        got = top_json(top, db, args)
+        want = sqlite(db, f"SELECT wanted, sum(count) FROM miss_daily WHERE {pred} "
+                          "GROUP BY wanted ORDER BY 2 DESC, 1;").splitlines()[2:]
+        check(isinstance(got, list) and got and [(r["wanted"], r["misses"]) for r in got] ==
+              [(l.split()[0], int(l.split()[1])) for l in want],
+              f"fdx-top {' '.join(args)}", f"{got}\n{want}")
+        sql = subprocess.run([top, "--sql", "-n", "0", db] + args, capture_output=True,
+                             text=True).stdout
+        via_sql = sqlite(db, sql).splitlines()[2:]
+        check(isinstance(got, list) and [l.split()[0] for l in via_sql] == [r["wanted"] for r in got],
+              f"fdx-top --sql {' '.join(args)} runs in sqlite3", sql)
+    got = top_json(top, db, ["--growth", "7d"])
+    view = sqlite(db, "SELECT wanted, misses, previous, growth, is_new FROM miss_growth_7d;")
+    ranked = [l.split() for l in view.splitlines()[2:]]
+    check(isinstance(got, list) and
+          [[r["wanted"], str(r["misses"]), str(r["previous"]), str(r["growth"]), str(int(r["new"]))]
+           for r in got] == ranked, "fdx-top --growth 7d ranks as miss_growth_7d", f"{got}\n{view}")
+    # A week earlier: the window of run_0001 against run_0000's, for one op.
+    got = top_json(top, db, ["--growth", "1w", "--until", "2026-10-09", "--op", "Gather"])
+    want = sqlite(db, """SELECT wanted, total(CASE WHEN day >= '2026-10-02' THEN count END) AS m,
+                                total(CASE WHEN day < '2026-10-02' THEN count END) AS p
+                         FROM miss_daily WHERE op = 'Gather' AND day >= '2026-09-25'
+                           AND day < '2026-10-09'
+                         GROUP BY wanted ORDER BY m - p DESC, m DESC, wanted;""")
+    check(isinstance(got, list) and len(got) >= 2 and
+          [[r["wanted"], r["misses"], r["previous"], r["growth"], r["new"]] for r in got] ==
+          [[w, int(float(m)), int(float(p)), int(float(m)) - int(float(p)), int(float(p)) == 0]
+           for w, m, p in (l.split() for l in want.splitlines()[2:])],
+          "fdx-top --growth --until --op", f"{got}\n{want}")
+    sql = subprocess.run([top, "--sql", "-n", "0", "--growth", "7", db], capture_output=True, text=True).stdout
+    check([l.split()[0] for l in sqlite(db, sql).splitlines()[2:]] == [w[0] for w in ranked],
+          "fdx-top --growth --sql runs in sqlite3", sql)
+
+
+def check_time_recipes(ingest, root, db, tmp):
+    """The time recipes against stores that absorbed only the runs they ask about:
+    what grew since run_0001 is what run_0002 brought, and the week of 2026-10-08 is
+    run_0001."""
+    doc = open(os.path.join(root, "docs", "QUERIES.md"), encoding="utf-8").read()
+    recipes = [m.group(1) for m in BLOCK.finditer(doc)]
+    for run, marker, alone in (
+            (2, "run_id = 'run_0001'", "SELECT wanted, kernel_source, compute_capability AS cc, "
+                                       "count AS added FROM miss_cells "
+                                       "ORDER BY added DESC, wanted LIMIT 5;"),
+            (1, "day >= '2026-10-08' AND day < '2026-10-15'",
+             "SELECT wanted, sum(count) AS misses FROM miss_cells GROUP BY wanted "
+             "ORDER BY misses DESC, wanted LIMIT 5;")):
+        found = [r for r in recipes if marker in r and "miss_daily" in r]
+        single = os.path.join(tmp, f"run{run}.db")
+        subprocess.run([ingest, "-q", "--at", CAPTURED[run], single,
+                        os.path.join(root, "examples", "runs", f"run_{run:04d}")], check=True)
+        want = sqlite(single, alone)
+        check(len(found) == 1 and sqlite(db, found[0]) == want,
+              f"the recipe about run_{run:04d} answers what that run brought",
+              f"{found}\nwant:\n{want}got:\n{sqlite(db, found[0]) if found else ''}")
+
+
 def main():
     ingest, top, root = sys.argv[1:4]
     update = "--update" in sys.argv
@@ -162,6 +235,8 @@ def main():
         if not update:
             check_top(top, db)
             check_hostile_values(ingest, top, tmp)
+            check_top_time(top, db)
+            check_time_recipes(ingest, root, db, tmp)
     return finish("cookbook")
 
 

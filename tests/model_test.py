@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Differential test: random valid feeds, ingested in random groupings through
 fdx-ingest and exported with fdx-export, must equal what an independent model
-of the reference sink (telemetry_sink.rs + WIRE.md) flushes after seeing every
-line in order.
+of the reference sink (telemetry_sink.rs, docs/FORMAT.md) flushes after seeing
+every line in order.
 
 Usage: model_test.py FDX_INGEST FDX_EXPORT [SEEDS]
 """

@@ -1,5 +1,5 @@
-/* The wire codec: decoding every record shape, every error of WIRE.md
- * section 4, exact u64 digits, and the writer's escaping. */
+/* The wire codec: decoding every record shape, every error of docs/FORMAT.md
+ * ("Errors"), exact u64 digits, and the writer's escaping. */
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 #include "cell/cell.h"
 #include "codec/decode.h"
 #include "codec/encode.h"
+#include "codec/record_cell.h"
 #include "common/sha256.h"
 #include "ingest/line_memo.h"
 

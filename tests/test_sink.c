@@ -93,7 +93,7 @@ START_TEST(flush_writes_valid_jsonl_that_round_trips)
     fdx_sink_record_miss(sink, &m);
     size_t n = 0;
     const char *path = tu_path(dir, "telemetry.jsonl");
-    ck_assert_int_eq(fdx_sink_flush(sink, path, &n), FDX_OK);
+    ck_assert_int_eq(fdx_sink_flush_misses(sink, path, &n), FDX_OK);
     ck_assert_uint_eq(n, 1);
     size_t len;
     char *body = tu_read_file(path, &len);
@@ -123,7 +123,7 @@ START_TEST(single_flushes_count_held_records)
         fdx_sink_record_dispatch(sink, &d);
     }
     const char *misses = tu_path(dir, "m.jsonl");
-    ck_assert_int_eq(fdx_sink_flush(sink, misses, NULL), FDX_OK);
+    ck_assert_int_eq(fdx_sink_flush_misses(sink, misses, NULL), FDX_OK);
     char *body = tu_read_file(misses, NULL);
     ck_assert_ptr_nonnull(strstr(body, "\"count\":3,"));
     free(body);
@@ -141,7 +141,7 @@ START_TEST(empty_sink_flushes_empty_file)
     ck_assert(fdx_sink_is_empty(sink));
     size_t n = 99, len = 99;
     const char *path = tu_path(dir, "empty.jsonl");
-    ck_assert_int_eq(fdx_sink_flush(sink, path, &n), FDX_OK);
+    ck_assert_int_eq(fdx_sink_flush_misses(sink, path, &n), FDX_OK);
     ck_assert_uint_eq(n, 0);
     free(tu_read_file(path, &len));
     ck_assert_uint_eq(len, 0);
@@ -328,17 +328,66 @@ END_TEST
 START_TEST(bad_records_are_dropped_and_counted)
 {
     fdx_miss m = ref_miss("bad\xff", "generic");
-    fdx_sink_record_miss(sink, &m);
+    ck_assert_int_eq(fdx_sink_record_miss(sink, &m), FDX_EDATA);
     ck_assert_uint_eq(fdx_sink_dropped(sink), 1);
     ck_assert_ptr_nonnull(strstr(fdx_sink_errmsg(sink), "wanted: invalid UTF-8"));
     ck_assert(fdx_sink_is_empty(sink));
     m.wanted = "ok";
     m.hw.hardware_sku = NULL;
-    fdx_sink_record_miss(sink, &m);
+    ck_assert_int_eq(fdx_sink_record_miss(sink, &m), FDX_EDATA);
     ck_assert_uint_eq(fdx_sink_dropped(sink), 2);
-    fdx_sink_record_miss(sink, NULL);
-    fdx_sink_record_dispatch(sink, NULL);
+    ck_assert_int_eq(fdx_sink_record_miss(sink, NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_sink_record_dispatch(sink, NULL), FDX_EMISUSE);
     ck_assert_uint_eq(fdx_sink_dropped(sink), 4);
+    ck_assert(fdx_sink_is_empty(sink));
+    fdx_dispatch d = ref_dispatch("k\xc3", "generic", NULL, 0);
+    ck_assert_int_eq(fdx_sink_record_dispatch(sink, &d), FDX_EDATA);
+    ck_assert_uint_eq(fdx_sink_dropped(sink), 5);
+    m.hw.hardware_sku = "cpu";
+    d.structure_key = "k";
+    ck_assert_int_eq(fdx_sink_record_miss(sink, &m), FDX_OK);
+    ck_assert_int_eq(fdx_sink_record_dispatch(sink, &d), FDX_OK);
+    ck_assert_uint_eq(fdx_sink_dropped(sink), 5);
+}
+END_TEST
+
+/* Refused records are explained field by field, a list's items by index. */
+START_TEST(refusals_name_the_field)
+{
+    static const char *const bad_dtypes[] = {"F16", "F1\xc3"};
+    fdx_miss m = ref_miss("w\xe2\x82", "generic");
+    fdx_sink_record_miss(sink, &m);
+    ck_assert_str_eq(fdx_sink_errmsg(sink), "wanted: invalid UTF-8 at byte 1");
+    m = ref_miss("w", "generic");
+    m.fallback.dtypes = bad_dtypes;
+    m.fallback.n_dtypes = 2;
+    fdx_sink_record_miss(sink, &m);
+    ck_assert_str_eq(fdx_sink_errmsg(sink), "fallback.dtypes[1]: invalid UTF-8 at byte 2");
+    m.fallback.dtypes = NULL;
+    fdx_sink_record_miss(sink, &m);
+    ck_assert_str_eq(fdx_sink_errmsg(sink), "fallback.dtypes: missing (NULL)");
+    fdx_candidate c[3] = {{ref_impl("a"), 0, 0}, {ref_impl("b"), 0, 0}, {ref_impl("c"), 0, 0}};
+    c[2].impl_id.op = NULL;
+    fdx_dispatch d = ref_dispatch("k", "generic", c, 3);
+    fdx_sink_record_dispatch(sink, &d);
+    ck_assert_str_eq(fdx_sink_errmsg(sink), "candidates[2].impl_id.op: missing (NULL)");
+    c[2].impl_id.op = "MatMul";
+    c[1].impl_id.dtypes = bad_dtypes;
+    c[1].impl_id.n_dtypes = 2;
+    fdx_sink_record_dispatch(sink, &d);
+    ck_assert_str_eq(fdx_sink_errmsg(sink),
+                     "candidates[1].impl_id.dtypes[1]: invalid UTF-8 at byte 2");
+    c[1].impl_id.dtypes = NULL;
+    fdx_sink_record_dispatch(sink, &d);
+    ck_assert_str_eq(fdx_sink_errmsg(sink), "candidates[1].impl_id.dtypes: missing (NULL)");
+    d = ref_dispatch("k", "generic", NULL, 1);
+    fdx_sink_record_dispatch(sink, &d);
+    ck_assert_str_eq(fdx_sink_errmsg(sink), "candidates: missing (NULL)");
+    d = ref_dispatch("k", "generic", NULL, 0);
+    d.hw.driver_version = NULL;
+    fdx_sink_record_dispatch(sink, &d);
+    ck_assert_str_eq(fdx_sink_errmsg(sink), "hw.driver_version: missing (NULL)");
+    ck_assert_uint_eq(fdx_sink_dropped(sink), 8);
     ck_assert(fdx_sink_is_empty(sink));
 }
 END_TEST
@@ -552,10 +601,13 @@ static void shorten_before_page(int field, int was, int now)
     str[now] = '\0';
     fdx_sink_record_miss(s, &m);
     fdx_sink_record_miss(s, &m);
-    /* An empty string is refused where a name is required. */
-    size_t cells = fdx_sink_miss_cell_count(s);
-    ck_assert(cells == 2 || (now == 0 && cells == 1));
-    ck_assert_uint_eq(fdx_sink_dropped(s), 2 * (2 - cells));
+    /* The shortened string (empty included) is a cell of its own. */
+    ck_assert_uint_eq(fdx_sink_miss_cell_count(s), 2);
+    ck_assert_uint_eq(fdx_sink_dropped(s), 0);
+    fdx_records *r;
+    ck_assert_int_eq(fdx_sink_records(s, &r), FDX_OK);
+    ck_assert_uint_eq(r->misses[0].count + 100 * r->misses[1].count, 202);
+    fdx_records_free(r);
     fdx_sink_free(s);
     munmap(mem, 2 * (size_t)page);
 }
@@ -895,6 +947,7 @@ Suite *sink_suite(void)
     tcase_add_test(tc, golden_nasty);
     tcase_add_test(tc, drain_counts_once_and_refuses_an_open_transaction);
     tcase_add_test(tc, bad_records_are_dropped_and_counted);
+    tcase_add_test(tc, refusals_name_the_field);
     tcase_add_test(tc, a_miss_without_wanted_never_matches_a_cell);
     tcase_add_test(tc, candidates_follow_the_latest_list);
     tcase_add_test(tc, reused_buffers_are_read_again);

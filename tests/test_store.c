@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "sql_text.h"
 #include "test_util.h"
@@ -260,7 +261,7 @@ START_TEST(reopened_store_accumulates)
 }
 END_TEST
 
-/* Every WIRE.md section 4 error leaves the store exactly as it was. */
+/* Every error of docs/FORMAT.md ("Errors") leaves the store exactly as it was. */
 static const char *const bad_lines[] = {
     "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_H("k", "1") ",\"count\":-3,\"hw\":" GPU "}",
     "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_H(
@@ -380,7 +381,8 @@ START_TEST(paths_in_one_call_fail_alone)
         char name[32];
         snprintf(name, sizeof name, "t%d.db", threads);
         fdx_store *db = tu_open(tu_path(dir, name));
-        fdx_ingest_opts opts = {.threads = threads};
+        fdx_ingest_opts opts = FDX_INGEST_OPTS_INIT;
+        opts.threads = threads;
         fdx_ingest_stats st = {0};
         ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
         ck_assert_int_eq(fdx_store_ingest_paths(db, paths, 3, &opts, &st), FDX_EDATA);
@@ -405,7 +407,9 @@ static void ingest_both_ways(const char *feed, uint64_t bad, uint64_t records, c
         char name[32];
         snprintf(name, sizeof name, "t%d.db", threads);
         fdx_store *db = tu_open(tu_path(dir, name));
-        fdx_ingest_opts opts = {.skip_invalid = 1, .threads = threads};
+        fdx_ingest_opts opts = FDX_INGEST_OPTS_INIT;
+        opts.skip_invalid = 1;
+        opts.threads = threads;
         fdx_ingest_stats st = {0};
         ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
         ck_assert_int_eq(fdx_store_ingest_buffer(db, "feed", feed, strlen(feed), &opts, &st),
@@ -469,7 +473,8 @@ START_TEST(over_long_line_is_an_error)
     const char *path = strdup(tu_path(dir, "long.jsonl"));
     tu_write_file(path, MISS_LINE("1") MISS_LINE("2"));
     fdx_store *db = tu_open(tu_path(dir, "s.db"));
-    fdx_ingest_opts opts = {.max_line_bytes = 100};
+    fdx_ingest_opts opts = FDX_INGEST_OPTS_INIT;
+    opts.max_line_bytes = 100;
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
     ck_assert_int_eq(fdx_store_ingest_path(db, path, &opts, NULL), FDX_EDATA);
     ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), ":1: line longer than 100 bytes"));
@@ -497,11 +502,18 @@ START_TEST(records_need_a_transaction_and_valid_text)
     ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_EDATA);
     m.fallback.kernel_source = "src";
     ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_OK);
-    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    /* Only the valid record reached the transaction: either refused one
+     * would be a cell of its own. */
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
     uint64_t misses, dispatches;
     ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
-    ck_assert_uint_eq(misses, 0);
+    ck_assert_uint_eq(misses, 1);
+    ck_assert_uint_eq(dispatches, 0);
     ck_assert_int_eq(fdx_store_export(db, tu_path(dir, "out"), NULL), FDX_OK);
+    char *text = tu_read_file(tu_path(tu_path(dir, "out"), "misses.jsonl"), NULL);
+    ck_assert_ptr_nonnull(strstr(text, "\"wanted\":\"w\","));
+    ck_assert_ptr_nonnull(strstr(text, "\"count\":1,"));
+    free(text);
     fdx_store_close(db);
 }
 END_TEST
@@ -530,6 +542,80 @@ START_TEST(many_distinct_cells_spill_and_stay_exact)
     char *m = tu_read_file(tu_path(tu_path(dir, "out"), "misses.jsonl"), NULL);
     ck_assert_ptr_null(strstr(m, "\"count\":1,"));
     free(m);
+    fdx_store_close(db);
+}
+END_TEST
+
+/* ---- options versions, errmsg and notices ---- */
+
+static int count_rows(void *ctx, const fdx_demand_row *row)
+{
+    (void)row;
+    ++*(int *)ctx;
+    return 0;
+}
+
+START_TEST(options_of_an_unknown_version_are_refused)
+{
+    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    const char *line = "{\"schema\":2}";
+    fdx_ingest_opts opts = {0};
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_buffer(db, "b", line, strlen(line), &opts, NULL),
+                     FDX_EMISUSE);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "fdx_ingest_opts version 0"));
+    opts.version = FDX_INGEST_OPTS_VERSION + 1;
+    ck_assert_int_eq(fdx_store_ingest_buffer(db, "b", line, strlen(line), &opts, NULL),
+                     FDX_EMISUSE);
+    ck_assert_int_eq(fdx_ingest_opts_init(&opts, FDX_INGEST_OPTS_VERSION + 1), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_ingest_opts_init(&opts, FDX_INGEST_OPTS_VERSION), FDX_OK);
+    ck_assert_uint_eq(opts.version, FDX_INGEST_OPTS_VERSION);
+    ck_assert_ptr_null(opts.on_error);
+    ck_assert_int_eq(opts.skip_invalid, 0);
+    /* A valid version reaches the data (which is bad: no kind). */
+    ck_assert_int_eq(fdx_store_ingest_buffer(db, "b", line, strlen(line), &opts, NULL), FDX_EDATA);
+    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+
+    int rows = 0;
+    fdx_demand_filter f = {0};
+    ck_assert_int_eq(fdx_store_demand(db, &f, count_rows, &rows), FDX_EMISUSE);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "fdx_demand_filter version 0"));
+    ck_assert_int_eq(fdx_demand_filter_init(&f, 0), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_demand_filter_init(&f, FDX_DEMAND_FILTER_VERSION), FDX_OK);
+    ck_assert_int_eq(fdx_store_demand(db, &f, count_rows, &rows), FDX_OK);
+    fdx_demand_filter init = FDX_DEMAND_FILTER_INIT;
+    ck_assert_int_eq(fdx_store_demand(db, &init, count_rows, &rows), FDX_OK);
+    ck_assert_int_eq(rows, 0);
+    fdx_store_close(db);
+}
+END_TEST
+
+/* A merge with nothing to do succeeds with a notice, never an error message. */
+START_TEST(already_merged_is_a_notice_not_an_error)
+{
+    const char *src_path = tu_path(dir, "src.db");
+    fdx_store *src = tu_open(src_path);
+    const char *dt[] = {"F16"};
+    fdx_miss m = {"w", {"Cuda", "MatMul", dt, 1, "src", 1}, 1, {0, 0, 0, "cpu", "n/a"}};
+    ck_assert_int_eq(fdx_store_begin(src), FDX_OK);
+    ck_assert_int_eq(fdx_store_record_miss(src, &m), FDX_OK);
+    ck_assert_int_eq(fdx_store_commit(src, NULL), FDX_OK);
+    fdx_store_close(src);
+
+    fdx_store *db = tu_open(tu_path(dir, "dst.db"));
+    fdx_merge_stats ms = {0};
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_merge(db, src_path, &ms), FDX_OK);
+    ck_assert_str_eq(fdx_store_notice(db), "");
+    ck_assert_int_eq(fdx_store_merge(db, src_path, &ms), FDX_OK);
+    ck_assert_uint_eq(ms.stores_merged, 1);
+    ck_assert_uint_eq(ms.stores_skipped, 1);
+    ck_assert_str_eq(fdx_store_errmsg(db), "");
+    ck_assert_ptr_nonnull(strstr(fdx_store_notice(db), "already merged"));
+    ck_assert_int_eq(fdx_store_merge(db, tu_path(dir, "missing.db"), &ms), FDX_ENOENT);
+    ck_assert_str_eq(fdx_store_notice(db), "");
+    ck_assert_str_ne(fdx_store_errmsg(db), "");
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
     fdx_store_close(db);
 }
 END_TEST
@@ -601,10 +687,12 @@ START_TEST(older_schema_is_migrated)
     ck_assert_int_eq(ingest_text("x.jsonl", MISS_LINE("1")), FDX_OK);
     sqlite3_stmt *st = raw_row(path, "SELECT (SELECT user_version FROM pragma_user_version()),"
                                      " (SELECT count(*) FROM ingest_ledger),"
-                                     " (SELECT misses FROM miss_demand WHERE wanted = 'w')");
-    ck_assert_int_eq(sqlite3_column_int(st, 0), 4);
+                                     " (SELECT misses FROM miss_demand WHERE wanted = 'w'),"
+                                     " (SELECT sum(count) FROM miss_daily WHERE wanted = 'w')");
+    ck_assert_int_eq(sqlite3_column_int(st, 0), 5);
     ck_assert_int_eq(sqlite3_column_int(st, 1), 1);
     ck_assert_int_eq(sqlite3_column_int(st, 2), 5); /* the old cell and the new one */
+    ck_assert_int_eq(sqlite3_column_int(st, 3), 5); /* its history adds up to its total */
     raw_row_end(st);
 }
 END_TEST
@@ -626,7 +714,7 @@ START_TEST(schema_3_identity_is_migrated)
                                      " i.id, i.file_dev IS NOT NULL AND i.file_ino IS NOT NULL,"
                                      " m.ledger_high, m.ledger_digest IS NULL AND m.how IS NULL"
                                      " FROM store_identity i, merged_store m");
-    ck_assert_int_eq(sqlite3_column_int(st, 0), 4);
+    ck_assert_int_eq(sqlite3_column_int(st, 0), 5);
     ck_assert_str_eq((const char *)sqlite3_column_text(st, 1), "0123456789abcdef0123456789abcdef");
     ck_assert_int_eq(sqlite3_column_int(st, 2), 1);
     ck_assert_int_eq(sqlite3_column_int(st, 3), 7);
@@ -701,6 +789,99 @@ START_TEST(empty_file_becomes_a_store)
     tu_write_file(path, "");
     ck_assert_int_eq(open_status(path, 0, NULL), FDX_OK);
     ck_assert_int_eq(ingest_text("x.jsonl", MISS_LINE("1")), FDX_OK);
+}
+END_TEST
+
+/* Readers never create, migrate or convert what they read: an empty file is
+ * not a store and stays empty, a rollback-journal store stays one. */
+START_TEST(reading_changes_nothing)
+{
+    const char *empty = tu_path(dir, "empty.db");
+    tu_write_file(empty, "");
+    ck_assert_int_eq(open_status(empty, FDX_OPEN_FOR_READING, "not an fdx store (it is empty)"),
+                     FDX_ENOTSTORE);
+    struct stat st;
+    ck_assert_int_eq(stat(empty, &st), 0);
+    ck_assert_int_eq(st.st_size, 0);
+    ck_assert_int_eq(ingest_text("x.jsonl", MISS_LINE("1")), FDX_OK);
+    const char *path = tu_path(dir, "s.db");
+    raw_exec(path, "PRAGMA journal_mode = DELETE");
+    fdx_store *db;
+    ck_assert_int_eq(fdx_store_open(path, FDX_OPEN_FOR_READING, &db), FDX_OK);
+    char *out = tu_export(db, tu_path(dir, "out"));
+    ck_assert_str_eq(out, MISS_OUT("1"));
+    free(out);
+    fdx_store_close(db);
+    unsigned char header[20];
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fread(header, 1, sizeof header, f), sizeof header);
+    fclose(f);
+    ck_assert_int_eq(header[18], 1); /* read and write versions: 1 is rollback, 2 WAL */
+    ck_assert_int_eq(header[19], 1);
+}
+END_TEST
+
+/* Before anything is read, the schema must be the one fdx creates. */
+START_TEST(foreign_schema_objects_are_refused)
+{
+    static const struct {
+        const char *sql, *msg;
+    } cases[] = {
+        {"CREATE TRIGGER t AFTER INSERT ON miss_cell BEGIN SELECT 1; END",
+         "has a trigger t on miss_cell"},
+        {"CREATE INDEX i ON miss_cell (count)", "has an index i on miss_cell"},
+        {"DROP VIEW miss_demand", "the view miss_demand is missing"},
+        {"DROP VIEW miss_cells; CREATE VIEW miss_cells AS SELECT 1", "defined differently"},
+        {"ALTER TABLE miss_cell RENAME TO m; CREATE VIEW miss_cell AS SELECT * FROM m",
+         "miss_cell is a view, not a table"},
+    };
+    const char *path = tu_path(dir, "s.db");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        unlink(path);
+        fdx_store_close(tu_open(path));
+        raw_exec(path, cases[i].sql);
+        ck_assert_int_eq(open_status(path, FDX_OPEN_FOR_READING, cases[i].msg), FDX_ENOTSTORE);
+        ck_assert_int_eq(open_status(path, 0, cases[i].msg), FDX_ENOTSTORE);
+    }
+}
+END_TEST
+
+/* A writer that created its store and failed before its first commit leaves
+ * no file behind; one that only opened it keeps it (an empty store on purpose). */
+START_TEST(failed_first_transaction_removes_the_new_store)
+{
+    const char *path = strdup(tu_path(dir, "new.db"));
+    fdx_store *db = tu_open(path);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    fdx_store_close(db);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    ck_assert_int_ne(access(tu_path(dir, "new.db-wal"), F_OK), 0);
+    ck_assert_int_ne(access(tu_path(dir, "new.db-shm"), F_OK), 0);
+    fdx_store_close(tu_open(path));
+    ck_assert_int_eq(access(path, F_OK), 0);
+    free((char *)path);
+}
+END_TEST
+
+/* A writer whose store was removed meanwhile by the writer that created it
+ * fails at commit instead of committing into the removed file. */
+START_TEST(commit_into_a_removed_store_fails)
+{
+    const char *path = strdup(tu_path(dir, "new.db"));
+    const char *feed = strdup(tu_path(dir, "x.jsonl"));
+    tu_write_file(feed, MISS_LINE("1"));
+    fdx_store *creator = tu_open(path), *other = tu_open(path);
+    ck_assert_int_eq(fdx_store_begin(creator), FDX_OK);
+    ck_assert_int_eq(fdx_store_rollback(creator), FDX_OK);
+    fdx_store_close(creator);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    ck_assert_int_eq(fdx_store_begin(other), FDX_EIO);
+    ck_assert_msg(strstr(fdx_store_errmsg(other), "removed"), "%s", fdx_store_errmsg(other));
+    fdx_store_close(other);
+    free((char *)path);
+    free((char *)feed);
 }
 END_TEST
 
@@ -903,6 +1084,8 @@ Suite *store_suite(void)
     tcase_add_test(tc, over_long_line_is_an_error);
     tcase_add_test(tc, records_need_a_transaction_and_valid_text);
     tcase_add_test(tc, many_distinct_cells_spill_and_stay_exact);
+    tcase_add_test(tc, options_of_an_unknown_version_are_refused);
+    tcase_add_test(tc, already_merged_is_a_notice_not_an_error);
     tcase_add_test(tc, newer_schema_is_refused);
     tcase_add_test(tc, older_schema_is_migrated);
     tcase_add_test(tc, schema_3_identity_is_migrated);
@@ -911,6 +1094,10 @@ Suite *store_suite(void)
     tcase_add_test(tc, missing_store_is_not_created_without_create);
     tcase_add_test(tc, foreign_files_are_refused);
     tcase_add_test(tc, empty_file_becomes_a_store);
+    tcase_add_test(tc, reading_changes_nothing);
+    tcase_add_test(tc, foreign_schema_objects_are_refused);
+    tcase_add_test(tc, failed_first_transaction_removes_the_new_store);
+    tcase_add_test(tc, commit_into_a_removed_store_fails);
     tcase_add_test(tc, export_needs_a_directory);
     tcase_add_test(tc, export_directory_names);
     tcase_add_test(tc, export_replaces_files_and_leaves_no_temporaries);

@@ -17,7 +17,9 @@ static void usage(void)
            "\n"
            "Both files come from one consistent read of DB, one line per cell in a total\n"
            "order, and each replaces its predecessor atomically. OUTDIR is created when\n"
-           "missing; DB must exist (export never creates a store). A summary goes to\n"
+           "missing; DB must exist (export only reads it: it never creates, migrates or\n"
+           "converts a store). Every cell is checked; a store fdx did not write is\n"
+           "refused, so every line written is one fdx-ingest accepts. A summary goes to\n"
            "stderr.\n"
            "\n"
            "Options:\n"
@@ -91,6 +93,7 @@ int main(int argc, char **argv)
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
     const char *outdir = argv[optind + 1];
+    fdx_use_fast_json_allocator(); /* every cell read is decoded to check it */
     fdx_store *db;
     fdx_export_stats st = {0};
     uint64_t lines = 0;

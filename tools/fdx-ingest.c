@@ -23,6 +23,11 @@ static void usage(void)
            "Options:\n"
            "  --run-id ID          ingest exactly once: if ID was ingested before, do nothing\n"
            "                       (same content) or fail (different content)\n"
+           "  --at WHEN            the capture time of this ingest, for backfills (default\n"
+           "                       now): YYYY-MM-DD (midnight UTC), an RFC 3339 UTC time\n"
+           "                       such as 2026-10-01T12:00:00Z, or @UNIX_SECONDS\n"
+           "  --daily-days N       keep daily history for the N days before the latest one\n"
+           "                       (stored in DB; default 90), months before them\n"
            "  --skip-invalid       ingest the good lines; list and skip the bad ones\n"
            "  --rejects FILE       with --skip-invalid, copy every skipped line to FILE\n"
            "                       (replaced only when the ingest commits; never the\n"
@@ -54,6 +59,9 @@ typedef struct options {
     const char *rejects;
     int skip_invalid;
     tool_common co;
+    int has_at;
+    long long at;
+    unsigned long long daily_days;
 } options;
 
 /* Lines of wire schema 1 are told once per file (say_schema1), not listed. */
@@ -152,6 +160,8 @@ static int parse_args(int argc, char **argv, options *o)
         {"skip-invalid", no_argument, NULL, 's'},
         TOOL_QUIET_LONG,
         TOOL_PROGRESS_LONGS,
+        {"at", required_argument, NULL, 'a'},
+        {"daily-days", required_argument, NULL, 'D'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -176,6 +186,11 @@ static int parse_args(int argc, char **argv, options *o)
             break;
         case 'j': o->rejects = optarg; break;
         case 's': o->skip_invalid = 1; break;
+        case 'a':
+            rc = tool_parse_when(prog, "at", optarg, &o->at);
+            o->has_at = 1;
+            break;
+        case 'D': rc = parse_number("daily-days", optarg, 1, 1u << 20, &o->daily_days); break;
         case 'h': usage(); return -1;
         case 'V': tool_version(prog); return -1;
         default: rc = tool_common_option(prog, c, argv, &o->co); break;
@@ -220,8 +235,15 @@ static int already_ingested(fdx_store *db, char **paths, int n, const options *o
 static int ingest_all(fdx_store *db, char **paths, int n, const options *o, diag *d, FILE *rejects,
                       fdx_ingest_stats *stats)
 {
-    fdx_ingest_opts opts = {on_error,        d,       (size_t)o->max_line, (int)o->max_depth,
-                            o->skip_invalid, rejects, on_warning,          (int)o->threads};
+    fdx_ingest_opts opts = FDX_INGEST_OPTS_INIT;
+    opts.on_error = on_error;
+    opts.on_warning = on_warning;
+    opts.ctx = d;
+    opts.max_line_bytes = (size_t)o->max_line;
+    opts.max_depth = (int)o->max_depth;
+    opts.skip_invalid = o->skip_invalid;
+    opts.rejects = rejects;
+    opts.threads = (int)o->threads;
     int rc = fdx_store_ingest_paths(db, (const char *const *)paths, (size_t)n, &opts, stats);
     if (rc != FDX_OK && rc != FDX_EDATA)
         tool_error(prog, "%s", fdx_store_errmsg(db));
@@ -254,6 +276,10 @@ static int start(const char *dbpath, const options *o, fdx_store **db)
         rc = fdx_store_begin(*db);
     if (rc == FDX_OK && o->run_id)
         rc = fdx_store_set_run_id(*db, o->run_id);
+    if (rc == FDX_OK && o->has_at)
+        rc = fdx_store_set_time(*db, (int64_t)o->at);
+    if (rc == FDX_OK && o->daily_days)
+        rc = fdx_store_set_daily_days(*db, (int)o->daily_days);
     if (rc != FDX_OK)
         tool_error(prog, "%s", fdx_store_errmsg(*db));
     return rc;
@@ -315,8 +341,18 @@ static int run(const char *dbpath, char **paths, int n, const options *o, fdx_re
 
 int main(int argc, char **argv)
 {
-    options o = {20, FDX_DEFAULT_MAX_LINE, FDX_DEFAULT_MAX_DEPTH, 10000, 0, NULL, NULL,
-                 0,  TOOL_COMMON_INIT};
+    options o = {20,
+                 FDX_DEFAULT_MAX_LINE,
+                 FDX_DEFAULT_MAX_DEPTH,
+                 10000,
+                 0,
+                 NULL,
+                 NULL,
+                 0,
+                 TOOL_COMMON_INIT,
+                 0,
+                 0,
+                 0};
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc < 0 ? EXIT_OK : rc;

@@ -14,7 +14,9 @@ static void usage(void)
            "when missing. Counts add; each dispatch cell keeps the candidates list set\n"
            "last; the result does not depend on the order or grouping of merges.\n"
            "\n"
-           "All sources go in one transaction: if any fails, DST is left unchanged.\n"
+           "All sources go in one transaction: if any fails, DST is left unchanged (a\n"
+           "DST this run created is removed). Sources are only read, and each must be\n"
+           "an fdx store with the schema fdx creates and cells fdx would write.\n"
            "Merging a store again is a no-op when its ledger is unchanged, and an error\n"
            "when it has changed since, is a copy fed other runs, or holds (or says it\n"
            "holds) a store already merged: its cells would be counted twice.\n"
@@ -63,6 +65,7 @@ int main(int argc, char **argv)
         return tool_usage_error(prog, "expected DST and at least one SRC");
     if ((rc = tool_check_store_arg(prog, argv[optind], "[OPTION]... DST SRC...")) != 0)
         return rc;
+    fdx_use_fast_json_allocator(); /* every cell read is decoded to check it */
     fdx_store *db;
     fdx_merge_stats ms = {0};
     fdx_commit_stats cs = {0};
@@ -77,7 +80,7 @@ int main(int argc, char **argv)
         uint64_t skipped = ms.stores_skipped;
         rc = fdx_store_merge(db, argv[i], &ms);
         if (rc == FDX_OK && ms.stores_skipped > skipped && !co.quiet)
-            tool_progress_break(), fprintf(stderr, "%s: %s\n", prog, fdx_store_errmsg(db));
+            tool_progress_break(), fprintf(stderr, "%s: %s\n", prog, fdx_store_notice(db));
     }
     tool_progress_end(ms.cells_read);
     if (rc == FDX_OK)

@@ -1,8 +1,10 @@
-/* fdx-top: the miss demand ranking, as a table, as JSON, or as its SQL. */
+/* fdx-top: the miss demand ranking (totals, a window of days, or growth), as a
+ * table, as JSON, or as its SQL. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fdx.h"
 #include "tool_text.h"
@@ -22,6 +24,13 @@ static void usage(void)
            "      --sku NAME       only this hardware SKU\n"
            "      --op NAME        only fallbacks for this op\n"
            "      --source NAME    only this fallback kernel source\n"
+           "      --since WHEN     rank by the misses captured on WHEN's UTC day or later\n"
+           "      --until WHEN     ... and before WHEN's UTC day\n"
+           "      --growth N[d|w]  rank by growth: misses in the last N days (up to the\n"
+           "                       latest day in the store, or before --until) against\n"
+           "                       the N days before; keys new in the window are flagged\n"
+           "                       WHEN: YYYY-MM-DD (midnight UTC), an RFC 3339 UTC time\n"
+           "                       such as 2026-10-01T12:00:00Z, or @UNIX_SECONDS\n"
            "      --json           a JSON array, for scripts\n"
            "      --sql            print the query (with its parameters) for sqlite3\n"
            "  -q, --quiet          when a filter matches nothing, do not list the values\n"
@@ -35,10 +44,25 @@ static void usage(void)
 
 typedef struct options {
     fdx_demand_filter filter;
+    int growth_days; /* 0: no growth ranking */
     int json;
     int sql;
     tool_common co;
 } options;
+
+/* --growth N, Nd or Nw; 0 on success. */
+static int parse_span(const char *arg, int *days)
+{
+    char *end;
+    if (*arg < '1' || *arg > '9')
+        return -1;
+    long n = strtol(arg, &end, 10);
+    int unit = *end == 'w' ? 7 : 1;
+    if ((*end && *end != 'd' && *end != 'w') || (*end && end[1]) || n > 100000)
+        return -1;
+    *days = (int)n * unit;
+    return 0;
+}
 
 static int parse_args(int argc, char **argv, options *o)
 {
@@ -49,13 +73,17 @@ static int parse_args(int argc, char **argv, options *o)
         {"op", required_argument, NULL, 'o'},
         {"source", required_argument, NULL, 'k'},
         {"json", no_argument, NULL, 'j'},
-        {"sql", no_argument, NULL, 'S'},
+        {"sql", no_argument, NULL, 'Q'},
         {"help", no_argument, NULL, 'h'},
+        {"since", required_argument, NULL, 'S'},
+        {"until", required_argument, NULL, 'U'},
+        {"growth", required_argument, NULL, 'g'},
         {"version", no_argument, NULL, 'V'},
         TOOL_QUIET_LONG,
         {NULL, 0, NULL, 0},
     };
     unsigned long long top;
+    long long when;
     int c, rc = 0;
     opterr = 0;
     while (rc == 0 && (c = getopt_long(argc, argv, ":n:qhV", longs, NULL)) != -1) {
@@ -70,7 +98,18 @@ static int parse_args(int argc, char **argv, options *o)
         case 'o': o->filter.op = optarg; break;
         case 'k': o->filter.kernel_source = optarg; break;
         case 'j': o->json = 1; break;
-        case 'S': o->sql = 1; break;
+        case 'Q': o->sql = 1; break;
+        case 'S':
+        case 'U':
+            if (tool_parse_when(prog, c == 'S' ? "since" : "until", optarg, &when))
+                return EXIT_USAGE;
+            *(c == 'S' ? &o->filter.since : &o->filter.until) = when ? when : 1;
+            break;
+        case 'g':
+            if (parse_span(optarg, &o->growth_days))
+                return tool_usage_error(prog, "--growth: expected N days as N, Nd or Nw; got '%s'",
+                                        optarg);
+            break;
         case 'h': usage(); return -1;
         case 'V': tool_version(prog); return -1;
         default: rc = tool_common_option(prog, c, argv, &o->co); break;
@@ -80,6 +119,10 @@ static int parse_args(int argc, char **argv, options *o)
         return rc;
     if (o->json && o->sql)
         return tool_usage_error(prog, "--json and --sql exclude each other");
+    if (o->growth_days && o->filter.since)
+        return tool_usage_error(prog, "--growth and --since exclude each other (use --until)");
+    if (o->filter.since && o->filter.until && o->filter.until / 86400 <= o->filter.since / 86400)
+        return tool_usage_error(prog, "--until must be a later day than --since");
     if (argc - optind != 1)
         return tool_usage_error(prog, "expected DB");
     return tool_check_store_arg(prog, argv[optind], "[OPTION]... DB");
@@ -110,6 +153,18 @@ static int print_param(const char *name, const char *value)
     return 0;
 }
 
+/* A window bound as the queries take it: its UTC day, or NULL when open. */
+static int print_day_param(const char *name, int64_t unix_seconds)
+{
+    char day[32];
+    time_t secs = (time_t)unix_seconds;
+    struct tm tm;
+    if (!unix_seconds || !gmtime_r(&secs, &tm))
+        return print_param(name, NULL);
+    strftime(day, sizeof day, "%Y-%m-%d", &tm);
+    return print_param(name, day);
+}
+
 static int print_sql(const options *o)
 {
     const fdx_demand_filter *f = &o->filter;
@@ -118,25 +173,47 @@ static int print_sql(const options *o)
         print_param(":op", f->op) || print_param(":source", f->kernel_source))
         return -1;
     printf(".parameter set :top %lld\n", f->limit > 0 ? (long long)f->limit : -1LL);
-    fputs(fdx_demand_sql(), stdout);
+    if (o->growth_days) {
+        if (print_day_param(":until", f->until))
+            return -1;
+        printf(".parameter set :days %d\n", o->growth_days);
+        fputs(fdx_growth_sql(), stdout);
+    } else if (f->since || f->until) {
+        if (print_day_param(":since", f->since) || print_day_param(":until", f->until))
+            return -1;
+        fputs(fdx_demand_window_sql(), stdout);
+    } else {
+        fputs(fdx_demand_sql(), stdout);
+    }
     return 0;
 }
+
+/* One ranked key, of either ranking. */
+typedef struct row {
+    char *wanted;
+    char *ops;
+    uint64_t misses;
+    uint64_t fallbacks;
+    uint64_t devices;
+    uint64_t previous;
+    int64_t growth;
+    int is_new;
+} row;
 
 /* Rows are collected, as shown (tool_visible), so that the table's columns
  * can be aligned. */
 typedef struct rows {
-    fdx_demand_row *v;
+    row *v;
     size_t n;
     int oom;
     int json; /* values as JSON strings (tool_json_text), not as shown */
 } rows;
 
-static int collect(void *ctx, const fdx_demand_row *row)
+static int keep(rows *r, const row *x)
 {
-    rows *r = ctx;
-    fdx_demand_row *v = realloc(r->v, (r->n + 1) * sizeof *v);
-    char *wanted = r->json ? tool_json_text(row->wanted) : tool_visible(row->wanted);
-    char *ops = r->json ? tool_json_text(row->ops) : tool_visible(row->ops);
+    row *v = realloc(r->v, (r->n + 1) * sizeof *v);
+    char *wanted = r->json ? tool_json_text(x->wanted) : tool_visible(x->wanted);
+    char *ops = r->json ? tool_json_text(x->ops) : tool_visible(x->ops);
     if (!v || !wanted || !ops) {
         free(wanted);
         free(ops);
@@ -146,10 +223,22 @@ static int collect(void *ctx, const fdx_demand_row *row)
         return 1;
     }
     r->v = v;
-    v[r->n] = *row;
+    v[r->n] = *x;
     v[r->n].wanted = wanted;
     v[r->n++].ops = ops;
     return 0;
+}
+
+static int collect(void *ctx, const fdx_demand_row *d)
+{
+    row x = {(char *)d->wanted, (char *)d->ops, d->misses, d->fallbacks, d->devices, 0, 0, 0};
+    return keep(ctx, &x);
+}
+
+static int collect_growth(void *ctx, const fdx_growth_row *g)
+{
+    row x = {(char *)g->wanted, (char *)g->ops, g->misses, 0, 0, g->previous, g->growth, g->is_new};
+    return keep(ctx, &x);
 }
 
 static int digits(uint64_t v)
@@ -162,35 +251,64 @@ static int digits(uint64_t v)
     return n;
 }
 
-static void print_table(const rows *r)
+static int max_int(int a, int b)
 {
-    int wm = 6, wf = 9, wd = 7, wo = 3;
+    return a > b ? a : b;
+}
+
+static void print_table(const rows *r, int growth)
+{
+    int wm = 6, wf = 9, wd = 7, wo = 3, wp = 8, wg = 6;
     for (size_t i = 0; i < r->n; i++) {
-        wm = digits(r->v[i].misses) > wm ? digits(r->v[i].misses) : wm;
-        wf = digits(r->v[i].fallbacks) > wf ? digits(r->v[i].fallbacks) : wf;
-        wd = digits(r->v[i].devices) > wd ? digits(r->v[i].devices) : wd;
-        wo = tool_text_width(r->v[i].ops) > wo ? tool_text_width(r->v[i].ops) : wo;
+        const row *x = &r->v[i];
+        wm = max_int(wm, digits(x->misses));
+        wf = max_int(wf, digits(x->fallbacks));
+        wd = max_int(wd, digits(x->devices));
+        wo = max_int(wo, tool_text_width(x->ops));
+        wp = max_int(wp, digits(x->previous));
+        wg = max_int(wg, snprintf(NULL, 0, "%+lld", (long long)x->growth));
     }
-    printf("%4s  %*s  %*s  %*s  %-*s  %s\n", "rank", wm, "misses", wf, "fallbacks", wd, "devices",
-           wo, "ops", "wanted");
+    if (growth)
+        printf("%4s  %*s  %*s  %*s  %3s  %-*s  %s\n", "rank", wm, "misses", wp, "previous", wg,
+               "growth", "new", wo, "ops", "wanted");
+    else
+        printf("%4s  %*s  %*s  %*s  %-*s  %s\n", "rank", wm, "misses", wf, "fallbacks", wd,
+               "devices", wo, "ops", "wanted");
     for (size_t i = 0; i < r->n; i++) {
-        const fdx_demand_row *row = &r->v[i];
-        printf("%4zu  %*llu  %*llu  %*llu  %s%*s  %s\n", i + 1, wm, (unsigned long long)row->misses,
-               wf, (unsigned long long)row->fallbacks, wd, (unsigned long long)row->devices,
-               row->ops, wo - tool_text_width(row->ops), "", row->wanted);
+        const row *x = &r->v[i];
+        if (growth)
+            printf("%4zu  %*llu  %*llu  %+*lld  %3s  %s%*s  %s\n", i + 1, wm,
+                   (unsigned long long)x->misses, wp, (unsigned long long)x->previous, wg,
+                   (long long)x->growth, x->is_new ? "new" : "", x->ops,
+                   wo - tool_text_width(x->ops), "", x->wanted);
+        else
+            printf("%4zu  %*llu  %*llu  %*llu  %s%*s  %s\n", i + 1, wm,
+                   (unsigned long long)x->misses, wf, (unsigned long long)x->fallbacks, wd,
+                   (unsigned long long)x->devices, x->ops, wo - tool_text_width(x->ops), "",
+                   x->wanted);
     }
 }
 
-static void print_json(const rows *r)
+static int print_json(const rows *r, int growth)
 {
     putchar('[');
     for (size_t i = 0; i < r->n; i++) {
-        const char *wanted = r->v[i].wanted, *ops = r->v[i].ops;
-        printf("%s{\"wanted\":%s,\"misses\":%llu,\"fallbacks\":%llu,\"devices\":%llu,\"ops\":%s}",
-               i ? ",\n " : "", wanted, (unsigned long long)r->v[i].misses,
-               (unsigned long long)r->v[i].fallbacks, (unsigned long long)r->v[i].devices, ops);
+        const row *x = &r->v[i];
+        const char *wanted = x->wanted, *ops = x->ops;
+        if (growth)
+            printf("%s{\"wanted\":%s,\"misses\":%llu,\"previous\":%llu,\"growth\":%lld,"
+                   "\"new\":%s,\"ops\":%s}",
+                   i ? ",\n " : "", wanted, (unsigned long long)x->misses,
+                   (unsigned long long)x->previous, (long long)x->growth,
+                   x->is_new ? "true" : "false", ops);
+        else
+            printf("%s{\"wanted\":%s,\"misses\":%llu,\"fallbacks\":%llu,\"devices\":%llu,"
+                   "\"ops\":%s}",
+                   i ? ",\n " : "", wanted, (unsigned long long)x->misses,
+                   (unsigned long long)x->fallbacks, (unsigned long long)x->devices, ops);
     }
     puts("]");
+    return 0;
 }
 
 /* Which values a filter can take, for an empty ranking: each filter given
@@ -234,7 +352,7 @@ static int list_value(void *ctx, const char *filter, const char *value)
     return 0;
 }
 
-static int explain_empty(fdx_store *db, const fdx_demand_filter *f)
+static int explain_empty(fdx_store *db, const fdx_demand_filter *f, int windowed)
 {
     static const char *const filters[] = {"cc", "sku", "op", "source"};
     int missing = 0;
@@ -258,13 +376,15 @@ static int explain_empty(fdx_store *db, const fdx_demand_filter *f)
             return FDX_ENOMEM;
     }
     if (!missing && (f->compute_capability || f->hardware_sku || f->op || f->kernel_source))
-        fprintf(stderr, "%s: each filter's value exists, but no miss matches them all\n", prog);
+        fprintf(stderr, "%s: each filter's value exists, but no miss matches them all%s\n", prog,
+                windowed ? " in the days asked for" : "");
     return FDX_OK;
 }
 
 int main(int argc, char **argv)
 {
-    options o = {{NULL, NULL, NULL, NULL, 20}, 0, 0, TOOL_COMMON_INIT};
+    options o = {FDX_DEMAND_FILTER_INIT, 0, 0, 0, TOOL_COMMON_INIT};
+    o.filter.limit = 20;
     int rc = parse_args(argc, argv, &o);
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
@@ -274,23 +394,24 @@ int main(int argc, char **argv)
         tool_error(prog, "out of memory");
         return EXIT_FAIL;
     }
+    fdx_use_fast_json_allocator(); /* every cell read is decoded to check it */
     fdx_store *db;
     rows r = {NULL, 0, 0, o.json};
     rc = tool_open_for_reading(prog, argv[optind], 10000, &db);
-    if (rc == FDX_OK && (rc = fdx_store_demand(db, &o.filter, collect, &r)) != FDX_OK)
+    if (rc == FDX_OK &&
+        (rc = o.growth_days ? fdx_store_growth(db, &o.filter, o.growth_days, collect_growth, &r)
+                            : fdx_store_demand(db, &o.filter, collect, &r)) != FDX_OK)
         tool_error(prog, "%s", fdx_store_errmsg(db));
-    else if (rc == FDX_OK && r.oom)
+    else if (rc == FDX_OK && (r.oom || (o.json ? print_json(&r, o.growth_days)
+                                               : (print_table(&r, o.growth_days), 0)) != 0))
         tool_error(prog, "out of memory"), rc = FDX_ENOMEM;
-    else if (rc == FDX_OK && r.n == 0 && !o.co.quiet &&
-             (rc = explain_empty(db, &o.filter)) != FDX_OK)
+    if (rc == FDX_OK && r.n == 0 && !o.co.quiet &&
+        (rc = explain_empty(db, &o.filter, o.growth_days || o.filter.since || o.filter.until)) !=
+            FDX_OK)
         tool_error(prog, "%s", rc == FDX_ENOMEM ? "out of memory" : fdx_store_errmsg(db));
-    if (rc == FDX_OK && o.json)
-        print_json(&r);
-    else if (rc == FDX_OK)
-        print_table(&r);
     for (size_t i = 0; i < r.n; i++) {
-        free((char *)r.v[i].wanted);
-        free((char *)r.v[i].ops);
+        free(r.v[i].wanted);
+        free(r.v[i].ops);
     }
     free(r.v);
     fdx_store_close(db);

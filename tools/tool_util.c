@@ -104,3 +104,12 @@ int tool_check_store_arg(const char *prog, const char *path, const char *usage)
     return tool_usage_error(prog, "'%s' is %s, not a store: the store comes first (%s %s)", path,
                             what, prog, usage);
 }
+
+int tool_parse_when(const char *prog, const char *name, const char *arg, long long *out)
+{
+    int64_t v;
+    if (fdx_parse_time(arg, &v) != FDX_OK)
+        return tool_usage_error(prog, "--%s: expected %s; got '%s'", name, TOOL_WHEN_FORMS, arg);
+    *out = (long long)v;
+    return 0;
+}

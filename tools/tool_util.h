@@ -47,6 +47,13 @@ int tool_common_option(const char *prog, int c, char **argv, tool_common *co);
  * 0 when it may be a store. */
 int tool_check_store_arg(const char *prog, const char *path, const char *usage);
 
+/* Parses the WHEN of option --name (fdx_parse_time); 0, or the usage error
+ * naming the accepted forms (EXIT_USAGE). */
+int tool_parse_when(const char *prog, const char *name, const char *arg, long long *out);
+#define TOOL_WHEN_FORMS                                                                            \
+    "YYYY-MM-DD (midnight UTC), an RFC 3339 UTC time such as 2026-10-01T12:00:00Z, or "            \
+    "@UNIX_SECONDS"
+
 /* Opens a store for reading (FDX_OPEN_FOR_READING) with a busy timeout;
  * reports a failure. */
 struct fdx_store;

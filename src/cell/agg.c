@@ -2,6 +2,13 @@
  * Open-addressing hash map from packed cell keys to counts and candidates.
  * Keys live in one arena addressed by offset, so growing it never leaves a
  * dangling pointer; the index holds cell numbers plus one (0 = empty slot).
+ *
+ * This is not common/keymap.c on purpose: a probe here finds the hash, the
+ * key's place, the count and the candidates in one struct, one cache line.
+ * Built on the keymap (its entries numbered as the cells, counts and
+ * candidates beside them), a hit touches one line more, and fdx-ingest on
+ * bench/gen_feed.py's 40-run feed took 4-6% more CPU time (medians of 9-10
+ * alternating runs against this version, three sittings).
  */
 #include "cell/agg.h"
 

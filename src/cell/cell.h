@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "common/buf.h"
 #include "fdx.h"
@@ -19,6 +20,13 @@ typedef struct fdx_str {
     const char *p;
     size_t n;
 } fdx_str;
+
+/* The view of a C string. */
+static inline fdx_str fdx_cstr(const char *s)
+{
+    fdx_str v = {s, strlen(s)};
+    return v;
+}
 
 typedef enum fdx_kind { FDX_KIND_MISS = 0, FDX_KIND_DISPATCH = 1 } fdx_kind;
 
@@ -44,22 +52,6 @@ typedef struct fdx_cell {
     fdx_str driver;
 } fdx_cell;
 
-/*
- * Builds the cell of an API record. dtypes (and, for dispatches, the
- * candidates array, into cands) are encoded into the scratch buffers, which
- * the cell then points into. Fails with FDX_EDATA and a message in err when
- * a string is missing or not valid UTF-8, FDX_ENOMEM when memory runs out.
- * trusted skips the UTF-8 check, for strings the decoder already checked.
- */
-int fdx_cell_from_miss(fdx_cell *cell, const fdx_miss *m, int trusted, fdx_buf *dtypes, char *err,
-                       size_t errsz);
-int fdx_cell_from_dispatch(fdx_cell *cell, const fdx_dispatch *d, int trusted, fdx_buf *dtypes,
-                           fdx_buf *cands, char *err, size_t errsz);
-
-/* Validates a candidates list and writes it as its stored JSON into out. */
-int fdx_cands_encode(const fdx_candidate *cands, size_t n, int trusted, fdx_buf *out, char *err,
-                     size_t errsz);
-
 /* Serialises the identity into one byte string (the aggregator's key). */
 void fdx_cell_pack(const fdx_cell *cell, fdx_buf *out);
 /* Inverse of fdx_cell_pack; the views point into key. */
@@ -75,7 +67,7 @@ static inline int fdx_cands_empty(fdx_str cands)
     return cands.n == 0 || (cands.n == 2 && cands.p[0] == '[' && cands.p[1] == ']');
 }
 
-/* The export order of WIRE.md section 3 (both cells of the same kind). */
+/* The export order of docs/FORMAT.md ("The export"), both cells of one kind. */
 int fdx_cell_compare(const fdx_cell *a, const fdx_cell *b);
 
 #endif

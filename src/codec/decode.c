@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "codec/lex.h"
+#include "codec/wire.h"
 #include "common/buf.h"
 #include "common/json_arena.h"
 #include "common/u64.h"
@@ -284,9 +285,10 @@ static int get_schema(dctx *x, const cJSON *rec)
     if (!v)
         return FDX_EDATA;
     if (!cJSON_IsNumber(v))
-        return expected(x, "", "schema", "2", v);
+        return expected(x, "", "schema", FDX_WIRE_SCHEMA_TEXT, v);
     const fdx_numtok *t = &x->d->lx.nums[v->valueint];
-    if (t->len == 1 && x->d->line[t->off] == '2')
+    if (t->len == sizeof FDX_WIRE_SCHEMA_TEXT - 1 &&
+        memcmp(x->d->line + t->off, FDX_WIRE_SCHEMA_TEXT, t->len) == 0)
         return FDX_OK;
     char what[120];
     int len = t->len > 40 ? 40 : (int)t->len;

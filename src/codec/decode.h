@@ -1,7 +1,7 @@
 /*
  * The line decoder: one JSON Lines record into an fdx_miss or fdx_dispatch
- * (WIRE.md section 1), on cJSON with exact u64 numbers. The decoded record
- * borrows from the decoder and stays valid until the next decode.
+ * (docs/FORMAT.md, "Records"), on cJSON with exact u64 numbers. The decoded
+ * record borrows from the decoder and stays valid until the next decode.
  */
 #ifndef FDX_DECODE_H
 #define FDX_DECODE_H

@@ -1,11 +1,13 @@
 /*
- * JSON Lines writer. Escaping follows WIRE.md section 3: only '"', '\\' and
- * control characters below U+0020 are escaped; everything else is raw UTF-8.
+ * JSON Lines writer. Escaping follows docs/FORMAT.md ("The export"): only
+ * '"', '\\' and control characters below U+0020 are escaped; everything else
+ * is raw UTF-8.
  */
 #include "codec/encode.h"
 
 #include <string.h>
 
+#include "codec/wire.h"
 #include "common/u64.h"
 
 static const char hex_digits[] = "0123456789abcdef";
@@ -96,21 +98,15 @@ static void enc_impl_tail(fdx_buf *b, fdx_str source, uint64_t revision)
     fdx_buf_putc(b, '}');
 }
 
-static fdx_str cstr(const char *s)
-{
-    fdx_str v = {s, strlen(s)};
-    return v;
-}
-
 void fdx_enc_candidates(fdx_buf *b, const fdx_candidate *c, size_t n)
 {
     fdx_buf_putc(b, '[');
     for (size_t i = 0; i < n; i++) {
         const fdx_impl *id = &c[i].impl_id;
         enc_key(b, i ? ",{\"impl_id\":" : "{\"impl_id\":");
-        enc_impl_head(b, cstr(id->backend), cstr(id->op));
+        enc_impl_head(b, fdx_cstr(id->backend), fdx_cstr(id->op));
         fdx_enc_string_array(b, id->dtypes, id->n_dtypes);
-        enc_impl_tail(b, cstr(id->kernel_source), id->kernel_revision_hash);
+        enc_impl_tail(b, fdx_cstr(id->kernel_source), id->kernel_revision_hash);
         if (c[i].has_latency) {
             enc_key(b, ",\"latency_ns\":");
             fdx_enc_u64(b, c[i].latency_ns);
@@ -137,7 +133,7 @@ static void enc_hw(fdx_buf *b, const fdx_cell *cell)
 
 void fdx_enc_cell_line(fdx_buf *b, const fdx_cell *cell, uint64_t count, fdx_str cands)
 {
-    enc_key(b, "{\"schema\":2");
+    enc_key(b, "{\"schema\":" FDX_WIRE_SCHEMA_TEXT);
     if (cell->kind == FDX_KIND_MISS) {
         enc_str_field(b, ",\"wanted\":", cell->token);
         enc_key(b, ",\"fallback\":");
@@ -156,4 +152,15 @@ void fdx_enc_cell_line(fdx_buf *b, const fdx_cell *cell, uint64_t count, fdx_str
     enc_key(b, ",\"count\":");
     fdx_enc_u64(b, count);
     enc_hw(b, cell);
+}
+
+char *fdx_json_string(const char *s)
+{
+    fdx_buf b = FDX_BUF_INIT;
+    fdx_enc_string(&b, s, strlen(s));
+    if (b.oom) {
+        fdx_buf_free(&b);
+        return NULL;
+    }
+    return b.data;
 }

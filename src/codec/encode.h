@@ -1,7 +1,7 @@
 /*
- * The JSON Lines writer: the exact bytes of WIRE.md section 3. cJSON cannot
- * print u64 values exactly, so the writer is hand-made and byte-for-byte
- * equal to the reference serializer.
+ * The JSON Lines writer: the exact bytes of docs/FORMAT.md ("The export").
+ * cJSON cannot print u64 values exactly, so the writer is hand-made and byte
+ * for byte equal to the reference serializer.
  */
 #ifndef FDX_ENCODE_H
 #define FDX_ENCODE_H

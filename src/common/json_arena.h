@@ -9,12 +9,11 @@
 #ifndef FDX_JSON_ARENA_H
 #define FDX_JSON_ARENA_H
 
-typedef struct fdx_json_chunk fdx_json_chunk;
+#include "common/arena.h"
 
-typedef struct fdx_json_arena {
-    fdx_json_chunk *head; /* the chunk being filled; older ones follow */
-    char *at;
-} fdx_json_arena;
+/* A decoder's arena; its chunks are larger than the default, room for the
+ * tree of any ordinary line. */
+typedef fdx_arena fdx_json_arena;
 
 /* Selects the arena this thread's cJSON calls allocate from (NULL: none). */
 void fdx_json_arena_use(fdx_json_arena *a);

@@ -1,16 +1,18 @@
 /*
- * Whether a caller's C string equals a stored copy of known length, a word at
- * a time. The sink checks every string of every record it has seen before
- * against its stored key; one libc call per string costs more than the rest
- * of the record put together.
+ * Comparing a caller's strings in aligned 16-byte blocks, the one way the
+ * sink checks a record against what it has seen: against a stored copy of
+ * known length (fdx_same_str), or against images of the blocks that held the
+ * strings (str_image.h). One libc call per string would cost more than the
+ * rest of the record put together.
  *
- * The caller's length is unknown, so the words read from it are aligned: an
- * aligned word holding any byte of the string lies in the same page as that
- * byte and cannot fault. A word is read only when the one before it matched
+ * The caller's length is unknown, so the blocks read from it are aligned: an
+ * aligned block holding any byte of the string lies in the same page as that
+ * byte and cannot fault. A block is read only when the one before it matched
  * the stored bytes, which are never 0, so the string reaches into it. This is
- * how libc's own string functions read. It may read up to 7 bytes on either
- * side of the string: valgrind accepts that of aligned words, sanitizers do not,
- * so builds with them (or configured with -DFDX_STRICT_READS=ON) use strncmp.
+ * how libc's own string functions read. It may read up to 15 bytes on either
+ * side of the string: valgrind accepts that of aligned loads, sanitizers do
+ * not, so builds with them (or configured with -DFDX_STRICT_READS=ON), and
+ * builds without SSE2, compare byte by byte.
  */
 #ifndef FDX_SAME_STR_H
 #define FDX_SAME_STR_H
@@ -31,8 +33,30 @@
 #endif
 #endif
 
+#if defined(__SSE2__) && !defined(FDX_STRICT_READS)
+#include <emmintrin.h>
+#define FDX_BLOCK_SSE2 1
+#endif
+
 /* Bytes the stored copy must have readable before and after it. */
-#define FDX_SAME_STR_SLACK 8
+#define FDX_SAME_STR_SLACK 16
+
+/* Nonzero when a byte of the 16-byte aligned block at addr named by mask
+ * differs from the same byte of img. The strict version reads only the bytes
+ * named, in order, and stops at the first difference. */
+static inline unsigned fdx_block_diff(const char *addr, const unsigned char *img, unsigned mask)
+{
+#ifdef FDX_BLOCK_SSE2
+    __m128i now = _mm_load_si128((const __m128i *)(const void *)addr);
+    __m128i then = _mm_loadu_si128((const __m128i *)(const void *)img);
+    return ~(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(now, then)) & mask;
+#else
+    for (int i = 0; i < 16; i++)
+        if ((mask >> i & 1) && (unsigned char)addr[i] != img[i])
+            return 1;
+    return 0;
+#endif
+}
 
 /* Whether str is exactly the n bytes at stored (none of them 0), which are
  * followed by a terminator and FDX_SAME_STR_SLACK readable bytes and preceded
@@ -42,30 +66,20 @@ static inline int fdx_same_str(const char *str, const char *stored, size_t n)
 #ifdef FDX_STRICT_READS
     return strncmp(str, stored, n + 1) == 0;
 #else
-    /* Bytes of a word at or after its first i, and before its first i. */
-    static const uint64_t from[8] = {~0ull,       ~0ull << 8,  ~0ull << 16, ~0ull << 24,
-                                     ~0ull << 32, ~0ull << 40, ~0ull << 48, ~0ull << 56};
-    static const uint64_t below[9] = {0,           ~0ull >> 56, ~0ull >> 48,
-                                      ~0ull >> 40, ~0ull >> 32, ~0ull >> 24,
-                                      ~0ull >> 16, ~0ull >> 8,  ~0ull};
-    size_t mis = (uintptr_t)str & 7;
-    const char *word = str - mis;
-    const char *twin = stored - mis;
-    size_t left = mis + n + 1; /* bytes from word to the terminator */
-    uint64_t a, b, counted = from[mis];
-    memcpy(&a, word, 8);
-    memcpy(&b, twin, 8);
-    while (left > 8) {
-        if ((a ^ b) & counted)
+    size_t mis = (uintptr_t)str & 15;
+    const char *block = str - mis;
+    const unsigned char *twin = (const unsigned char *)stored - mis;
+    size_t left = mis + n + 1; /* bytes from block to the terminator, inclusive */
+    unsigned counted = (0xffffu << mis) & 0xffffu;
+    while (left > 16) {
+        if (fdx_block_diff(block, twin, counted))
             return 0;
-        counted = ~0ull;
-        word += 8;
-        twin += 8;
-        left -= 8;
-        memcpy(&a, word, 8);
-        memcpy(&b, twin, 8);
+        counted = 0xffffu;
+        block += 16;
+        twin += 16;
+        left -= 16;
     }
-    return ((a ^ b) & counted & below[left]) == 0;
+    return fdx_block_diff(block, twin, counted & (0xffffu >> (16 - left))) == 0;
 #endif
 }
 

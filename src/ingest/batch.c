@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "codec/decode.h"
+#include "codec/record_cell.h"
 #include "common/u64.h"
 #include "fdx.h"
 

@@ -31,6 +31,7 @@ typedef struct fdx_entry {
     uint64_t lineno; /* lines; for SOURCE_END, the source's line count */
     uint64_t bytes;  /* SOURCE_END: the source's size */
     int64_t error;   /* LINE: index of its error, or -1 once decoded and kept */
+    int aborted;     /* PATH_END: the path could not be read to its end */
 } fdx_entry;
 
 typedef struct fdx_batch {

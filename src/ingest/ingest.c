@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ingest/batch.h"
 #include "ingest/linereader.h"
 #include "ingest/pool.h"
 #include "ingest/sources.h"
@@ -30,12 +31,14 @@ typedef struct ingest {
     char first_error[sizeof(((fdx_store *)0)->errmsg)];
     fdx_commit_stats stats_before;
     fdx_txn_ledger ledger_before;
+    fdx_history_config hist_before;
     /* the source being finished */
     char source[1024];
     uint64_t src_records;
     uint64_t src_bad;
     uint64_t failed_paths;
     fdx_seen_files seen; /* files read so far, to notice one given twice */
+    int skip_rc;         /* why reject_chunk could not hand the batch over */
 } ingest;
 
 /* ---- the calling thread, after decoding: in batch order ---- */
@@ -97,6 +100,7 @@ static int path_begin(ingest *in, const char *name)
     in->path_bad = 0;
     in->stats_before = s->txn_stats;
     in->ledger_before = s->ledger;
+    in->hist_before = s->hist;
     s->in_path = 1;
     return rc;
 }
@@ -122,6 +126,7 @@ static int path_end(ingest *in, int aborted)
     fdx_store_end_path(s, 0);
     s->txn_stats = in->stats_before;
     s->ledger = in->ledger_before;
+    s->hist = in->hist_before;
     int undo = fdx_store_exec(s, FDX_STMT_ROLLBACK_TO);
     if (undo == FDX_OK)
         undo = fdx_store_exec(s, FDX_STMT_RELEASE);
@@ -171,15 +176,14 @@ static int on_entry(ingest *in, fdx_batch *b, const fdx_entry *e, size_t seg)
     case FDX_E_SOURCE_END: return source_end(in, b, e);
     case FDX_E_PATH_END: {
         int rc = adopt(in, b, seg);
-        return rc == FDX_OK ? path_end(in, e->len > 0) : rc;
+        return rc == FDX_OK ? path_end(in, e->aborted) : rc;
     }
     }
     return FDX_OK;
 }
 
-static int on_batch(void *ctx, fdx_batch *b)
+static int on_batch(ingest *in, fdx_batch *b)
 {
-    ingest *in = ctx;
     if (b->failed)
         return fdx_store_fail(in->s, FDX_ENOMEM, "out of memory while decoding");
     int rc = FDX_OK;
@@ -218,8 +222,13 @@ static void reject_chunk(void *ctx, const char *p, size_t n)
 {
     ingest *in = ctx;
     if (in->cur && in->cur->n_entries) {
-        if (next_batch(in) != FDX_OK || fdx_pool_drain(in->pool) != FDX_OK)
+        int rc = next_batch(in);
+        if (rc == FDX_OK)
+            rc = fdx_pool_drain(in->pool);
+        if (rc != FDX_OK) {
+            in->skip_rc = rc;
             return;
+        }
     }
     fwrite(p, 1, n, in->opts->rejects);
 }
@@ -243,7 +252,7 @@ static int read_source(ingest *in, fdx_linereader *lr, const char *name)
         if (r == FDX_LR_ERROR)
             return fdx_store_fail(in->s, FDX_EIO, "%s: reading: %s", name, strerror(errno));
         if (!in->cur)
-            return in->s->errmsg[0] ? FDX_ENOMEM : FDX_ERROR;
+            return in->skip_rc ? in->skip_rc : FDX_ERROR;
         if (r == FDX_LR_TOO_LONG)
             rc = push(in, FDX_E_TOO_LONG, "", 0, lr->lineno);
         else if (!is_blank(p, n))
@@ -316,20 +325,81 @@ static int read_path(ingest *in, const char *path, const char *data, size_t len)
     }
     if (!in->cur)
         return rc;
-    /* A path that could not be read to its end is undone ("x": aborted). */
-    int end = push(in, FDX_E_PATH_END, "x", rc == FDX_OK ? 0 : 1, 0);
+    /* A path that could not be read to its end is undone. */
+    int end = push(in, FDX_E_PATH_END, "", 0, 0);
+    if (end == FDX_OK)
+        in->cur->entries[in->cur->n_entries - 1].aborted = rc != FDX_OK;
     int next = rc == FDX_OK && end == FDX_OK && fdx_batch_full(in->cur) ? next_batch(in) : FDX_OK;
     return rc != FDX_OK ? rc : end != FDX_OK ? end : next;
+}
+
+/* ---- the pool's jobs: batches ---- */
+
+static void *batch_new(void *ctx)
+{
+    (void)ctx;
+    return fdx_batch_new();
+}
+
+static void batch_free(void *ctx, void *job)
+{
+    (void)ctx;
+    fdx_batch_free(job);
+}
+
+static void *worker_new(void *ctx)
+{
+    const ingest *in = ctx;
+    fdx_batch_worker *w = malloc(sizeof *w);
+    if (w && fdx_batch_worker_init(w, in->opts->max_depth) != FDX_OK) {
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
+static void worker_free(void *ctx, void *scratch)
+{
+    (void)ctx;
+    fdx_batch_worker_free(scratch);
+    free(scratch);
+}
+
+static void batch_decode(void *ctx, void *job, void *scratch)
+{
+    (void)ctx;
+    fdx_batch_decode(job, scratch);
+}
+
+static int batch_finish(void *ctx, void *job)
+{
+    int rc = on_batch(ctx, job);
+    fdx_batch_reset(job);
+    return rc;
+}
+
+int fdx_ingest_opts_init(fdx_ingest_opts *opts, unsigned int version)
+{
+    static const fdx_ingest_opts defaults = FDX_INGEST_OPTS_INIT;
+    if (!opts || version != FDX_INGEST_OPTS_VERSION)
+        return FDX_EMISUSE;
+    *opts = defaults;
+    return FDX_OK;
 }
 
 static int run_ingest(fdx_store *s, const char *const *paths, size_t n, const char *data,
                       size_t len, const fdx_ingest_opts *opts, fdx_ingest_stats *stats)
 {
-    static const fdx_ingest_opts defaults;
+    static const fdx_ingest_opts defaults = FDX_INGEST_OPTS_INIT;
     fdx_ingest_stats local = {0};
     if (!s->in_txn)
         return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open (call fdx_store_begin)");
     opts = opts ? opts : &defaults;
+    if (opts->version != FDX_INGEST_OPTS_VERSION)
+        return fdx_store_fail(s, FDX_EMISUSE,
+                              "fdx_ingest_opts version %u is not one this build knows (%d): "
+                              "start from FDX_INGEST_OPTS_INIT",
+                              opts->version, FDX_INGEST_OPTS_VERSION);
     if (opts->max_line_bytes > FDX_MAX_LINE_LIMIT || opts->max_depth < 0 ||
         opts->max_depth > FDX_MAX_DEPTH_LIMIT || opts->threads < 0)
         return fdx_store_fail(s, FDX_EMISUSE, "ingest limits out of range");
@@ -337,7 +407,14 @@ static int run_ingest(fdx_store *s, const char *const *paths, size_t n, const ch
     in.max_line = opts->max_line_bytes ? opts->max_line_bytes : FDX_DEFAULT_MAX_LINE;
     int threads = opts->threads ? opts->threads : fdx_pool_default_threads();
     int rc = fdx_store_flush_pending(s); /* what came before is older than any path */
-    in.pool = rc == FDX_OK ? fdx_pool_new(threads, opts->max_depth, on_batch, &in) : NULL;
+    fdx_pool_jobs jobs = {.ctx = &in,
+                          .job_new = batch_new,
+                          .job_free = batch_free,
+                          .scratch_new = worker_new,
+                          .scratch_free = worker_free,
+                          .run = batch_decode,
+                          .finish = batch_finish};
+    in.pool = rc == FDX_OK ? fdx_pool_new(threads, &jobs) : NULL;
     if (!in.pool)
         return rc != FDX_OK ? rc : fdx_store_fail(s, FDX_ENOMEM, "out of memory (threads)");
     in.cur = fdx_pool_take(in.pool, &rc);

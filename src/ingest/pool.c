@@ -1,7 +1,7 @@
 /*
- * The ingest worker pool (see pool.h): a ring of batches under one mutex.
- * head, next_q and tail count batches ever finished, handed to a worker and
- * submitted; a batch's slot is its count modulo the ring size.
+ * The worker pool (see pool.h): a ring of jobs under one mutex. head, next_q
+ * and tail count jobs ever finished, handed to a worker and submitted; a
+ * job's slot is its count modulo the ring size.
  */
 #include "ingest/pool.h"
 
@@ -11,16 +11,16 @@
 
 #include "fdx.h"
 
-typedef enum { FREE, FILLING, QUEUED, WORKING, DONE } batch_state;
+typedef enum { FREE, FILLING, QUEUED, WORKING, DONE } job_state;
 
 typedef struct slot {
-    fdx_batch *batch;
-    batch_state state;
+    void *job;
+    job_state state;
 } slot;
 
 typedef struct worker {
     fdx_pool *pool;
-    fdx_batch_worker scratch;
+    void *scratch;
     pthread_t tid;
     int started;
 } worker;
@@ -36,10 +36,9 @@ struct fdx_pool {
     int stop;
     int status;
     pthread_mutex_t mu;
-    pthread_cond_t work; /* a batch was queued, or stop */
-    pthread_cond_t done; /* a batch was decoded */
-    fdx_batch_done_fn on_done;
-    void *ctx;
+    pthread_cond_t work; /* a job was queued, or stop */
+    pthread_cond_t done; /* a job was run */
+    fdx_pool_jobs fns;
 };
 
 int fdx_pool_default_threads(void)
@@ -61,7 +60,7 @@ static void *worker_main(void *arg)
         slot *s = &p->ring[p->next_q++ % p->n_slots];
         s->state = WORKING;
         pthread_mutex_unlock(&p->mu);
-        fdx_batch_decode(s->batch, &w->scratch);
+        p->fns.run(p->fns.ctx, s->job, w->scratch);
         pthread_mutex_lock(&p->mu);
         s->state = DONE;
         pthread_cond_broadcast(&p->done);
@@ -70,14 +69,13 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-fdx_pool *fdx_pool_new(int threads, int max_depth, fdx_batch_done_fn on_done, void *ctx)
+fdx_pool *fdx_pool_new(int threads, const fdx_pool_jobs *jobs)
 {
     fdx_pool *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
     p->threads = threads > 1 ? threads : 0;
-    p->on_done = on_done;
-    p->ctx = ctx;
+    p->fns = *jobs;
     p->n_slots = p->threads ? (size_t)p->threads + 2 : 1;
     size_t n_workers = p->threads ? (size_t)p->threads : 1;
     pthread_mutex_init(&p->mu, NULL);
@@ -87,10 +85,10 @@ fdx_pool *fdx_pool_new(int threads, int max_depth, fdx_batch_done_fn on_done, vo
     p->workers = calloc(n_workers, sizeof *p->workers);
     int ok = p->ring && p->workers;
     for (size_t i = 0; ok && i < p->n_slots; i++)
-        ok = (p->ring[i].batch = fdx_batch_new()) != NULL;
+        ok = (p->ring[i].job = p->fns.job_new(p->fns.ctx)) != NULL;
     for (size_t i = 0; ok && i < n_workers; i++) {
         p->workers[i].pool = p;
-        ok = fdx_batch_worker_init(&p->workers[i].scratch, max_depth) == FDX_OK;
+        ok = (p->workers[i].scratch = p->fns.scratch_new(p->fns.ctx)) != NULL;
     }
     for (int i = 0; ok && i < p->threads; i++)
         ok = (p->workers[i].started =
@@ -102,7 +100,7 @@ fdx_pool *fdx_pool_new(int threads, int max_depth, fdx_batch_done_fn on_done, vo
     return p;
 }
 
-/* Waits for the oldest submitted batch and hands it to on_done. */
+/* Waits for the oldest submitted job and finishes it. */
 static void finish_one(fdx_pool *p)
 {
     slot *s = &p->ring[p->head % p->n_slots];
@@ -111,12 +109,12 @@ static void finish_one(fdx_pool *p)
         pthread_cond_wait(&p->done, &p->mu);
     pthread_mutex_unlock(&p->mu);
     if (p->status == FDX_OK)
-        p->status = p->on_done(p->ctx, s->batch);
+        p->status = p->fns.finish(p->fns.ctx, s->job);
     s->state = FREE;
     p->head++;
 }
 
-fdx_batch *fdx_pool_take(fdx_pool *p, int *rc)
+void *fdx_pool_take(fdx_pool *p, int *rc)
 {
     if (p->tail - p->head == p->n_slots)
         finish_one(p);
@@ -124,17 +122,16 @@ fdx_batch *fdx_pool_take(fdx_pool *p, int *rc)
         return NULL;
     slot *s = &p->ring[p->tail % p->n_slots];
     s->state = FILLING;
-    fdx_batch_reset(s->batch);
-    return s->batch;
+    return s->job;
 }
 
-int fdx_pool_submit(fdx_pool *p, fdx_batch *b)
+int fdx_pool_submit(fdx_pool *p, void *job)
 {
     slot *s = &p->ring[p->tail % p->n_slots];
-    if (s->batch != b || s->state != FILLING)
+    if (s->job != job || s->state != FILLING)
         return p->status ? p->status : FDX_EMISUSE;
     if (!p->threads) {
-        fdx_batch_decode(b, &p->workers[0].scratch);
+        p->fns.run(p->fns.ctx, job, p->workers[0].scratch);
         s->state = DONE;
         p->tail++;
         p->next_q++;
@@ -168,10 +165,12 @@ void fdx_pool_free(fdx_pool *p)
     for (size_t i = 0; p->workers && i < n_workers; i++) {
         if (p->workers[i].started)
             pthread_join(p->workers[i].tid, NULL);
-        fdx_batch_worker_free(&p->workers[i].scratch);
+        if (p->workers[i].scratch)
+            p->fns.scratch_free(p->fns.ctx, p->workers[i].scratch);
     }
     for (size_t i = 0; p->ring && i < p->n_slots; i++)
-        fdx_batch_free(p->ring[i].batch);
+        if (p->ring[i].job)
+            p->fns.job_free(p->fns.ctx, p->ring[i].job);
     free(p->workers);
     free(p->ring);
     pthread_mutex_destroy(&p->mu);

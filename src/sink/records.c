@@ -10,38 +10,18 @@
 
 #include "codec/decode.h"
 #include "codec/encode.h"
+#include "common/arena.h"
 #include "sink/sink_internal.h"
-
-typedef struct block {
-    struct block *next;
-    size_t used;
-    size_t size;
-    char data[];
-} block;
 
 typedef struct records {
     fdx_records pub;
     const fdx_agg *misses_agg; /* which aggregate holds misses */
-    block *blocks;
+    fdx_arena arena;
 } records;
 
 static void *arena_alloc(records *r, size_t n)
 {
-    n = (n + 15) & ~(size_t)15;
-    block *b = r->blocks;
-    if (!b || b->size - b->used < n) {
-        size_t size = n > 65536 ? n : 65536;
-        b = malloc(sizeof *b + size);
-        if (!b)
-            return NULL;
-        b->next = r->blocks;
-        b->used = 0;
-        b->size = size;
-        r->blocks = b;
-    }
-    void *p = b->data + b->used;
-    b->used += n;
-    return p;
+    return fdx_arena_alloc(&r->arena, n);
 }
 
 static const char *copy_str(records *r, const char *s, int *oom)
@@ -163,10 +143,6 @@ void fdx_records_free(fdx_records *pub)
     if (!pub)
         return;
     records *r = (records *)pub;
-    while (r->blocks) {
-        block *next = r->blocks->next;
-        free(r->blocks);
-        r->blocks = next;
-    }
+    fdx_arena_free(&r->arena);
     free(r);
 }

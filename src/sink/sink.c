@@ -9,11 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/record_cell.h"
 #include "sink/sink_internal.h"
 
 /* ---- cell handles: kind, the sink's epoch, the cell's index ---- */
-
-enum { KIND_MISS = 0, KIND_DISPATCH = 1 };
 
 /* Epochs are unique in the process (until 2^31 sinks and drains), so a
  * handle from another sink, or from before a drain, is refused instead of
@@ -25,7 +24,7 @@ static uint32_t next_epoch(void)
 }
 
 /* The handle of the cell a record went to, when it went to one. */
-static int hand_out(const fdx_sink *s, int rc, int kind, uint32_t at, fdx_sink_cell *cell)
+static int hand_out(const fdx_sink *s, int rc, fdx_kind kind, uint32_t at, fdx_sink_cell *cell)
 {
     if (rc == FDX_OK && cell)
         *cell = (uint64_t)kind << 63 | (uint64_t)s->epoch << 32 | at;
@@ -111,17 +110,17 @@ static int record_miss(fdx_sink *s, const fdx_miss *m, uint32_t *at)
     return add_new(s, rc, &s->miss_cache, &cell, m->count, FDX_NO_CANDS, at);
 }
 
-void fdx_sink_record_miss(fdx_sink *s, const fdx_miss *m)
+int fdx_sink_record_miss(fdx_sink *s, const fdx_miss *m)
 {
     uint32_t at;
-    record_miss(s, m, &at);
+    return record_miss(s, m, &at);
 }
 
 int fdx_sink_record_miss_cell(fdx_sink *s, const fdx_miss *m, fdx_sink_cell *cell)
 {
     uint32_t at = 0;
     int rc = record_miss(s, m, &at);
-    return hand_out(s, rc, KIND_MISS, at, cell);
+    return hand_out(s, rc, FDX_KIND_MISS, at, cell);
 }
 
 /* ---- dispatches ---- */
@@ -185,24 +184,24 @@ static int record_dispatch(fdx_sink *s, const fdx_dispatch *d, uint32_t *at)
     return rc;
 }
 
-void fdx_sink_record_dispatch(fdx_sink *s, const fdx_dispatch *d)
+int fdx_sink_record_dispatch(fdx_sink *s, const fdx_dispatch *d)
 {
     uint32_t at;
-    record_dispatch(s, d, &at);
+    return record_dispatch(s, d, &at);
 }
 
 int fdx_sink_record_dispatch_cell(fdx_sink *s, const fdx_dispatch *d, fdx_sink_cell *cell)
 {
     uint32_t at = 0;
     int rc = record_dispatch(s, d, &at);
-    return hand_out(s, rc, KIND_DISPATCH, at, cell);
+    return hand_out(s, rc, FDX_KIND_DISPATCH, at, cell);
 }
 
 /* ---- recording through a handle ---- */
 
 int fdx_sink_add(fdx_sink *s, fdx_sink_cell cell, uint64_t count)
 {
-    fdx_agg *agg = cell >> 63 == KIND_MISS ? s->misses : s->dispatches;
+    fdx_agg *agg = cell >> 63 == FDX_KIND_MISS ? s->misses : s->dispatches;
     uint32_t at = (uint32_t)cell;
     if ((uint32_t)(cell >> 32 & 0x7fffffff) != s->epoch || at >= fdx_agg_cells(agg)) {
         snprintf(s->errmsg, sizeof s->errmsg,
@@ -210,7 +209,8 @@ int fdx_sink_add(fdx_sink *s, fdx_sink_cell cell, uint64_t count)
                  (unsigned long long)cell);
         return drop(s, FDX_EMISUSE);
     }
-    return fdx_agg_add_at(agg, at, count, FDX_NO_CANDS);
+    int rc = fdx_agg_add_at(agg, at, count, FDX_NO_CANDS);
+    return rc == FDX_OK ? FDX_OK : drop(s, rc);
 }
 
 size_t fdx_sink_miss_cell_count(const fdx_sink *s)

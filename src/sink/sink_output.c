@@ -85,7 +85,7 @@ static int flush_files(fdx_sink *s, const flush_job *jobs, size_t n)
     return rc;
 }
 
-int fdx_sink_flush(fdx_sink *s, const char *path, size_t *lines)
+int fdx_sink_flush_misses(fdx_sink *s, const char *path, size_t *lines)
 {
     fdx_sink_settle(s);
     flush_job job = {s->misses, path, lines};
@@ -134,7 +134,8 @@ static int add_all(fdx_store *st, const fdx_agg *agg)
     return FDX_OK;
 }
 
-int fdx_sink_drain_to_store(fdx_sink *s, fdx_store *st, fdx_commit_stats *stats)
+/* at: the capture time, NULL for now. */
+static int drain(fdx_sink *s, fdx_store *st, const int64_t *at, fdx_commit_stats *stats)
 {
     if (st->in_txn) {
         snprintf(s->errmsg, sizeof s->errmsg, "the store already has a transaction open");
@@ -142,6 +143,8 @@ int fdx_sink_drain_to_store(fdx_sink *s, fdx_store *st, fdx_commit_stats *stats)
     }
     fdx_sink_settle(s);
     int rc = fdx_store_begin(st);
+    if (rc == FDX_OK && at)
+        rc = fdx_store_set_time(st, *at);
     if (rc == FDX_OK)
         rc = add_all(st, s->misses);
     if (rc == FDX_OK)
@@ -156,4 +159,15 @@ int fdx_sink_drain_to_store(fdx_sink *s, fdx_store *st, fdx_commit_stats *stats)
     }
     fdx_sink_empty(s);
     return FDX_OK;
+}
+
+int fdx_sink_drain_to_store(fdx_sink *s, fdx_store *st, fdx_commit_stats *stats)
+{
+    return drain(s, st, NULL, stats);
+}
+
+int fdx_sink_drain_to_store_at(fdx_sink *s, fdx_store *st, int64_t unix_seconds,
+                               fdx_commit_stats *stats)
+{
+    return drain(s, st, &unix_seconds, stats);
 }

@@ -22,11 +22,6 @@
 
 #include "common/same_str.h"
 
-#if defined(__SSE2__) && !defined(FDX_STRICT_READS)
-#include <emmintrin.h>
-#define FDX_BLOCK_SSE2 1
-#endif
-
 #define FDX_IMAGE_BLOCKS 24
 
 typedef struct fdx_block {
@@ -40,22 +35,6 @@ typedef struct fdx_image {
     uint32_t n;
     fdx_block blocks[FDX_IMAGE_BLOCKS];
 } fdx_image;
-
-/* Nonzero when a byte of the 16-byte block at addr named by mask differs
- * from img. The strict version stops reading at the first difference. */
-static inline unsigned fdx_block_diff(const char *addr, const unsigned char *img, unsigned mask)
-{
-#ifdef FDX_BLOCK_SSE2
-    __m128i now = _mm_load_si128((const __m128i *)(const void *)addr);
-    __m128i then = _mm_loadu_si128((const __m128i *)(const void *)img);
-    return ~(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(now, then)) & mask;
-#else
-    for (int i = 0; i < 16; i++)
-        if ((mask >> i & 1) && (unsigned char)addr[i] != img[i])
-            return 1;
-    return 0;
-#endif
-}
 
 /* Whether every string in the image still holds the bytes it held. */
 static inline int fdx_image_matches(const fdx_image *im)

@@ -1,8 +1,9 @@
-/* The miss demand ranking behind fdx-top, over the embedded query. */
+/* The miss demand rankings behind fdx-top (totals, a window, growth), over
+ * the embedded queries. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "codec/encode.h"
+#include "common/when.h"
 #include "sql_text.h"
 #include "store/store_internal.h"
 
@@ -11,34 +12,77 @@ const char *fdx_demand_sql(void)
     return fdx_sql_top_demand;
 }
 
+const char *fdx_demand_window_sql(void)
+{
+    return fdx_sql_top_window;
+}
+
+const char *fdx_growth_sql(void)
+{
+    return fdx_sql_top_growth;
+}
+
 static void bind_opt(sqlite3_stmt *st, const char *name, const char *value)
 {
     int i = sqlite3_bind_parameter_index(st, name);
     if (i > 0 && value)
-        sqlite3_bind_text(st, i, value, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, i, value, -1, SQLITE_TRANSIENT);
 }
 
-int fdx_store_demand(fdx_store *s, const fdx_demand_filter *f, fdx_demand_fn fn, void *ctx)
+/* A capture time's day as the queries take it; NULL for 0 (open). */
+static void bind_day(sqlite3_stmt *st, const char *name, int64_t unix_seconds)
 {
-    static const fdx_demand_filter none;
+    char day[FDX_DAY_TEXT];
+    if (!unix_seconds)
+        return;
+    fdx_day_format(unix_seconds / FDX_SECONDS_PER_DAY, day);
+    bind_opt(st, name, day);
+}
+
+int fdx_demand_filter_init(fdx_demand_filter *filter, unsigned int version)
+{
+    static const fdx_demand_filter none = FDX_DEMAND_FILTER_INIT;
+    if (!filter || version != FDX_DEMAND_FILTER_VERSION)
+        return FDX_EMISUSE;
+    *filter = none;
+    return FDX_OK;
+}
+
+/* Prepares a ranking with the filter bound. */
+static int prepare(fdx_store *s, fdx_stmt_id id, const fdx_demand_filter *f, sqlite3_stmt **out)
+{
     sqlite3_stmt *st;
-    f = f ? f : &none;
-    int rc = fdx_store_stmt(s, FDX_STMT_TOP_DEMAND, &st);
+    int rc = fdx_store_stmt(s, id, &st);
     if (rc != FDX_OK)
         return rc;
     bind_opt(st, ":cc", f->compute_capability);
     bind_opt(st, ":sku", f->hardware_sku);
     bind_opt(st, ":op", f->op);
     bind_opt(st, ":source", f->kernel_source);
+    bind_day(st, ":since", f->since);
+    bind_day(st, ":until", f->until);
     sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":top"), f->limit > 0 ? f->limit : -1);
+    *out = st;
+    return FDX_OK;
+}
+
+static const char *text_or_empty(sqlite3_stmt *st, int i)
+{
+    const char *t = (const char *)sqlite3_column_text(st, i);
+    return t ? t : "";
+}
+
+static int rank(fdx_store *s, const fdx_demand_filter *f, fdx_demand_fn fn, void *ctx)
+{
+    sqlite3_stmt *st;
+    int rc = prepare(s, f->since || f->until ? FDX_STMT_TOP_WINDOW : FDX_STMT_TOP_DEMAND, f, &st);
+    if (rc != FDX_OK)
+        return rc;
     int src;
     while ((src = sqlite3_step(st)) == SQLITE_ROW) {
-        fdx_demand_row row = {
-            (const char *)sqlite3_column_text(st, 0), (uint64_t)sqlite3_column_int64(st, 1),
-            (uint64_t)sqlite3_column_int64(st, 2), (uint64_t)sqlite3_column_int64(st, 3),
-            (const char *)sqlite3_column_text(st, 4)};
-        if (!row.ops)
-            row.ops = "";
+        fdx_demand_row row = {text_or_empty(st, 0), (uint64_t)sqlite3_column_int64(st, 1),
+                              (uint64_t)sqlite3_column_int64(st, 2),
+                              (uint64_t)sqlite3_column_int64(st, 3), text_or_empty(st, 4)};
         if (fn(ctx, &row) != 0) {
             src = SQLITE_DONE;
             break;
@@ -66,13 +110,80 @@ int fdx_store_filter_values(fdx_store *s, fdx_filter_value_fn fn, void *ctx)
     return src == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, src, "listing filter values");
 }
 
-char *fdx_json_string(const char *s)
+/* The ranking is over cells checked first, in the same snapshot, as strictly
+ * as an export checks them (a store may come from another host). */
+typedef struct ranking {
+    const fdx_demand_filter *f;
+    int growth_days; /* 0: the demand ranking */
+    fdx_demand_fn demand;
+    fdx_growth_fn growth;
+    void *ctx;
+} ranking;
+
+static int growth(fdx_store *s, const ranking *k);
+
+static int checked_rank(fdx_store *s, const ranking *k)
 {
-    fdx_buf b = FDX_BUF_INIT;
-    fdx_enc_string(&b, s, strlen(s));
-    if (b.oom) {
-        fdx_buf_free(&b);
-        return NULL;
+    if (k->f->version != FDX_DEMAND_FILTER_VERSION)
+        return fdx_store_fail(s, FDX_EMISUSE,
+                              "fdx_demand_filter version %u is not one this build knows (%d): "
+                              "start from FDX_DEMAND_FILTER_INIT",
+                              k->f->version, FDX_DEMAND_FILTER_VERSION);
+    int own = sqlite3_get_autocommit(s->db);
+    int rc = own ? fdx_store_exec(s, FDX_STMT_BEGIN_READ) : FDX_OK;
+    if (rc != FDX_OK)
+        return rc;
+    rc = fdx_row_check_all(s, FDX_KIND_MISS);
+    if (rc == FDX_OK)
+        rc = k->growth_days ? growth(s, k) : rank(s, k->f, k->demand, k->ctx);
+    if (own) {
+        char saved[sizeof s->errmsg];
+        memcpy(saved, s->errmsg, sizeof saved);
+        int end = fdx_store_exec(s, rc == FDX_OK ? FDX_STMT_COMMIT : FDX_STMT_ROLLBACK);
+        if (rc != FDX_OK)
+            memcpy(s->errmsg, saved, sizeof saved);
+        rc = rc != FDX_OK ? rc : end;
     }
-    return b.data;
+    return rc;
+}
+
+int fdx_store_demand(fdx_store *s, const fdx_demand_filter *f, fdx_demand_fn fn, void *ctx)
+{
+    static const fdx_demand_filter none = FDX_DEMAND_FILTER_INIT;
+    ranking k = {f ? f : &none, 0, fn, NULL, ctx};
+    return checked_rank(s, &k);
+}
+
+int fdx_store_growth(fdx_store *s, const fdx_demand_filter *f, int days, fdx_growth_fn fn,
+                     void *ctx)
+{
+    static const fdx_demand_filter none = FDX_DEMAND_FILTER_INIT;
+    if (days < 1)
+        return fdx_store_fail(s, FDX_EMISUSE, "a growth window must be at least one day");
+    ranking k = {f ? f : &none, days, NULL, fn, ctx};
+    return checked_rank(s, &k);
+}
+
+static int growth(fdx_store *s, const ranking *k)
+{
+    sqlite3_stmt *st;
+    int rc = prepare(s, FDX_STMT_TOP_GROWTH, k->f, &st);
+    if (rc != FDX_OK)
+        return rc;
+    sqlite3_bind_int(st, sqlite3_bind_parameter_index(st, ":days"), k->growth_days);
+    int src;
+    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+        fdx_growth_row row = {text_or_empty(st, 0),
+                              (uint64_t)sqlite3_column_int64(st, 1),
+                              (uint64_t)sqlite3_column_int64(st, 2),
+                              sqlite3_column_int64(st, 3),
+                              sqlite3_column_int(st, 4),
+                              text_or_empty(st, 5)};
+        if (k->growth(k->ctx, &row) != 0) {
+            src = SQLITE_DONE;
+            break;
+        }
+    }
+    sqlite3_reset(st);
+    return src == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, src, "ranking growth");
 }

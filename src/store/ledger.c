@@ -79,7 +79,7 @@ static int delete_row(fdx_store *s)
 int fdx_ledger_finish(fdx_store *s)
 {
     fdx_txn_ledger *l = &s->ledger;
-    int changed = l->sources || l->records || l->merged || l->run_id;
+    int changed = l->sources || l->records || l->merged || l->pruned || l->run_id;
     if (!changed)
         return l->id ? delete_row(s) : FDX_OK;
     sqlite3_stmt *st;
@@ -96,6 +96,7 @@ int fdx_ledger_finish(fdx_store *s)
     sqlite3_bind_text(st, 2, l->run_id, -1, SQLITE_STATIC); /* NULL binds NULL */
     sqlite3_bind_text(st, 3,
                       l->merged    ? "merge"
+                      : l->pruned  ? "prune"
                       : l->sources ? "ingest"
                                    : "records",
                       -1, SQLITE_STATIC);
@@ -110,6 +111,7 @@ int fdx_ledger_finish(fdx_store *s)
                              s->txn_stats.cells_updated};
     for (int i = 0; i < 7; i++)
         sqlite3_bind_int64(st, 5 + i, (int64_t)nums[i]);
+    sqlite3_bind_int64(st, 12, s->txn_at);
     return step_done(s, st, "writing the ledger");
 }
 

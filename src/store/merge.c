@@ -133,8 +133,8 @@ static int judge_known(fdx_store *dst, const char *path, const lineage_entry *se
     if (strcmp(r->how, "read") == 0 && r->ledger_high == self->ledger_high &&
         strcmp(r->digest, self->digest) == 0) {
         *skip = 1;
-        fdx_store_fail(dst, FDX_OK, "%s: store %s was already merged, unchanged; nothing to do",
-                       path, self->id);
+        fdx_store_note(dst, "%s: store %s was already merged, unchanged; nothing to do", path,
+                       self->id);
         return FDX_OK;
     }
     if (strcmp(r->how, "held") == 0 || strcmp(r->how, "copied") == 0)
@@ -234,19 +234,21 @@ static int copy_cells(fdx_store *dst, fdx_store *src, fdx_kind kind, uint64_t *c
         return fdx_store_fail(dst, rc, "%s (reading its cells)", src->errmsg);
     fdx_stmt_id upsert =
         kind == FDX_KIND_MISS ? FDX_STMT_MISS_UPSERT : FDX_STMT_MERGE_DISPATCH_UPSERT;
+    fdx_row_reader reader = {0};
+    fdx_row row;
     int src_rc = SQLITE_DONE;
+    if (rc == FDX_OK && (rc = fdx_row_reader_init(&reader, src, kind)) != FDX_OK)
+        return fdx_store_fail(dst, rc, "%s", src->errmsg);
     while (rc == FDX_OK && (src_rc = sqlite3_step(st)) == SQLITE_ROW) {
-        fdx_cell cell;
-        fdx_str cands = FDX_NO_CANDS;
-        int i = fdx_row_cell(st, kind, &cell);
-        if (kind == FDX_KIND_DISPATCH)
-            cands = fdx_column_text(st, i++);
-        uint64_t count = (uint64_t)sqlite3_column_int64(st, i++);
-        int64_t set_at = sqlite3_column_int64(st, i);
-        int has_set_at = kind == FDX_KIND_DISPATCH && sqlite3_column_type(st, i) != SQLITE_NULL;
-        rc = fdx_store_upsert(dst, upsert, &cell, count, cands, has_set_at ? &set_at : NULL);
+        if ((rc = fdx_row_read(&reader, st, &row)) != FDX_OK) {
+            rc = fdx_store_fail(dst, rc, "%s", src->errmsg);
+            break;
+        }
+        rc = fdx_store_upsert(dst, upsert, &row.cell, row.count, row.cands,
+                              row.has_set_at ? &row.set_at : NULL, NULL);
         fdx_store_progress(dst, "merge", ++*cells);
     }
+    fdx_row_reader_free(&reader);
     if (rc == FDX_OK && src_rc != SQLITE_DONE) {
         fdx_store_fail_sqlite(src, src_rc, "reading cells");
         rc = fdx_store_fail(dst, FDX_EIO, "%s", src->errmsg);
@@ -298,6 +300,8 @@ static int merge_from(fdx_store *dst, fdx_store *src, const char *path, fdx_merg
         if (rc == FDX_OK)
             rc = copy_cells(dst, src, FDX_KIND_DISPATCH, &stats->cells_read);
         if (rc == FDX_OK)
+            rc = fdx_merge_history(dst, src);
+        if (rc == FDX_OK)
             rc = record_lineage(dst, path, &l);
     }
     if (rc == FDX_OK) {
@@ -323,11 +327,13 @@ int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
 {
     fdx_merge_stats local = {0};
     stats = stats ? stats : &local;
+    dst->notice[0] = '\0';
     if (!dst->in_txn)
         return fdx_store_fail(dst, FDX_EMISUSE, "no transaction is open (call fdx_store_begin)");
     fdx_store *src = NULL;
     fdx_commit_stats stats_before = dst->txn_stats;
     fdx_merge_stats merge_before = *stats;
+    fdx_history_config hist_before;
     int rc = fdx_store_flush_pending(dst);
     if (rc == FDX_OK)
         rc = fdx_ledger_open_row(dst);
@@ -336,6 +342,7 @@ int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
     if (rc != FDX_OK)
         return rc;
     uint64_t merged_before = dst->ledger.merged;
+    hist_before = dst->hist;
     rc = open_source(dst, path, &src);
     if (rc == FDX_OK)
         rc = merge_from(dst, src, path, stats);
@@ -346,6 +353,7 @@ int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
     memcpy(saved, dst->errmsg, sizeof saved);
     dst->txn_stats = stats_before;
     dst->ledger.merged = merged_before;
+    dst->hist = hist_before;
     *stats = merge_before;
     if (fdx_store_exec(dst, FDX_STMT_ROLLBACK_TO) == FDX_OK)
         fdx_store_exec(dst, FDX_STMT_RELEASE);

@@ -9,8 +9,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
-#include "cell/cell.h"
+#include "codec/record_cell.h"
 #include "common/fsutil.h"
 #include "sql_text.h"
 #include "store/store_internal.h"
@@ -19,14 +20,7 @@
 #define FDX_APPLICATION_ID  0x66647831
 #define FDX_DEFAULT_BUSY_MS 10000
 
-/* migrations[v] upgrades a store from schema version v to v + 1. */
-static const char *const migrations[][2] = {
-    {fdx_sql_schema_1, NULL},
-    {fdx_sql_schema_2, NULL},
-    {fdx_sql_views, fdx_sql_schema_3},
-    {fdx_sql_schema_4, NULL},
-};
-#define FDX_SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
+#define FDX_SCHEMA_VERSION fdx_schema_version()
 
 static const char *const stmt_text[FDX_STMT_COUNT] = {
     [FDX_STMT_BEGIN_WRITE] = fdx_sql_begin_write,
@@ -38,8 +32,8 @@ static const char *const stmt_text[FDX_STMT_COUNT] = {
     [FDX_STMT_ROLLBACK_TO] = fdx_sql_rollback_to,
     [FDX_STMT_MISS_UPSERT] = fdx_sql_miss_upsert,
     [FDX_STMT_DISPATCH_UPSERT] = fdx_sql_dispatch_upsert,
-    [FDX_STMT_MISS_EXISTS] = fdx_sql_miss_exists,
-    [FDX_STMT_DISPATCH_EXISTS] = fdx_sql_dispatch_exists,
+    [FDX_STMT_MISS_CELL_ID] = fdx_sql_miss_cell_id,
+    [FDX_STMT_DISPATCH_CELL_ID] = fdx_sql_dispatch_cell_id,
     [FDX_STMT_MISS_EXPORT] = fdx_sql_miss_export,
     [FDX_STMT_DISPATCH_EXPORT] = fdx_sql_dispatch_export,
     [FDX_STMT_CELL_COUNTS] = fdx_sql_cell_counts,
@@ -61,6 +55,27 @@ static const char *const stmt_text[FDX_STMT_COUNT] = {
     [FDX_STMT_LEDGER_DIGEST] = fdx_sql_ledger_digest,
     [FDX_STMT_IDENTITY_MARK] = fdx_sql_identity_mark,
     [FDX_STMT_HAS_CELLS] = fdx_sql_has_cells,
+    [FDX_STMT_STORE_UNUSED] = fdx_sql_store_unused,
+    [FDX_STMT_TOP_WINDOW] = fdx_sql_top_window,
+    [FDX_STMT_TOP_GROWTH] = fdx_sql_top_growth,
+    [FDX_STMT_DIFF_ATTACH] = fdx_sql_diff_attach,
+    [FDX_STMT_DIFF_DETACH] = fdx_sql_diff_detach,
+    [FDX_STMT_DIFF_CELLS] = fdx_sql_diff_cells,
+    [FDX_STMT_PRUNE_MISSES] = fdx_sql_prune_misses,
+    [FDX_STMT_PRUNE_DISPATCHES] = fdx_sql_prune_dispatches,
+    [FDX_STMT_PRUNE_HISTORY] = fdx_sql_prune_history,
+    [FDX_STMT_PRUNE_LOG_INSERT] = fdx_sql_prune_log_insert,
+    [FDX_STMT_HISTORY_CONFIG_READ] = fdx_sql_history_config_read,
+    [FDX_STMT_HISTORY_CONFIG_WRITE] = fdx_sql_history_config_write,
+    [FDX_STMT_HISTORY_ADD] = fdx_sql_history_add,
+    [FDX_STMT_HISTORY_ORIGIN_ID] = fdx_sql_history_origin_id,
+    [FDX_STMT_MERGE_READ_MISS_HISTORY] = fdx_sql_merge_read_miss_history,
+    [FDX_STMT_MERGE_READ_DISPATCH_HISTORY] = fdx_sql_merge_read_dispatch_history,
+    [FDX_STMT_MERGE_READ_ORIGINS] = fdx_sql_merge_read_origins,
+    [FDX_STMT_MERGE_READ_LEDGER] = fdx_sql_merge_read_ledger,
+    [FDX_STMT_MERGED_LEDGER_INSERT] = fdx_sql_merged_ledger_insert,
+    [FDX_STMT_HISTORY_ROLLUP] = fdx_sql_history_rollup,
+    [FDX_STMT_HISTORY_ROLLUP_CLEAR] = fdx_sql_history_rollup_clear,
 };
 
 const char *fdx_strerror(int status)
@@ -82,6 +97,14 @@ const char *fdx_strerror(int status)
     if (status < 0 || (size_t)status >= sizeof names / sizeof names[0])
         return "unknown status";
     return names[status];
+}
+
+void fdx_store_note(fdx_store *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->notice, sizeof s->notice, fmt, ap);
+    va_end(ap);
 }
 
 int fdx_store_fail(fdx_store *s, int code, const char *fmt, ...)
@@ -220,25 +243,25 @@ static int check_identity(fdx_store *s, const identity *id)
     return FDX_OK;
 }
 
-/* Brings the schema up to date in one transaction (another process may race). */
+/* Brings the schema up to date in one transaction (another process may race),
+ * checking the result before it is committed. */
 static int migrate(fdx_store *s)
 {
     identity id;
+    char err[512];
     int rc = fdx_store_exec(s, FDX_STMT_BEGIN_WRITE);
     if (rc != FDX_OK)
         return rc;
     rc = read_identity(s, &id);
     if (rc == FDX_OK)
         rc = check_identity(s, &id);
-    for (int64_t v = id.version; rc == FDX_OK && v < FDX_SCHEMA_VERSION; v++)
-        for (int k = 0; rc == FDX_OK && k < 2 && migrations[v][k]; k++) {
-            char *msg = NULL;
-            int src = sqlite3_exec(s->db, migrations[v][k], NULL, NULL, &msg);
-            if (src != SQLITE_OK)
-                rc = fdx_store_fail(s, code_of_sqlite(src), "%s: migrating to schema %lld: %s",
-                                    s->path, (long long)v + 1, msg ? msg : sqlite3_errstr(src));
-            sqlite3_free(msg);
-        }
+    if (rc == FDX_OK) {
+        int src = fdx_schema_migrate(s->db, id.version, err, sizeof err);
+        if (src != SQLITE_OK)
+            rc = fdx_store_fail(s, code_of_sqlite(src), "%s: %s", s->path, err);
+    }
+    if (rc == FDX_OK)
+        rc = fdx_schema_check(s);
     if (rc == FDX_OK)
         rc = fdx_identity_check_file(s, 0); /* a new store: its identity is this file's */
     if (rc != FDX_OK) {
@@ -267,6 +290,13 @@ static int configure(fdx_store *s, int flags)
 {
     sqlite3_extended_result_codes(s->db, 1);
     sqlite3_busy_timeout(s->db, s->busy_ms);
+    /* A store may come from another host: its schema may not be changed
+     * through SQL, and its views and triggers may call no function with side
+     * effects. */
+    if (sqlite3_db_config(s->db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL) != SQLITE_OK ||
+        sqlite3_db_config(s->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL) != SQLITE_OK)
+        return fdx_store_fail(s, FDX_ERROR, "%s: configuring the connection: %s", s->path,
+                              sqlite3_errmsg(s->db));
     identity id;
     int rc = read_identity(s, &id);
     if (rc == FDX_OK)
@@ -274,13 +304,18 @@ static int configure(fdx_store *s, int flags)
     if (rc != FDX_OK)
         return rc;
     if (flags & FDX_OPEN_READONLY) {
+        if (id.app_id == 0 && id.version == 0 && id.objects == 0)
+            return fdx_store_fail(s, FDX_ENOTSTORE, "%s: not an fdx store (it is empty)", s->path);
         if (id.version < FDX_SCHEMA_VERSION)
             return fdx_store_fail(s, FDX_EREADONLY,
                                   "%s: store schema version %lld needs migrating to %d, which a "
-                                  "read-only open cannot do: open it writable once",
-                                  s->path, (long long)id.version, FDX_SCHEMA_VERSION);
-        return FDX_OK;
+                                  "read-only open cannot do: open it writable once (fdx-ingest "
+                                  "%s /dev/null migrates it)",
+                                  s->path, (long long)id.version, FDX_SCHEMA_VERSION, s->path);
+        return fdx_schema_check(s);
     }
+    if (id.version == FDX_SCHEMA_VERSION && (rc = fdx_schema_check(s)) != FDX_OK)
+        return rc;
     char *msg = NULL;
     int src = exec_retrying(s, fdx_sql_connection, &msg);
     if (src != SQLITE_OK) {
@@ -292,15 +327,19 @@ static int configure(fdx_store *s, int flags)
     return id.version < FDX_SCHEMA_VERSION ? migrate(s) : FDX_OK;
 }
 
-/* "file:" URI of path with immutable=1: how SQLite reads a WAL store on
- * read-only media, where the shared-memory file cannot be created. */
+/*
+ * "file:" URI of path with immutable=1: how SQLite reads a WAL store on
+ * read-only media, where the shared-memory file cannot be created. An
+ * absolute path gets an empty authority ("file://" + path), so that a path
+ * starting with "//" is not taken for one.
+ */
 static char *immutable_uri(const char *path)
 {
     size_t n = strlen(path);
     char *uri = malloc(n * 3 + 32);
     if (!uri)
         return NULL;
-    char *p = uri + sprintf(uri, "file:");
+    char *p = uri + sprintf(uri, path[0] == '/' ? "file://" : "file:");
     for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
         if (*c == '%' || *c == '?' || *c == '#' || *c < 0x20)
             p += sprintf(p, "%%%02X", *c);
@@ -313,8 +352,25 @@ static char *immutable_uri(const char *path)
 
 static int close_db(fdx_store *s);
 
+/*
+ * Read-only media: SQLite cannot create the -shm file a WAL store needs.
+ * Without a -wal (or with an empty one) everything is in the main file, which
+ * immutable=1 reads. A -wal with commits in it cannot be read without a
+ * -shm, and reading the main file alone would give stale data: refused.
+ */
 static int reopen_immutable(fdx_store *s, const char *path)
 {
+    char wal[4096];
+    struct stat st;
+    if (snprintf(wal, sizeof wal, "%s-wal", path) >= (int)sizeof wal)
+        return fdx_store_fail(s, FDX_EIO, "%s: path too long", path);
+    if (stat(wal, &st) == 0 && st.st_size > 0)
+        return fdx_store_fail(s, FDX_EIO,
+                              "%s: cannot be read here: its last commits are in %s, which SQLite "
+                              "reads only through a %s-shm file, and that cannot be created "
+                              "(read-only location); copy the store with its -wal to writable "
+                              "storage, or open it once where it can be written",
+                              path, wal, path);
     char *uri = immutable_uri(path);
     if (!uri)
         return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
@@ -331,16 +387,18 @@ static int open_db(fdx_store *s, const char *path, int flags)
     struct stat st;
     if ((flags & (FDX_OPEN_CREATE | FDX_OPEN_READONLY)) == (FDX_OPEN_CREATE | FDX_OPEN_READONLY))
         return fdx_store_fail(s, FDX_EMISUSE, "FDX_OPEN_CREATE and FDX_OPEN_READONLY conflict");
-    if (!(flags & FDX_OPEN_CREATE) && stat(path, &st) != 0)
-        return fdx_store_fail(s, errno == ENOENT ? FDX_ENOENT : FDX_EIO, "%s: %s", path,
-                              errno == ENOENT ? "no such store" : strerror(errno));
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    if (stat(path, &st) != 0) {
+        if (errno != ENOENT || !(flags & FDX_OPEN_CREATE))
+            return fdx_store_fail(s, errno == ENOENT ? FDX_ENOENT : FDX_EIO, "%s: %s", path,
+                                  errno == ENOENT ? "no such store" : strerror(errno));
+        char dir[512];
+        if (fdx_parent_missing(path, dir, sizeof dir))
+            return fdx_store_fail(s, FDX_EIO, "%s: cannot create the store: no such directory '%s'",
+                                  path, dir);
+        s->created = 1;
+    } else if (S_ISDIR(st.st_mode)) {
         return fdx_store_fail(s, FDX_ENOTSTORE, "%s: is a directory, not an fdx store", path);
-    char dir[512];
-    if ((flags & FDX_OPEN_CREATE) && stat(path, &st) != 0 &&
-        fdx_parent_missing(path, dir, sizeof dir))
-        return fdx_store_fail(s, FDX_EIO, "%s: cannot create the store: no such directory '%s'",
-                              path, dir);
+    }
     int oflags = SQLITE_OPEN_NOMUTEX;
     s->readonly = (flags & FDX_OPEN_READONLY) != 0;
     if (flags & FDX_OPEN_READONLY)
@@ -350,6 +408,11 @@ static int open_db(fdx_store *s, const char *path, int flags)
     int rc = sqlite3_open_v2(path, &s->db, oflags, NULL);
     if (rc != SQLITE_OK)
         return fdx_store_fail_sqlite(s, rc, "opening");
+    if (stat(path, &st) == 0) {
+        s->on_disk = 1;
+        s->dev = st.st_dev;
+        s->ino = st.st_ino;
+    }
     rc = configure(s, flags);
     if (rc == FDX_EIO && s->readonly && (sqlite3_extended_errcode(s->db) & 0xff) == SQLITE_CANTOPEN)
         return reopen_immutable(s, path);
@@ -378,11 +441,11 @@ int fdx_store_open_v2(const char *path, int flags, int busy_ms, fdx_store **out)
         return fdx_store_fail(s, FDX_EMISUSE, "no store path given");
     if (busy_ms < 0)
         return fdx_store_fail(s, FDX_EMISUSE, "busy timeout must not be negative");
-    int rc = open_db(s, path, flags & ~FDX_OPEN_FOR_READING);
-    if ((flags & FDX_OPEN_FOR_READING) && (rc == FDX_EREADONLY || rc == FDX_EIO)) {
-        close_db(s);
-        rc = open_db(s, path, FDX_OPEN_READONLY);
-    }
+    /* Readers never create, migrate or convert what they read. */
+    if (flags & FDX_OPEN_FOR_READING)
+        flags = FDX_OPEN_READONLY;
+    int rc = open_db(s, path, flags);
+    s->open_failed = rc != FDX_OK;
     return rc;
 }
 
@@ -398,13 +461,65 @@ static int close_db(fdx_store *s)
     return rc;
 }
 
+/*
+ * Whether the store this handle created still holds nothing (no ingest, no
+ * merge, no cell) and is still at its path; if so it is removed, under the
+ * write lock so that no other writer's commit is lost (a writer that began
+ * meanwhile finds its path gone at commit and fails, see still_there).
+ */
+static int remove_if_unused(fdx_store *s)
+{
+    identity id;
+    sqlite3_stmt *st;
+    struct stat fst;
+    int unused = 0;
+    if (!s->db || !s->on_disk || s->readonly || fdx_store_exec(s, FDX_STMT_BEGIN_WRITE) != FDX_OK)
+        return 0;
+    if (read_identity(s, &id) == FDX_OK) {
+        if (id.objects == 0)
+            unused = 1;
+        else if (id.app_id == FDX_APPLICATION_ID && id.version == FDX_SCHEMA_VERSION &&
+                 fdx_store_stmt(s, FDX_STMT_STORE_UNUSED, &st) == FDX_OK) {
+            unused = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
+            sqlite3_reset(st);
+        }
+    }
+    unused = unused && stat(s->path, &fst) == 0 && fst.st_dev == s->dev && fst.st_ino == s->ino &&
+             unlink(s->path) == 0;
+    sqlite3_exec(s->db, fdx_sql_rollback, NULL, NULL, NULL);
+    return unused;
+}
+
+static void remove_companions(const char *path)
+{
+    static const char *const suffixes[] = {"-wal", "-shm", "-journal"};
+    size_t n = strlen(path);
+    char *p = malloc(n + 16);
+    if (!p)
+        return;
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        snprintf(p, n + 16, "%s%s", path, suffixes[i]);
+        unlink(p);
+    }
+    free(p);
+}
+
 int fdx_store_close(fdx_store *s)
 {
     if (!s)
         return FDX_OK;
+    /* A writer that created its store and failed before its first commit
+     * leaves no store behind. */
+    int discard = s->created && !s->committed && (s->open_failed || s->began);
     if (s->in_txn)
         fdx_store_rollback(s);
+    char saved[sizeof s->errmsg];
+    memcpy(saved, s->errmsg, sizeof saved);
+    int removed = discard && remove_if_unused(s);
+    memcpy(s->errmsg, saved, sizeof saved);
     int rc = close_db(s);
+    if (removed)
+        remove_companions(s->path);
     fdx_agg_free(s->pending);
     fdx_agg_free(s->path_agg);
     fdx_agg_free(s->saved);
@@ -419,6 +534,11 @@ int fdx_store_close(fdx_store *s)
 const char *fdx_store_errmsg(const fdx_store *s)
 {
     return s ? s->errmsg : "out of memory";
+}
+
+const char *fdx_store_notice(const fdx_store *s)
+{
+    return s ? s->notice : "";
 }
 
 int fdx_store_set_busy_timeout(fdx_store *s, int ms)
@@ -440,6 +560,20 @@ static int need_db(fdx_store *s)
     return FDX_OK;
 }
 
+/* Whether path still names the file opened: a writer that created the store
+ * and failed removes it (remove_if_unused), and a commit into the removed
+ * file would be lost. Called under the write lock. */
+static int still_there(fdx_store *s)
+{
+    struct stat st;
+    if (!s->on_disk || (stat(s->path, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino))
+        return FDX_OK;
+    return fdx_store_fail(s, FDX_EIO,
+                          "%s: removed or replaced while this transaction ran (the writer that "
+                          "created it failed): nothing committed; run again",
+                          s->path);
+}
+
 int fdx_store_begin(fdx_store *s)
 {
     int rc = need_db(s);
@@ -451,7 +585,7 @@ int fdx_store_begin(fdx_store *s)
         return fdx_store_fail(s, FDX_EREADONLY, "%s: opened read-only", s->path);
     if ((rc = fdx_store_exec(s, FDX_STMT_BEGIN_WRITE)) != FDX_OK)
         return rc;
-    if ((rc = fdx_identity_check_file(s, 1)) != FDX_OK) {
+    if ((rc = still_there(s)) != FDX_OK || (rc = fdx_identity_check_file(s, 1)) != FDX_OK) {
         char saved[sizeof s->errmsg];
         memcpy(saved, s->errmsg, sizeof saved);
         fdx_store_exec(s, FDX_STMT_ROLLBACK);
@@ -459,9 +593,11 @@ int fdx_store_begin(fdx_store *s)
         return rc;
     }
     s->in_txn = 1;
+    s->began = 1;
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     s->txn_time_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+    fdx_history_begin(s);
     memset(&s->txn_stats, 0, sizeof s->txn_stats);
     fdx_agg_clear(s->pending);
     fdx_ledger_reset(s);
@@ -489,7 +625,11 @@ int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
         return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open");
     int rc = fdx_store_flush_pending(s);
     if (rc == FDX_OK)
+        rc = fdx_history_finish(s);
+    if (rc == FDX_OK)
         rc = fdx_ledger_finish(s);
+    if (rc == FDX_OK)
+        rc = still_there(s);
     if (rc == FDX_OK)
         rc = fdx_store_exec(s, FDX_STMT_COMMIT);
     if (rc != FDX_OK) {
@@ -500,6 +640,7 @@ int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
         return rc;
     }
     s->in_txn = 0;
+    s->committed = 1;
     fdx_ledger_reset(s);
     if (stats)
         *stats = s->txn_stats;

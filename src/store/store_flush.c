@@ -4,9 +4,7 @@
  */
 #include "store/store_internal.h"
 
-/* Binds the key columns in the order the .sql files number them; returns the
- * next parameter index. */
-static int bind_key(sqlite3_stmt *st, const fdx_cell *c)
+int fdx_bind_key(sqlite3_stmt *st, const fdx_cell *c)
 {
     int i = 1;
     if (c->kind == FDX_KIND_DISPATCH)
@@ -22,58 +20,43 @@ static int bind_key(sqlite3_stmt *st, const fdx_cell *c)
     return i;
 }
 
-static int cell_exists(fdx_store *s, const fdx_cell *c, int *exists)
-{
-    sqlite3_stmt *st;
-    fdx_stmt_id id = c->kind == FDX_KIND_MISS ? FDX_STMT_MISS_EXISTS : FDX_STMT_DISPATCH_EXISTS;
-    int rc = fdx_store_stmt(s, id, &st);
-    if (rc != FDX_OK)
-        return rc;
-    bind_key(st, c);
-    rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return fdx_store_fail_sqlite(s, rc, "looking up a cell");
-    *exists = rc == SQLITE_ROW;
-    return FDX_OK;
-}
-
 int fdx_store_upsert(fdx_store *s, fdx_stmt_id id, const fdx_cell *c, uint64_t count, fdx_str cands,
-                     const int64_t *set_at)
+                     const int64_t *set_at, int64_t *cell_id)
 {
-    int existed = -1;
-    if (count == FDX_COUNT_MAX) { /* the returned count cannot tell */
-        int rc = cell_exists(s, c, &existed);
-        if (rc != FDX_OK)
-            return rc;
-    }
     sqlite3_stmt *st;
-    int rc = fdx_store_stmt(s, id, &st);
+    int rc = fdx_history_load(s);
+    if (rc == FDX_OK)
+        rc = fdx_store_stmt(s, id, &st);
     if (rc != FDX_OK)
         return rc;
-    int i = bind_key(st, c);
+    int i = fdx_bind_key(st, c);
     if (c->kind == FDX_KIND_DISPATCH)
         sqlite3_bind_text(st, i++, cands.p, (int)cands.n, SQLITE_STATIC);
     sqlite3_bind_int64(st, i++, (int64_t)count);
     sqlite3_bind_int64(st, i++, s->ledger.id);
     if (c->kind == FDX_KIND_DISPATCH && set_at)
         sqlite3_bind_int64(st, i, *set_at);
+    sqlite3_bind_int64(st, sqlite3_bind_parameter_count(st), s->hist.next_cell_id);
     rc = sqlite3_step(st);
     if (rc != SQLITE_ROW) {
         int code = fdx_store_fail_sqlite(s, rc, "writing a cell");
         sqlite3_reset(st);
         return code;
     }
-    uint64_t stored = (uint64_t)sqlite3_column_int64(st, 0);
+    int64_t stored_id = sqlite3_column_int64(st, 1);
     rc = sqlite3_step(st);
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)
         return fdx_store_fail_sqlite(s, rc, "writing a cell");
-    int added = existed >= 0 ? !existed : stored == count;
-    if (added)
+    if (stored_id == s->hist.next_cell_id) {
+        s->hist.next_cell_id++;
+        s->hist.dirty = 1;
         s->txn_stats.cells_added++;
-    else
+    } else {
         s->txn_stats.cells_updated++;
+    }
+    if (cell_id)
+        *cell_id = stored_id;
     return FDX_OK;
 }
 
@@ -81,14 +64,18 @@ static int write_agg(fdx_store *s, fdx_agg *agg)
 {
     size_t n = fdx_agg_cells(agg);
     int rc = n ? fdx_ledger_open_row(s) : FDX_OK; /* cells name their transaction */
+    int64_t day = fdx_history_txn_day(s);
     for (size_t i = 0; rc == FDX_OK && i < n; i++) {
         fdx_cell cell;
         uint64_t count;
         fdx_str cands;
+        int64_t id;
         fdx_agg_get(agg, i, &cell, &count, &cands);
         rc = fdx_store_upsert(
             s, cell.kind == FDX_KIND_MISS ? FDX_STMT_MISS_UPSERT : FDX_STMT_DISPATCH_UPSERT, &cell,
-            count, cands, &s->txn_time_ms);
+            count, cands, &s->txn_time_ms, &id);
+        if (rc == FDX_OK)
+            rc = fdx_history_add(s, id, day, 0, count);
     }
     return rc;
 }

@@ -11,6 +11,7 @@
 #include "cell/cell.h"
 #include "codec/decode.h"
 #include "codec/encode.h"
+#include "codec/record_cell.h"
 
 static void encode_record(const fdx_record *r, fdx_buf *line)
 {

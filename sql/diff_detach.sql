@@ -1,0 +1,1 @@
+DETACH DATABASE fdx_other;

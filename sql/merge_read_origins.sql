@@ -1,0 +1,4 @@
+-- The stores whose history a store being merged holds: 0 is the store itself.
+SELECT 0, (SELECT id FROM store_identity)
+UNION ALL
+SELECT id, store_id FROM history_origin;

@@ -1,0 +1,24 @@
+-- The miss demand ranking inside a window of days (fdx-top --since/--until):
+-- misses per wanted structure key from the history days :since ..< :until
+-- ('YYYY-MM-DD'; NULL: open), over the cells that pass the filters of
+-- top_demand.sql, most demanded first. A month bucket (history older than the
+-- daily window) counts when its first day is inside the window.
+SELECT c.wanted,
+       CAST(total(h.count) AS INTEGER) AS misses,
+       count(DISTINCT json_array(c.backend, c.op, c.dtypes, c.kernel_source,
+                                 c.kernel_revision_hash)) AS fallbacks,
+       count(DISTINCT json_array(c.cc_major, c.cc_minor, c.hardware_sku, c.driver_version))
+           AS devices,
+       group_concat(DISTINCT c.op) AS ops
+FROM miss_cell AS c
+JOIN cell_history AS h ON h.cell = c.cell_id
+WHERE (:since IS NULL OR h.day >= CAST(strftime('%s', :since) AS INTEGER) / 86400)
+  AND (:until IS NULL OR h.day < CAST(strftime('%s', :until) AS INTEGER) / 86400)
+  AND (:cc IS NULL
+       OR (CASE WHEN c.cc_major < 0 THEN 'cpu' ELSE c.cc_major || '.' || c.cc_minor END) = :cc)
+  AND (:sku IS NULL OR c.hardware_sku = :sku)
+  AND (:op IS NULL OR c.op = :op)
+  AND (:source IS NULL OR c.kernel_source = :source)
+GROUP BY c.wanted
+ORDER BY misses DESC, c.wanted
+LIMIT :top;

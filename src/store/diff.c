@@ -1,0 +1,72 @@
+/*
+ * fdx_store_diff: per-cell count changes between two stores. The other store
+ * is opened through fdx_store_open first (so it is checked, and migrated when
+ * it can be), then attached to this connection, so one query pairs the cells
+ * of both by their stored keys.
+ */
+#include "store/store_internal.h"
+
+static int check_other(fdx_store *s, const char *path)
+{
+    fdx_store *other;
+    int rc = fdx_store_open(path, FDX_OPEN_FOR_READING, &other);
+    if (rc != FDX_OK)
+        fdx_store_fail(s, rc, "%s", fdx_store_errmsg(other));
+    fdx_store_close(other);
+    return rc;
+}
+
+static const char *text(sqlite3_stmt *st, int i)
+{
+    const char *t = (const char *)sqlite3_column_text(st, i);
+    return t ? t : "";
+}
+
+static int report(fdx_store *s, fdx_diff_fn fn, void *ctx)
+{
+    sqlite3_stmt *st;
+    int rc = fdx_store_stmt(s, FDX_STMT_DIFF_CELLS, &st);
+    if (rc != FDX_OK)
+        return rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        fdx_diff_row row = {text(st, 0),
+                            sqlite3_column_type(st, 1) == SQLITE_NULL ? NULL : text(st, 1),
+                            text(st, 2),
+                            text(st, 3),
+                            text(st, 4),
+                            text(st, 5),
+                            text(st, 6),
+                            text(st, 7),
+                            text(st, 8),
+                            text(st, 9),
+                            (uint64_t)sqlite3_column_int64(st, 10),
+                            (uint64_t)sqlite3_column_int64(st, 11),
+                            sqlite3_column_int64(st, 12)};
+        if (fn(ctx, &row) != 0) {
+            rc = SQLITE_DONE;
+            break;
+        }
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, rc, "comparing stores");
+}
+
+int fdx_store_diff(fdx_store *s, const char *other_path, fdx_diff_fn fn, void *ctx)
+{
+    sqlite3_stmt *st;
+    if (s->in_txn)
+        return fdx_store_fail(s, FDX_EMISUSE, "not allowed while a transaction is open");
+    int rc = check_other(s, other_path);
+    if (rc == FDX_OK)
+        rc = fdx_store_stmt(s, FDX_STMT_DIFF_ATTACH, &st);
+    if (rc != FDX_OK)
+        return rc;
+    sqlite3_bind_text(st, 1, other_path, -1, SQLITE_STATIC);
+    int src = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (src != SQLITE_DONE)
+        return fdx_store_fail_sqlite(s, src, "opening the other store");
+    rc = report(s, fn, ctx);
+    int detach = fdx_store_exec(s, FDX_STMT_DIFF_DETACH);
+    return rc != FDX_OK ? rc : detach;
+}

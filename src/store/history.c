@@ -1,0 +1,164 @@
+/*
+ * The time axis: every write transaction has a capture time, and every cell
+ * it changes gains that many observations on the capture time's UTC day.
+ * History rows are keyed by the cell's compact id, so writing one costs an
+ * integer-keyed upsert beside the cell's own. Days that leave the daily
+ * window (history_config.daily_days before the latest day) are rolled into
+ * month buckets at commit, so a store fed for years stays small.
+ */
+#include "common/when.h"
+#include "store/store_internal.h"
+
+int fdx_parse_time(const char *text, int64_t *unix_seconds)
+{
+    return fdx_when_parse(text, unix_seconds) == 0 ? FDX_OK : FDX_EDATA;
+}
+
+void fdx_history_begin(fdx_store *s)
+{
+    s->txn_at = s->txn_time_ms / 1000;
+    s->hist.loaded = 0;
+    s->hist.dirty = 0;
+}
+
+static int64_t day_of(int64_t unix_seconds)
+{
+    return unix_seconds / FDX_SECONDS_PER_DAY;
+}
+
+int fdx_store_set_time(fdx_store *s, int64_t unix_seconds)
+{
+    if (!s->in_txn)
+        return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open (call fdx_store_begin)");
+    if (s->ledger.id || s->ledger.records || s->ledger.sources || s->ledger.merged)
+        return fdx_store_fail(s, FDX_EMISUSE,
+                              "the capture time must be set before the transaction records "
+                              "anything");
+    if (unix_seconds < 0 || unix_seconds > FDX_TIME_MAX)
+        return fdx_store_fail(s, FDX_EMISUSE,
+                              "capture time %lld is outside 1970-01-01 .. 9999-12-31",
+                              (long long)unix_seconds);
+    s->txn_at = unix_seconds;
+    return FDX_OK;
+}
+
+int fdx_history_load(fdx_store *s)
+{
+    if (s->hist.loaded)
+        return FDX_OK;
+    sqlite3_stmt *st;
+    int rc = fdx_store_stmt(s, FDX_STMT_HISTORY_CONFIG_READ, &st);
+    if (rc != FDX_OK)
+        return rc;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        s->hist.daily_days = sqlite3_column_int64(st, 0);
+        s->hist.rolled_before = sqlite3_column_int64(st, 1);
+        s->hist.latest_day =
+            sqlite3_column_type(st, 2) == SQLITE_NULL ? INT64_MIN : sqlite3_column_int64(st, 2);
+        s->hist.next_cell_id = sqlite3_column_int64(st, 3);
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW)
+        return rc == SQLITE_DONE ? fdx_store_fail(s, FDX_ENOTSTORE,
+                                                  "%s: the history settings are missing", s->path)
+                                 : fdx_store_fail_sqlite(s, rc, "reading the history settings");
+    s->hist.loaded = 1;
+    return FDX_OK;
+}
+
+int64_t fdx_history_bucket(const fdx_store *s, int64_t day)
+{
+    return day < s->hist.rolled_before ? fdx_month_start(day) : day;
+}
+
+int fdx_history_add(fdx_store *s, int64_t cell_id, int64_t day, int64_t origin, uint64_t count)
+{
+    sqlite3_stmt *st;
+    int rc = fdx_store_stmt(s, FDX_STMT_HISTORY_ADD, &st);
+    if (rc != FDX_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, cell_id);
+    sqlite3_bind_int64(st, 2, fdx_history_bucket(s, day));
+    sqlite3_bind_int64(st, 3, origin);
+    sqlite3_bind_int64(st, 4, (int64_t)count);
+    rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return fdx_store_fail_sqlite(s, rc, "writing history");
+    if (s->hist.latest_day < day)
+        s->hist.latest_day = day;
+    s->hist.dirty = 1;
+    return FDX_OK;
+}
+
+static int run_range(fdx_store *s, fdx_stmt_id id, int64_t lo, int64_t hi)
+{
+    sqlite3_stmt *st;
+    int rc = fdx_store_stmt(s, id, &st);
+    if (rc != FDX_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, lo);
+    sqlite3_bind_int64(st, 2, hi);
+    rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, rc, "rolling up history");
+}
+
+/* Rolls the days before the daily window into months, a whole month at a time. */
+static int roll_up(fdx_store *s)
+{
+    if (s->hist.latest_day == INT64_MIN)
+        return FDX_OK;
+    int64_t keep_from = fdx_month_start(s->hist.latest_day - s->hist.daily_days + 1);
+    if (keep_from <= s->hist.rolled_before)
+        return FDX_OK;
+    int rc = run_range(s, FDX_STMT_HISTORY_ROLLUP, s->hist.rolled_before, keep_from);
+    if (rc == FDX_OK)
+        rc = run_range(s, FDX_STMT_HISTORY_ROLLUP_CLEAR, s->hist.rolled_before, keep_from);
+    if (rc != FDX_OK)
+        return rc;
+    s->hist.rolled_before = keep_from;
+    return FDX_OK;
+}
+
+int fdx_history_finish(fdx_store *s)
+{
+    if (!s->hist.loaded || !s->hist.dirty)
+        return FDX_OK;
+    int rc = roll_up(s);
+    sqlite3_stmt *st;
+    if (rc == FDX_OK)
+        rc = fdx_store_stmt(s, FDX_STMT_HISTORY_CONFIG_WRITE, &st);
+    if (rc != FDX_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, s->hist.daily_days);
+    sqlite3_bind_int64(st, 2, s->hist.rolled_before);
+    if (s->hist.latest_day != INT64_MIN)
+        sqlite3_bind_int64(st, 3, s->hist.latest_day);
+    sqlite3_bind_int64(st, 4, s->hist.next_cell_id);
+    rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? FDX_OK
+                             : fdx_store_fail_sqlite(s, rc, "writing the history settings");
+}
+
+int fdx_store_set_daily_days(fdx_store *s, int days)
+{
+    if (!s->in_txn)
+        return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open (call fdx_store_begin)");
+    if (days < 1)
+        return fdx_store_fail(s, FDX_EMISUSE, "the daily window must be at least one day");
+    int rc = fdx_history_load(s);
+    if (rc != FDX_OK)
+        return rc;
+    s->hist.daily_days = days;
+    s->hist.dirty = 1;
+    return FDX_OK;
+}
+
+/* The day a transaction's own observations go to. */
+int64_t fdx_history_txn_day(const fdx_store *s)
+{
+    return day_of(s->txn_at);
+}

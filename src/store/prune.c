@@ -1,0 +1,119 @@
+/*
+ * fdx_store_prune: removing cells by filter (an old driver, a retired kernel
+ * revision, cells not seen since a date) with their history, recorded in the
+ * ledger so that merges can tell a pruned store from the one it was.
+ */
+#include <string.h>
+
+#include "codec/encode.h"
+#include "common/when.h"
+#include "store/store_internal.h"
+
+/* The filters given, as JSON text for prune_log, and the :before day. */
+static void describe(const fdx_prune_filter *f, fdx_buf *json, char before[FDX_DAY_TEXT])
+{
+    const char *names[] = {"driver_version",     "kernel_revision", "kernel_source", "op",
+                           "compute_capability", "hardware_sku"};
+    const char *values[] = {f->driver_version,     f->kernel_revision, f->kernel_source, f->op,
+                            f->compute_capability, f->hardware_sku};
+    fdx_buf_putc(json, '{');
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (!values[i])
+            continue;
+        if (json->len > 1)
+            fdx_buf_putc(json, ',');
+        fdx_enc_string(json, names[i], strlen(names[i]));
+        fdx_buf_putc(json, ':');
+        fdx_enc_string(json, values[i], strlen(values[i]));
+    }
+    before[0] = '\0';
+    if (f->before) {
+        fdx_day_format(f->before / FDX_SECONDS_PER_DAY, before);
+        fdx_buf_puts(json, json->len > 1 ? ",\"before\":\"" : "\"before\":\"");
+        fdx_buf_puts(json, before);
+        fdx_buf_putc(json, '"');
+    }
+    fdx_buf_putc(json, '}');
+}
+
+static void bind_named(sqlite3_stmt *st, const char *name, const char *value)
+{
+    int i = sqlite3_bind_parameter_index(st, name);
+    if (i > 0 && value && *value)
+        sqlite3_bind_text(st, i, value, -1, SQLITE_STATIC);
+}
+
+static int remove_cells(fdx_store *s, fdx_stmt_id id, const fdx_prune_filter *f, const char *before,
+                        uint64_t *cells, uint64_t *observations)
+{
+    sqlite3_stmt *st;
+    int rc = fdx_store_stmt(s, id, &st);
+    if (rc != FDX_OK)
+        return rc;
+    bind_named(st, ":driver", f->driver_version);
+    bind_named(st, ":revision", f->kernel_revision);
+    bind_named(st, ":source", f->kernel_source);
+    bind_named(st, ":op", f->op);
+    bind_named(st, ":cc", f->compute_capability);
+    bind_named(st, ":sku", f->hardware_sku);
+    bind_named(st, ":before", before);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        uint64_t n = (uint64_t)sqlite3_column_int64(st, 0);
+        *observations = n > FDX_COUNT_MAX - *observations ? FDX_COUNT_MAX : *observations + n;
+        (*cells)++;
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, rc, "pruning cells");
+}
+
+static int log_prune(fdx_store *s, const fdx_buf *json, const fdx_prune_stats *p)
+{
+    sqlite3_stmt *st;
+    int rc = fdx_store_stmt(s, FDX_STMT_PRUNE_LOG_INSERT, &st);
+    if (rc != FDX_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, s->ledger.id);
+    sqlite3_bind_text(st, 2, json->data, (int)json->len, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, (int64_t)p->miss_cells);
+    sqlite3_bind_int64(st, 4, (int64_t)p->dispatch_cells);
+    sqlite3_bind_int64(st, 5, (int64_t)p->observations);
+    rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, rc, "recording a prune");
+}
+
+int fdx_store_prune(fdx_store *s, const fdx_prune_filter *f, fdx_prune_stats *stats)
+{
+    fdx_prune_stats local = {0, 0, 0};
+    stats = stats ? stats : &local;
+    *stats = local;
+    if (!s->in_txn)
+        return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open (call fdx_store_begin)");
+    if (!f || (!f->driver_version && !f->kernel_revision && !f->kernel_source && !f->op &&
+               !f->compute_capability && !f->hardware_sku && !f->before))
+        return fdx_store_fail(s, FDX_EMISUSE, "a prune needs at least one filter");
+    if (s->ledger.pruned)
+        return fdx_store_fail(s, FDX_EMISUSE, "one prune per transaction");
+    fdx_buf json = FDX_BUF_INIT;
+    char before[FDX_DAY_TEXT];
+    describe(f, &json, before);
+    int rc = json.oom ? fdx_store_fail(s, FDX_ENOMEM, "out of memory") : FDX_OK;
+    if (rc == FDX_OK)
+        rc = fdx_store_flush_pending(s);
+    if (rc == FDX_OK)
+        rc = fdx_ledger_open_row(s);
+    if (rc == FDX_OK)
+        rc = remove_cells(s, FDX_STMT_PRUNE_MISSES, f, before, &stats->miss_cells,
+                          &stats->observations);
+    if (rc == FDX_OK)
+        rc = remove_cells(s, FDX_STMT_PRUNE_DISPATCHES, f, before, &stats->dispatch_cells,
+                          &stats->observations);
+    if (rc == FDX_OK)
+        rc = fdx_store_exec(s, FDX_STMT_PRUNE_HISTORY);
+    if (rc == FDX_OK)
+        rc = log_prune(s, &json, stats);
+    if (rc == FDX_OK)
+        s->ledger.pruned++;
+    fdx_buf_free(&json);
+    return rc;
+}

@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# End-to-end checks of the time axis from the command line: --at parsing,
+# fdx-top's windows and growth, retention rollup, fdx-diff and fdx-prune.
+# Usage: time_cli_test.sh BUILD_DIR
+set -u
+B=$1
+INGEST=$B/fdx-ingest TOP=$B/fdx-top
+NAME=time_cli
+. "$(dirname "$0")/shlib.sh"
+is() { if [ "$1" = "$2" ]; then ok; else bad "$3: got '$1', want '$2'"; fi; }
+q() { sqlite3 "$1" "$2"; }
+
+# miss LINE WANTED COUNT [CC]: one miss record (a CPU stamp without CC)
+miss() {
+  local hw='"hardware_sku":"sku","driver_version":"d1"'
+  [ -n "${3:-}" ] && hw="\"compute_capability\":[${3%.*},${3#*.}],$hw"
+  printf '{"schema":2,"wanted":"%s","fallback":{"backend":"Cuda","op":"MatMul","dtypes":["F16"],"kernel_source":"k","kernel_revision_hash":1},"count":%s,"hw":{%s}}\n' "$1" "$2" "$hw"
+}
+miss w1 1 >"$T/one.jsonl"
+
+# --at: every accepted form, and the capture time the ledger keeps
+i=0
+for form in 2026-10-01:1790812800 2026-10-01T12:30:45Z:1790857845 2026-10-01T12:30:45.999Z:1790857845 \
+            2026-10-01T12:30:45+00:00:1790857845 2026-10-01T23:59:60Z:1790899199 \
+            @1790812800:1790812800 @0:0 2024-02-29:1709164800 9999-12-31T23:59:59Z:253402300799; do
+  i=$((i + 1))
+  expect 0 "--at ${form%:*}" -- "$INGEST" -q --at "${form%:*}" "$T/at$i.db" "$T/one.jsonl"
+  is "$(q "$T/at$i.db" 'SELECT captured_at FROM ingest_ledger')" "${form##*:}" "captured_at of --at ${form%:*}"
+  is "$(q "$T/at$i.db" 'SELECT day * 86400 <= '"${form##*:}"' FROM cell_history')" 1 "day of --at ${form%:*}"
+done
+# and every reject: a usage error naming the accepted forms, the store untouched
+for bad_at in '' 2026-13-01 2026-02-29 2026-10-1 2026-10-01T25:00:00Z 2026-10-01T12:00:00 \
+              2026-10-01T12:00:00+02:00 2026-10-01T12:00Z 2026-10-01x '@' @-5 @12x \
+              @253402300800 1969-12-31 'next tuesday' 2026-10-01T12:00:00.Z; do
+  expect 2 "--at '$bad_at'" -- "$INGEST" --at "$bad_at" "$T/rej.db" "$T/one.jsonl"
+  has err "YYYY-MM-DD (midnight UTC), an RFC 3339 UTC time such as 2026-10-01T12:00:00Z, or @UNIX_SECONDS"
+done
+[ ! -e "$T/rej.db" ] && ok || bad "a rejected --at created the store"
+# default: now
+expect 0 "no --at" -- "$INGEST" -q "$T/now.db" "$T/one.jsonl"
+is "$(q "$T/now.db" "SELECT abs(captured_at - strftime('%s','now')) < 600 FROM ingest_ledger")" 1 "default capture time is now"
+
+# fdx-top: --since/--until usage
+for args in "--since x" "--until 2026-02-30" "--growth 0" "--growth 7x" "--growth 7 --since 2026-10-01" \
+            "--since 2026-10-02 --until 2026-10-02"; do
+  expect 2 "fdx-top $args" -- "$TOP" $args "$T/now.db"
+done
+
+# Retention: with a 10-day daily window, whole months before it roll into
+# buckets on their first day, a backfill into a rolled month lands in its
+# bucket, and each cell's days still add up to its total.
+R=$T/ret.db
+for at_count in 2026-01-05:1 2026-01-20:2 2026-02-10:3 2026-03-15:4 2026-01-25:5; do
+  { miss w1 "${at_count#*:}" 8.9; miss w2 1; } >"$T/r.jsonl"
+  expect 0 "ingest at ${at_count%:*}" -- "$INGEST" -q --daily-days 10 --at "${at_count%:*}" "$R" "$T/r.jsonl"
+done
+is "$(q "$R" "SELECT group_concat(day || ' ' || span || ' ' || count, ', ') FROM (SELECT * FROM miss_daily WHERE wanted = 'w1' ORDER BY day)")" \
+   "2026-01-01 month 8, 2026-02-01 month 3, 2026-03-15 day 4" "w1's history across the rollup"
+is "$(q "$R" "SELECT group_concat(day || ' ' || count, ', ') FROM (SELECT * FROM miss_daily WHERE wanted = 'w2' ORDER BY day)")" \
+   "2026-01-01 3, 2026-02-01 1, 2026-03-15 1" "w2's history across the rollup"
+is "$(q "$R" "SELECT count(*) FROM miss_cells AS c WHERE count <> (SELECT sum(count) FROM miss_daily AS d WHERE d.wanted = c.wanted)")" 0 "days add up to totals"
+is "$(q "$R" "SELECT daily_days, date(rolled_before * 86400, 'unixepoch') FROM history_config")" "10|2026-03-01" "the window is kept in the store"
+# the window moves with the latest day; a later ingest without --daily-days keeps it
+miss w1 1 8.9 >"$T/r.jsonl"
+expect 0 "ingest in April" -- "$INGEST" -q --at 2026-04-20 "$R" "$T/r.jsonl"
+is "$(q "$R" "SELECT group_concat(day || ' ' || span || ' ' || count, ', ') FROM (SELECT * FROM miss_daily WHERE wanted = 'w1' ORDER BY day)")" \
+   "2026-01-01 month 8, 2026-02-01 month 3, 2026-03-01 month 4, 2026-04-20 day 1" "the window moved to April"
+expect 2 "--daily-days 0" -- "$INGEST" --daily-days 0 "$R" "$T/r.jsonl"
+
+# Saturation: a day's count and a month bucket saturate at 2^63-1 as the total does.
+S=$T/sat.db
+for at_count in 2026-01-05:9223372036854775807 2026-01-06:5 2026-03-15:1; do
+  miss w1 "${at_count#*:}" >"$T/r.jsonl"
+  expect 0 "ingest at ${at_count%:*}" -- "$INGEST" -q --daily-days 10 --at "${at_count%:*}" "$S" "$T/r.jsonl"
+done
+is "$(q "$S" "SELECT (SELECT count FROM miss_cell) || ' ' || group_concat(day || ' ' || count, ', ') FROM (SELECT * FROM miss_daily ORDER BY day)")" \
+   "9223372036854775807 2026-01-01 9223372036854775807, 2026-03-15 1" "saturated bucket and total"
+
+# The views sort and join compute capability as integers, and a CPU joins.
+V=$T/views.db
+{ miss k 1 8.9; miss k 2 9.0; miss k 3 10.0; miss k 4 12.0; miss k 5; } >"$T/v.jsonl"
+expect 0 "ingest cc" -- "$INGEST" -q "$V" "$T/v.jsonl"
+is "$(q "$V" "SELECT group_concat(compute_capability, ' ') FROM (SELECT * FROM miss_cells ORDER BY cc_major, cc_minor)")" \
+   "cpu 8.9 9.0 10.0 12.0" "cc order"
+is "$(q "$V" "SELECT group_concat(compute_capability, ' ') FROM (SELECT * FROM miss_cells WHERE cc_major >= 9 ORDER BY cc_major)")" \
+   "9.0 10.0 12.0" "cc >= 9"
+for view in miss_cells miss_daily miss_demand_by_device miss_daily_by_store; do
+  is "$(q "$V" "SELECT typeof(cc_major) || typeof(cc_minor) FROM $view WHERE compute_capability = 'cpu'")" "integerinteger" "$view has integer cc"
+done
+{ miss k 7 8.9; miss k 9; } >"$T/v2.jsonl"
+expect 0 "ingest cc 2" -- "$INGEST" -q "$T/views2.db" "$T/v2.jsonl"
+is "$(sqlite3 "$V" "ATTACH '$T/views2.db' AS b; SELECT group_concat(a.compute_capability || ':' || (x.count - a.count), ' ') FROM miss_cells AS a JOIN b.miss_cells AS x USING (wanted, kernel_source, kernel_revision, cc_major, cc_minor, hardware_sku, driver_version) ORDER BY 1")" \
+   "8.9:6 cpu:4" "an ATTACH diff keeps the CPU cell"
+is "$(sqlite3 "$V" "ATTACH '$T/views2.db' AS b; SELECT count(*) FROM miss_cells AS a JOIN b.miss_cells AS x USING (wanted, compute_capability)")" 2 "compute_capability joins"
+expect 0 "fdx-top --cc cpu" -- "$TOP" --json --cc cpu "$V"
+has out '"misses":5'
+expect 0 "fdx-top --cc 10.0" -- "$TOP" --json --cc 10.0 "$V"
+has out '"misses":3'
+
+# fdx-diff: per-cell changes, largest first, a cell missing from a store
+# counting 0, the CPU cell paired like any other; table and JSON.
+DIFF=$B/fdx-diff
+expect 0 "fdx-diff --help" -- "$DIFF" --help; has out "Usage:"
+expect 0 "fdx-diff --version" -- "$DIFF" --version; has out "fdx"
+expect 2 "fdx-diff one store" -- "$DIFF" "$V"
+expect 2 "fdx-diff bad option" -- "$DIFF" --bogus "$V" "$V"
+expect 1 "fdx-diff missing store" -- "$DIFF" "$V" "$T/nosuch.db"
+has err "nosuch.db"
+expect 0 "fdx-diff json" -- "$DIFF" --json -n 0 "$V" "$T/views2.db"
+is "$(python3 -c 'import json,sys; print(" ".join("%s:%d:%d:%d" % (r["compute_capability"], r["before"], r["after"], r["change"]) for r in json.load(open(sys.argv[1]))))' "$T/out")" \
+   "8.9:1:7:6 cpu:5:9:4 12.0:4:0:-4 10.0:3:0:-3 9.0:2:0:-2" "fdx-diff --json"
+expect 0 "fdx-diff table" -- "$DIFF" -n 2 "$V" "$T/views2.db"
+is "$(awk 'NR > 1 { print $1, $4, $5 }' "$T/out" | tr '\n' ' ')" "+6 miss 8.9 +4 miss cpu " "fdx-diff table, top 2"
+expect 0 "fdx-diff same store" -- "$DIFF" --json "$V" "$V"
+is "$(cat "$T/out")" "[]" "no change against itself"
+
+# fdx-prune: filters, history, ledger; merges tell a pruned store from the
+# full one, and a store merged before a prune is not brought back.
+PRUNE=$B/fdx-prune MERGE=$B/fdx-merge
+expect 0 "fdx-prune --help" -- "$PRUNE" --help; has out "Usage:"
+expect 0 "fdx-prune --version" -- "$PRUNE" --version; has out "fdx"
+expect 2 "fdx-prune without a filter" -- "$PRUNE" "$T/p.db"; has err "at least one filter"
+expect 2 "fdx-prune bad --before" -- "$PRUNE" --before yesterday "$T/p.db"; has err "@UNIX_SECONDS"
+expect 1 "fdx-prune missing store" -- "$PRUNE" --op x "$T/nosuch.db"
+[ ! -e "$T/nosuch.db" ] && ok || bad "fdx-prune created a store"
+H=$T/host.db
+{ miss old 3 8.9; miss cpu 4; } >"$T/p1.jsonl"
+{ miss new 5 9.0; miss cpu 6; } >"$T/p2.jsonl"
+expect 0 "host day 1" -- "$INGEST" -q --run-id r1 --at 2026-10-01 "$H" "$T/p1.jsonl"
+expect 0 "host day 2" -- "$INGEST" -q --run-id r2 --at 2026-10-20 "$H" "$T/p2.jsonl"
+cp "$H" "$T/copy.db"
+expect 0 "fleet merges the host" -- "$MERGE" -q "$T/fleet.db" "$H"
+# which host and which run brought what: the cookbook's fleet recipe
+is "$(sqlite3 "$T/fleet.db" "SELECT group_concat(x, ' ') FROM (SELECT d.day || ':' || (d.store = (SELECT id FROM store_identity)) || ':' || group_concat(DISTINCT l.run_id) || ':' || sum(d.count) AS x FROM miss_daily_by_store AS d JOIN fleet_ledger AS l ON l.store = d.store AND l.day = d.day AND l.kind = 'ingest' WHERE d.wanted = 'cpu' GROUP BY d.day, d.store ORDER BY d.day)")" \
+   "2026-10-01:0:r1:4 2026-10-20:0:r2:6" "the fleet says which host run brought each day"
+is "$(sqlite3 "$T/fleet.db" "SELECT count(DISTINCT store) FROM miss_daily_by_store") $(sqlite3 "$H" "SELECT id FROM store_identity")" \
+   "1 $(sqlite3 "$T/fleet.db" "SELECT DISTINCT store FROM miss_daily_by_store")" "attributed to the host store"
+expect 0 "dry run" -- "$PRUNE" --dry-run --before 2026-10-10 "$T/copy.db"
+has err "would remove 1 miss cell and 0 dispatch cells (3 observations)"
+is "$(q "$T/copy.db" "SELECT count(*) FROM miss_cell")" 3 "a dry run changes nothing"
+expect 0 "prune before a date" -- "$PRUNE" --before 2026-10-10 "$T/copy.db"
+has err "removed 1 miss cell and 0 dispatch cells (3 observations)"
+expect 0 "prune the CPU" -- "$PRUNE" -q --cc cpu "$T/copy.db"
+is "$(q "$T/copy.db" "SELECT group_concat(wanted) FROM miss_cells")" "new" "pruned cells gone"
+is "$(q "$T/copy.db" "SELECT count(*) FROM cell_history WHERE cell NOT IN (SELECT cell_id FROM miss_cell)")" 0 "their history gone"
+is "$(q "$T/copy.db" "SELECT group_concat(l.kind || ' ' || p.filter || ' ' || p.miss_cells || ' ' || p.observations, '; ') FROM prune_log AS p JOIN ingest_ledger AS l ON l.id = p.ledger_id")" \
+   'prune {"before":"2026-10-10"} 1 3; prune {"compute_capability":"cpu"} 1 10' "the ledger records the prunes"
+expect 1 "a pruned copy is not the store already merged" -- "$MERGE" "$T/fleet.db" "$T/copy.db"
+has err "it is a copy of store"
+expect 0 "the full store again is a no-op" -- "$MERGE" "$T/fleet.db" "$H"
+has err "already merged, unchanged"
+expect 0 "the fleet prunes" -- "$PRUNE" -q --cc cpu "$T/fleet.db"
+expect 0 "re-merging the host does not resurrect" -- "$MERGE" "$T/fleet.db" "$H"
+is "$(q "$T/fleet.db" "SELECT count(*), sum(count) FROM miss_cell WHERE cc_major < 0")" "0|" "the CPU cell stays pruned"
+expect 0 "a pruned copy merges into a new fleet" -- "$MERGE" -q "$T/fleet2.db" "$T/copy.db"
+expect 1 "... and the full store is not taken for it" -- "$MERGE" "$T/fleet2.db" "$H"
+is "$(q "$T/fleet2.db" "SELECT group_concat(wanted) FROM miss_cells")" "new" "fleet2 holds the pruned copy only"
+
+finish
