@@ -1,5 +1,5 @@
-# bash completion for the fdx programs: fdx-ingest, fdx-export, fdx-top and
-# fdx-merge. Installed once per program name, where bash-completion looks
+# bash completion for the fdx programs: fdx-ingest, fdx-export, fdx-top,
+# fdx-merge, fdx-diff and fdx-prune. Installed once per program name, where bash-completion looks
 # (share/bash-completion/completions/<program>); it can also be sourced.
 # Needs only bash, not the bash-completion package.
 
@@ -86,8 +86,9 @@ _fdx_ingest()
         _fdx_files "$_fdx_cur"
         return
     fi
-    _fdx_options "--run-id --rejects --max-errors --max-line-bytes --max-depth --busy-timeout
-                  --threads" "--skip-invalid -q --quiet -h --help -V --version" ||
+    _fdx_options "--run-id --at --daily-days --rejects --max-errors --max-line-bytes
+                  --max-depth --busy-timeout --threads" "--skip-invalid -q --quiet --progress --no-progress -h --help
+                  -V --version" ||
         _fdx_files "$_fdx_cur" # DB, then JSONL files and run directories
 }
 
@@ -95,8 +96,13 @@ _fdx_export()
 {
     local _fdx_cur _fdx_opt
     _fdx_context
-    _fdx_options "--busy-timeout" "-h --help -V --version" && return
-    if [ "$(_fdx_operands --busy-timeout)" -eq 0 ]; then
+    if [ "$_fdx_opt" = --kind ]; then
+        _fdx_words "misses dispatches" "$_fdx_cur"
+        return
+    fi
+    _fdx_options "--busy-timeout --kind" "-q --quiet --progress --no-progress -h --help -V
+                  --version" && return
+    if [ "$(_fdx_operands "--busy-timeout --kind")" -eq 0 ]; then
         _fdx_files "$_fdx_cur" # DB
     else
         _fdx_dirs "$_fdx_cur" # OUTDIR
@@ -111,7 +117,8 @@ _fdx_top()
         _fdx_words "cpu" "$_fdx_cur"
         return
     fi
-    _fdx_options "-n --top --cc --sku --op --source" "--json --sql -h --help -V --version" ||
+    _fdx_options "-n --top --cc --sku --op --source --since --until --growth" "--json --sql -q
+                  --quiet -h --help -V --version" ||
         _fdx_files "$_fdx_cur" # DB
 }
 
@@ -119,11 +126,34 @@ _fdx_merge()
 {
     local _fdx_cur _fdx_opt
     _fdx_context
-    _fdx_options "--busy-timeout" "-q --quiet -h --help -V --version" ||
+    _fdx_options "--busy-timeout" "-q --quiet --progress --no-progress -h --help -V --version" ||
         _fdx_files "$_fdx_cur" # DST, then SRC stores
+}
+
+_fdx_diff()
+{
+    local _fdx_cur _fdx_opt
+    _fdx_context
+    _fdx_options "-n --top" "--json -q --quiet -h --help -V --version" ||
+        _fdx_files "$_fdx_cur" # A, then B
+}
+
+_fdx_prune()
+{
+    local _fdx_cur _fdx_opt
+    _fdx_context
+    if [ "$_fdx_opt" = --cc ]; then
+        _fdx_words "cpu" "$_fdx_cur"
+        return
+    fi
+    _fdx_options "--driver --revision --source --op --cc --sku --before --busy-timeout" "-n
+                  --dry-run -q --quiet -h --help -V --version" ||
+        _fdx_files "$_fdx_cur" # DB
 }
 
 complete -F _fdx_ingest fdx-ingest
 complete -F _fdx_export fdx-export
 complete -F _fdx_top fdx-top
 complete -F _fdx_merge fdx-merge
+complete -F _fdx_diff fdx-diff
+complete -F _fdx_prune fdx-prune

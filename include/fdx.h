@@ -329,6 +329,22 @@ typedef struct fdx_export_stats {
  */
 int fdx_store_export(fdx_store *store, const char *outdir, fdx_export_stats *stats);
 
+/*
+ * Writes one feed, "misses" or "dispatches" (FDX_EMISUSE for another kind),
+ * to out, as fdx_store_export writes that file, from one read; *lines
+ * (optional) is the number of lines written. FDX_EIO when out fails.
+ */
+int fdx_store_export_kind(fdx_store *store, const char *kind, FILE *out, uint64_t *lines);
+
+/* ---- Progress ------------------------------------------------------------
+ * Long calls report how far they are through fn: the ingest calls ("ingest",
+ * lines read so far), fdx_store_merge ("merge", cells read so far) and the
+ * exports ("export", lines written so far). fn runs on the calling thread,
+ * often (it should rate-limit what it shows), never after the call returns.
+ * NULL turns it off. */
+typedef void (*fdx_progress_fn)(void *ctx, const char *what, uint64_t done);
+void fdx_store_set_progress(fdx_store *store, fdx_progress_fn fn, void *ctx);
+
 /* ---- Demand ------------------------------------------------------------
  * The miss demand ranking: which structure keys most want a specialised
  * kernel, over the miss cells that pass the filters (NULL: no filter). */
@@ -371,6 +387,12 @@ typedef int (*fdx_demand_fn)(void *ctx, const fdx_demand_row *row);
 /* filter NULL: no filter, every row. */
 int fdx_store_demand(fdx_store *store, const fdx_demand_filter *filter, fdx_demand_fn fn,
                      void *ctx);
+/* The values the demand filters can match in the store, each filter's in
+ * order: filter is "cc" (as "8.9" or "cpu"), "sku", "op" or "source". For
+ * saying which values exist when a filter matches nothing. A non-zero return
+ * from fn stops the query. */
+typedef int (*fdx_filter_value_fn)(void *ctx, const char *filter, const char *value);
+int fdx_store_filter_values(fdx_store *store, fdx_filter_value_fn fn, void *ctx);
 /* The SQL fdx_store_demand runs, with named parameters :cc, :sku, :op,
  * :source and :top, for taking a question further in sqlite3; with a window,
  * fdx_demand_window_sql, with :since and :until too ('YYYY-MM-DD' or NULL). */

@@ -104,8 +104,22 @@ for page in "$MAN"/*.[1-8]; do
 done
 [ -f "$MAN/fdx.7" ] && ok || bad "no fdx.7 for the store's tables and views"
 grep -q "^\.TH .* \"fdx ${version:-}\"" "$MAN/fdx.7" && ok || bad "fdx.7 does not name fdx ${version:-}"
-mapfile -t relations < <(cat "$SQL"/schema_*.sql "$SQL"/views.sql |
-  sed -nE 's/^CREATE (TABLE|VIEW) (IF NOT EXISTS )?([a-z_]+).*/\3/p')
+# The tables and views each file leaves behind: one a migration creates and
+# drops (or renames away) again itself is scaffolding, not part of the store.
+relations_left() {
+  awk '
+    match($0, /^CREATE (TABLE|VIEW) (IF NOT EXISTS )?[a-z0-9_]+/) {
+      n = split(substr($0, RSTART, RLENGTH), w, " "); made[w[n]] = ++order; next
+    }
+    match($0, /^(DROP (TABLE|VIEW) (IF EXISTS )?|ALTER TABLE )[a-z0-9_]+/) {
+      n = split(substr($0, RSTART, RLENGTH), w, " ")
+      if ($0 ~ /^ALTER/ && $0 !~ / RENAME TO /) next
+      delete made[w[n]]
+    }
+    END { for (name in made) print made[name], name }
+  ' "$1" | sort -n | cut -d" " -f2
+}
+mapfile -t relations < <(for f in "$SQL"/schema_*.sql "$SQL"/views.sql; do relations_left "$f"; done)
 [ "${#relations[@]}" -ge 10 ] && ok || bad "only ${#relations[*]} tables and views in $SQL"
 for name in "${relations[@]}"; do
   grep -qE "^\.(SS|TP|B) $name\$" "$MAN/fdx.7" 2>/dev/null && ok || bad "fdx.7 does not describe $name"

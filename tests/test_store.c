@@ -932,6 +932,132 @@ START_TEST(export_replaces_files_and_leaves_no_temporaries)
 }
 END_TEST
 
+/* One feed to a stream is byte for byte that feed's file; another kind is refused. */
+START_TEST(export_kind_writes_one_feed)
+{
+    ck_assert_int_eq(ingest_text("a.jsonl", MISS_LINE("3")), FDX_OK);
+    char *both = export_store();
+    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    const char *kinds[] = {"misses", "dispatches"};
+    for (int k = 0; k < 2; k++) {
+        char name[64], file[64];
+        snprintf(name, sizeof name, "%s.stream", kinds[k]);
+        snprintf(file, sizeof file, "out/%s.jsonl", kinds[k]);
+        char *path = strdup(tu_path(dir, name));
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        uint64_t lines = 99;
+        ck_assert_int_eq(fdx_store_export_kind(db, kinds[k], f, &lines), FDX_OK);
+        fclose(f);
+        char *got = tu_read_file(path, NULL), *want = tu_read_file(tu_path(dir, file), NULL);
+        ck_assert_str_eq(got, want);
+        ck_assert_uint_eq(lines, k == 0 ? 1 : 0);
+        free(got);
+        free(want);
+        free(path);
+    }
+    ck_assert_int_eq(fdx_store_export_kind(db, "both", stdout, NULL), FDX_EMISUSE);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "both"));
+    fdx_store_close(db);
+    free(both);
+}
+END_TEST
+
+typedef struct progress_log {
+    int calls[3]; /* ingest, merge, export */
+    uint64_t last[3];
+    int other;
+} progress_log;
+
+static void log_progress(void *ctx, const char *what, uint64_t done)
+{
+    progress_log *l = ctx;
+    int i = strcmp(what, "ingest") == 0 ? 0 : strcmp(what, "merge") == 0 ? 1 : 2;
+    if (i == 2 && strcmp(what, "export") != 0)
+        l->other++;
+    ck_assert_uint_gt(done, l->last[i]); /* counts only go up */
+    l->calls[i]++;
+    l->last[i] = done;
+}
+
+/* Ingest, merge and export each report through the callback; unset, nothing. */
+START_TEST(progress_is_reported_through_the_callback)
+{
+    const char *path = strdup(tu_path(dir, "many.jsonl"));
+    FILE *f = fopen(path, "w");
+    for (int i = 0; i < 3000; i++)
+        fprintf(f,
+                "{\"schema\":2,\"wanted\":\"w%d\",\"fallback\":" IMPL_H(
+                    "k", "1") ",\"count\":1,\"hw\":" GPU "}\n",
+                i);
+    fclose(f);
+    progress_log l = {{0}, {0}, 0};
+    fdx_store *db = tu_open(tu_path(dir, "p.db"));
+    fdx_store_set_progress(db, log_progress, &l);
+    ck_assert_int_eq(tu_ingest(db, &path, 1), FDX_OK);
+    ck_assert_int_ge(l.calls[0], 3); /* line 1, 1024, 2048 */
+    ck_assert_uint_ge(l.last[0], 2048);
+    free(tu_export(db, tu_path(dir, "pout")));
+    ck_assert_int_ge(l.calls[2], 2);
+    fdx_store *dst = tu_open(tu_path(dir, "dst.db"));
+    fdx_store_set_progress(dst, log_progress, &l);
+    ck_assert_int_eq(fdx_store_begin(dst), FDX_OK);
+    ck_assert_int_eq(fdx_store_merge(dst, tu_path(dir, "p.db"), NULL), FDX_OK);
+    ck_assert_int_eq(fdx_store_commit(dst, NULL), FDX_OK);
+    ck_assert_int_ge(l.calls[1], 2);
+    ck_assert_int_eq(l.other, 0);
+    int before = l.calls[2];
+    fdx_store_set_progress(db, NULL, NULL);
+    free(tu_export(db, tu_path(dir, "pout2")));
+    ck_assert_int_eq(l.calls[2], before);
+    fdx_store_close(dst);
+    fdx_store_close(db);
+    free((char *)path);
+}
+END_TEST
+
+typedef struct values {
+    char text[512];
+} values;
+
+static int collect_value(void *ctx, const char *filter, const char *value)
+{
+    values *v = ctx;
+    size_t n = strlen(v->text);
+    snprintf(v->text + n, sizeof v->text - n, "%s=%s;", filter, value);
+    return 0;
+}
+
+/* Each filter's values, in order, from the cells recorded. */
+START_TEST(filter_values_list_what_the_cells_hold)
+{
+    ck_assert_int_eq(
+        ingest_text("a.jsonl", MISS_LINE("1") "{\"schema\":2,\"wanted\":\"v\",\"fallback\":{"
+                                              "\"backend\":\"Cpu\",\"op\":\"Gelu\",\"dtypes\":[],"
+                                              "\"kernel_source\":\"g\",\"kernel_revision_hash\":2},"
+                                              "\"count\":1,\"hw\":" CPU "}\n"),
+        FDX_OK);
+    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    values v = {""};
+    ck_assert_int_eq(fdx_store_filter_values(db, collect_value, &v), FDX_OK);
+    ck_assert_str_eq(v.text, "cc=8.9;cc=cpu;op=Gelu;op=MatMul;sku=cpu;sku=gpu;source=g;source=k;");
+    fdx_store_close(db);
+}
+END_TEST
+
+/* Creating a store in a directory that does not exist names the directory. */
+START_TEST(missing_directory_is_named)
+{
+    char path[4200], want[4200];
+    snprintf(path, sizeof path, "%s/nodir/s.db", dir);
+    snprintf(want, sizeof want, "no such directory '%s/nodir'", dir);
+    fdx_store *db;
+    ck_assert_int_eq(fdx_store_open(path, FDX_OPEN_CREATE, &db), FDX_EIO);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), want));
+    fdx_store_close(db);
+}
+END_TEST
+
 Suite *store_suite(void)
 {
     Suite *s = suite_create("store");
@@ -975,6 +1101,10 @@ Suite *store_suite(void)
     tcase_add_test(tc, export_needs_a_directory);
     tcase_add_test(tc, export_directory_names);
     tcase_add_test(tc, export_replaces_files_and_leaves_no_temporaries);
+    tcase_add_test(tc, export_kind_writes_one_feed);
+    tcase_add_test(tc, progress_is_reported_through_the_callback);
+    tcase_add_test(tc, filter_values_list_what_the_cells_hold);
+    tcase_add_test(tc, missing_directory_is_named);
     suite_add_tcase(s, tc);
     return s;
 }

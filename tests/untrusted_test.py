@@ -126,6 +126,21 @@ def main():
                 q = run([ingest, "-q", j("reingest-" + name + ".db"), os.path.join(out, f)])
                 check(q.returncode == 0, f"export of {name}: {f} holds a line ingest rejects",
                       q.stderr)
+            # One feed to standard output is read and checked the same way.
+            refused = 0
+            for kind in ("misses", "dispatches"):
+                p = run([export, path, "-", "--kind", kind])
+                if p.returncode != 0:
+                    expect_failure(p, f"export - --kind {kind} of a store with {name}", path, needle)
+                    refused += 1
+                    continue
+                feed = j(f"stdout-{name}-{kind}.jsonl")
+                with open(feed, "w") as f:
+                    f.write(p.stdout)
+                q = run([ingest, "-q", j(f"reingest-stdout-{name}.db"), feed])
+                check(q.returncode == 0, f"export - of {name}: {kind} holds a line ingest rejects",
+                      q.stderr)
+            check(refused >= 1, f"export - of a store with {name}: neither kind refused")
             if name not in ("bad-candidates", "bad-keyed"):
                 # fdx-top reads only miss_cell (and checks the whole schema).
                 expect_failure(run([top, path]), f"fdx-top of a store with {name}", path, needle)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fdx.h"
+#include "tool_text.h"
 #include "tool_util.h"
 
 static const char *prog = "fdx-diff";
@@ -15,10 +16,12 @@ static void usage(void)
            "Print how the count of every cell changed from the fdx store A to the store B\n"
            "(before and after a release, or two hosts), the largest change first. Cells\n"
            "with equal counts are left out; a cell missing from a store counts 0 there.\n"
+           "Both stores are only read. The changes go to stdout, a summary to stderr.\n"
            "\n"
            "Options:\n"
            "  -n, --top N          show the N largest changes (default 20, 0 = all)\n"
            "      --json           a JSON array, for scripts\n"
+           "  -q, --quiet          no summary (cells changed, rows shown) on stderr\n"
            "  -h, --help           show this help\n"
            "  -V, --version        show the version\n"
            "\n"
@@ -27,17 +30,20 @@ static void usage(void)
            prog);
 }
 
-/* The rows kept, with their strings, so that the table's columns align. */
+/* The rows kept, their strings as shown (tool_visible) so that the table's
+ * columns align, or as JSON strings (tool_json_text). */
 typedef struct rows {
     fdx_diff_row *v;
     size_t n;
-    size_t cap; /* rows wanted at most; 0: all */
+    size_t cap;       /* rows wanted at most; 0: all */
+    uint64_t changed; /* cells that changed, shown or not */
+    int json;
     int oom;
 } rows;
 
-static char *dup_or_null(const char *s, int *oom)
+static const char *render(const char *s, const rows *r, int *oom)
 {
-    char *d = s ? strdup(s) : NULL;
+    char *d = !s ? NULL : r->json ? tool_json_text(s) : tool_visible(s);
     *oom |= s && !d;
     return d;
 }
@@ -55,8 +61,9 @@ static void free_row(fdx_diff_row *r)
 static int collect(void *ctx, const fdx_diff_row *row)
 {
     rows *r = ctx;
+    r->changed++;
     if (r->cap && r->n == r->cap)
-        return 1;
+        return 0;
     fdx_diff_row *v = realloc(r->v, (r->n + 1) * sizeof *v);
     if (!v) {
         r->oom = 1;
@@ -65,16 +72,16 @@ static int collect(void *ctx, const fdx_diff_row *row)
     r->v = v;
     fdx_diff_row *d = &v[r->n];
     *d = *row;
-    d->kind = dup_or_null(row->kind, &r->oom);
-    d->key = dup_or_null(row->key, &r->oom);
-    d->backend = dup_or_null(row->backend, &r->oom);
-    d->op = dup_or_null(row->op, &r->oom);
-    d->dtypes = dup_or_null(row->dtypes, &r->oom);
-    d->kernel_source = dup_or_null(row->kernel_source, &r->oom);
-    d->kernel_revision = dup_or_null(row->kernel_revision, &r->oom);
-    d->compute_capability = dup_or_null(row->compute_capability, &r->oom);
-    d->hardware_sku = dup_or_null(row->hardware_sku, &r->oom);
-    d->driver_version = dup_or_null(row->driver_version, &r->oom);
+    d->kind = render(row->kind, r, &r->oom);
+    d->key = render(row->key, r, &r->oom);
+    d->backend = render(row->backend, r, &r->oom);
+    d->op = render(row->op, r, &r->oom);
+    d->dtypes = render(row->dtypes, r, &r->oom);
+    d->kernel_source = render(row->kernel_source, r, &r->oom);
+    d->kernel_revision = render(row->kernel_revision, r, &r->oom);
+    d->compute_capability = render(row->compute_capability, r, &r->oom);
+    d->hardware_sku = render(row->hardware_sku, r, &r->oom);
+    d->driver_version = render(row->driver_version, r, &r->oom);
     r->n++;
     return r->oom;
 }
@@ -92,8 +99,8 @@ static void print_table(const rows *r)
         wc = max_int(wc, snprintf(NULL, 0, "%+lld", (long long)x->change));
         wb = max_int(wb, snprintf(NULL, 0, "%llu", (unsigned long long)x->before));
         wa = max_int(wa, snprintf(NULL, 0, "%llu", (unsigned long long)x->after));
-        wk = max_int(wk, (int)strlen(x->kind));
-        wcc = max_int(wcc, (int)strlen(x->compute_capability));
+        wk = max_int(wk, tool_text_width(x->kind));
+        wcc = max_int(wcc, tool_text_width(x->compute_capability));
     }
     printf("%*s  %*s  %*s  %-*s  %-*s  %s\n", wc, "change", wb, "before", wa, "after", wk, "kind",
            wcc, "cc", "key / op / fallback or chosen kernel / device");
@@ -107,7 +114,7 @@ static void print_table(const rows *r)
     }
 }
 
-static int print_json(const rows *r)
+static void print_json(const rows *r)
 {
     putchar('[');
     for (size_t i = 0; i < r->n; i++) {
@@ -121,18 +128,12 @@ static int print_json(const rows *r)
             x->dtypes,       x->kernel_source, x->kernel_revision, x->compute_capability,
             x->hardware_sku, x->driver_version};
         fputs(i ? ",\n {" : "{", stdout);
-        for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
-            char *v = values[k] ? fdx_json_string(values[k]) : NULL;
-            if (values[k] && !v)
-                return -1;
-            printf("\"%s\":%s,", names[k], v ? v : "null");
-            free(v);
-        }
+        for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+            printf("\"%s\":%s,", names[k], values[k] ? values[k] : "null");
         printf("\"before\":%llu,\"after\":%llu,\"change\":%lld}", (unsigned long long)x->before,
                (unsigned long long)x->after, (long long)x->change);
     }
     puts("]");
-    return 0;
 }
 
 int main(int argc, char **argv)
@@ -140,14 +141,16 @@ int main(int argc, char **argv)
     static const struct option longs[] = {
         {"top", required_argument, NULL, 'n'},
         {"json", no_argument, NULL, 'j'},
+        TOOL_QUIET_LONG,
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
     unsigned long long top = 20;
-    int c, json = 0;
+    tool_common co = TOOL_COMMON_INIT;
+    int c, json = 0, rc = 0;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "n:hV", longs, NULL)) != -1) {
+    while (rc == 0 && (c = getopt_long(argc, argv, ":n:qhV", longs, NULL)) != -1) {
         switch (c) {
         case 'n':
             if (tool_parse_size(optarg, 1ull << 40, &top))
@@ -156,18 +159,28 @@ int main(int argc, char **argv)
         case 'j': json = 1; break;
         case 'h': usage(); return EXIT_OK;
         case 'V': tool_version(prog); return EXIT_OK;
-        default: return tool_usage_error(prog, "unknown option '%s'", argv[optind - 1]);
+        default: rc = tool_common_option(prog, c, argv, &co); break;
         }
     }
+    if (rc)
+        return rc;
     if (argc - optind != 2)
         return tool_usage_error(prog, "expected A and B");
+    for (int i = optind; i < argc; i++)
+        if ((rc = tool_check_store_arg(prog, argv[i], "[OPTION]... A B")) != 0)
+            return rc;
     fdx_store *db;
-    rows r = {NULL, 0, (size_t)top, 0};
-    int rc = tool_open_for_reading(prog, argv[optind], 10000, &db);
+    rows r = {NULL, 0, (size_t)top, 0, json, 0};
+    rc = tool_open_for_reading(prog, argv[optind], 10000, &db);
     if (rc == FDX_OK && (rc = fdx_store_diff(db, argv[optind + 1], collect, &r)) != FDX_OK)
-        tool_error(prog, "%s", fdx_store_errmsg(db));
-    else if (rc == FDX_OK && (r.oom || (json ? print_json(&r) : (print_table(&r), 0)) != 0))
+        tool_error(prog, "%s", r.oom ? "out of memory" : fdx_store_errmsg(db));
+    else if (rc == FDX_OK && r.oom)
         tool_error(prog, "out of memory"), rc = FDX_ENOMEM;
+    else if (rc == FDX_OK)
+        json ? print_json(&r) : print_table(&r);
+    if (rc == FDX_OK && !co.quiet)
+        fprintf(stderr, "%s: %llu cell%s changed, %zu shown\n", prog, (unsigned long long)r.changed,
+                r.changed == 1 ? "" : "s", r.n);
     for (size_t i = 0; i < r.n; i++)
         free_row(&r.v[i]);
     free(r.v);

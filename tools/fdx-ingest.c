@@ -1,6 +1,7 @@
 /* fdx-ingest: adds JSONL feeds to a store, all paths in one transaction. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fdx.h"
@@ -37,7 +38,9 @@ static void usage(void)
            "  --busy-timeout MS    wait up to MS ms for another writer (default 10000;\n"
            "                       0: fail at once)\n"
            "  --threads N          decoding threads (default 0: one per CPU; 1: none)\n"
-           "  -q, --quiet          no summary on success\n"
+           "  -q, --quiet          no summary on success, no progress\n"
+           "      --progress       show progress on stderr even when it is not a terminal\n"
+           "      --no-progress    never show progress (default: when stderr is a terminal)\n"
            "  -h, --help           show this help\n"
            "  -V, --version        show the version\n"
            "\n"
@@ -55,22 +58,74 @@ typedef struct options {
     const char *run_id;
     const char *rejects;
     int skip_invalid;
-    int quiet;
+    tool_common co;
     int has_at;
     long long at;
     unsigned long long daily_days;
 } options;
 
+/* Lines of wire schema 1 are told once per file (say_schema1), not listed. */
+typedef struct schema1 {
+    char file[1024];
+    unsigned long long first, last, n;
+} schema1;
+
 typedef struct diag {
     unsigned long long shown;
     unsigned long long total;
     unsigned long long cap;
+    unsigned long long old_lines; /* of schema 1, told per file */
+    schema1 old;
 } diag;
+
+static void say_schema1(schema1 *o)
+{
+    if (!o->n)
+        return;
+    char lines[64];
+    if (o->first == o->last)
+        snprintf(lines, sizeof lines, "line %llu", o->first);
+    else
+        snprintf(lines, sizeof lines, "lines %llu..%llu", o->first, o->last);
+    fprintf(stderr,
+            "%s: %llu line%s of wire schema 1 (%s): records from before the\n"
+            "  hardware stamp \"hw\", which fdx (wire schema %d) needs. Convert such a feed by\n"
+            "  stamping it with the hardware it was recorded on (docs/FORMAT.md), e.g.\n"
+            "  jq -c '.schema = 2 | .hw = {\"compute_capability\": [8, 9], \"hardware_sku\":\n"
+            "  \"NVIDIA GeForce RTX 4090\", \"driver_version\": \"550.54\"}' OLD > NEW\n",
+            o->file, o->n, o->n == 1 ? "" : "s", lines, FDX_WIRE_SCHEMA);
+    o->n = 0;
+}
+
+/* Takes a schema-1 line of where ("file:line") into the file's count. */
+static int take_schema1(schema1 *o, const char *where, const char *reason)
+{
+    const char *colon = strrchr(where, ':');
+    if (!colon || strncmp(reason, "schema: unsupported version 1 ", 30) != 0)
+        return 0;
+    size_t n = (size_t)(colon - where);
+    unsigned long long line = strtoull(colon + 1, NULL, 10);
+    if (o->n && (strlen(o->file) != n || strncmp(o->file, where, n) != 0))
+        say_schema1(o);
+    if (!o->n) {
+        snprintf(o->file, sizeof o->file, "%.*s", (int)n, where);
+        o->first = line;
+    }
+    o->last = line;
+    o->n++;
+    return 1;
+}
 
 static void on_error(void *ctx, const char *where, const char *reason)
 {
     diag *d = ctx;
+    tool_progress_break();
     d->total++;
+    if (take_schema1(&d->old, where, reason)) {
+        d->old_lines++;
+        return;
+    }
+    say_schema1(&d->old);
     if (d->cap == 0 || d->shown < d->cap) {
         fprintf(stderr, "%s: %s\n", where, reason);
         d->shown++;
@@ -80,6 +135,7 @@ static void on_error(void *ctx, const char *where, const char *reason)
 static void on_warning(void *ctx, const char *where, const char *message)
 {
     (void)ctx;
+    tool_progress_break();
     fprintf(stderr, "%s: warning: %s: %s\n", prog, where, message);
 }
 
@@ -102,7 +158,8 @@ static int parse_args(int argc, char **argv, options *o)
         {"run-id", required_argument, NULL, 'r'},
         {"rejects", required_argument, NULL, 'j'},
         {"skip-invalid", no_argument, NULL, 's'},
-        {"quiet", no_argument, NULL, 'q'},
+        TOOL_QUIET_LONG,
+        TOOL_PROGRESS_LONGS,
         {"at", required_argument, NULL, 'a'},
         {"daily-days", required_argument, NULL, 'D'},
         {"help", no_argument, NULL, 'h'},
@@ -111,7 +168,7 @@ static int parse_args(int argc, char **argv, options *o)
     };
     int c, rc = 0;
     opterr = 0;
-    while (rc == 0 && (c = getopt_long(argc, argv, "qhV", longs, NULL)) != -1) {
+    while (rc == 0 && (c = getopt_long(argc, argv, ":qhV", longs, NULL)) != -1) {
         switch (c) {
         case 'e': rc = parse_number("max-errors", optarg, 0, 1ull << 40, &o->max_errors); break;
         case 'l':
@@ -129,7 +186,6 @@ static int parse_args(int argc, char **argv, options *o)
             break;
         case 'j': o->rejects = optarg; break;
         case 's': o->skip_invalid = 1; break;
-        case 'q': o->quiet = 1; break;
         case 'a':
             rc = tool_parse_when(prog, "at", optarg, &o->at);
             o->has_at = 1;
@@ -137,7 +193,7 @@ static int parse_args(int argc, char **argv, options *o)
         case 'D': rc = parse_number("daily-days", optarg, 1, 1u << 20, &o->daily_days); break;
         case 'h': usage(); return -1;
         case 'V': tool_version(prog); return -1;
-        default: return tool_usage_error(prog, "unknown option '%s'", argv[optind - 1]);
+        default: rc = tool_common_option(prog, c, argv, &o->co); break;
         }
     }
     if (rc)
@@ -146,7 +202,7 @@ static int parse_args(int argc, char **argv, options *o)
         return tool_usage_error(prog, "--rejects needs --skip-invalid");
     if (argc - optind < 2)
         return tool_usage_error(prog, "expected DB and at least one PATH");
-    return 0;
+    return tool_check_store_arg(prog, argv[optind], "[OPTION]... DB PATH...");
 }
 
 /* Under --run-id: 1 when this run was ingested before (and says what to do). */
@@ -201,7 +257,7 @@ static void summarise(const fdx_ingest_stats *st, const fdx_commit_stats *cs, co
         fprintf(stderr, "%s: skipped %llu bad line%s%s%s\n", prog, d->total,
                 d->total == 1 ? "" : "s", o->rejects ? ", copied to " : "",
                 o->rejects ? o->rejects : "");
-    if (o->quiet)
+    if (o->co.quiet)
         return;
     fprintf(stderr,
             "%s: %llu file%s, %llu lines (%llu records, %llu bytes); %llu cells added, %llu "
@@ -252,7 +308,7 @@ static int run(const char *dbpath, char **paths, int n, const options *o, fdx_re
     fdx_ingest_stats stats = {0};
     fdx_commit_stats cs = {0};
     FILE *stream = NULL;
-    diag d = {0, 0, o->max_errors};
+    diag d = {0, 0, o->max_errors, 0, {"", 0, 0, 0}};
     int rc = start(dbpath, o, &db);
     if (rc == FDX_OK && o->run_id && already_ingested(db, paths, n, o, &rc)) {
         if (rc != FDX_OK && rc != FDX_EDATA)
@@ -262,13 +318,17 @@ static int run(const char *dbpath, char **paths, int n, const options *o, fdx_re
     }
     if (rc == FDX_OK && rejects && (rc = fdx_rejects_start(rejects, &stream)) != FDX_OK)
         tool_error(prog, "%s", fdx_rejects_errmsg(rejects));
-    if (rc == FDX_OK)
+    if (rc == FDX_OK) {
+        tool_progress_start(prog, db, &o->co);
         rc = ingest_all(db, paths, n, o, &d, stream, &stats);
+        tool_progress_end(stats.records + stats.bad_lines);
+        say_schema1(&d.old);
+    }
     if (rc == FDX_OK)
         rc = commit(db, rejects, &cs);
     fdx_store_close(db); /* rolls back anything uncommitted */
-    if ((rc == FDX_OK || rc == FDX_EDATA) && d.total > d.shown)
-        fprintf(stderr, "... and %llu more bad lines\n", d.total - d.shown);
+    if ((rc == FDX_OK || rc == FDX_EDATA) && d.total - d.old_lines > d.shown)
+        fprintf(stderr, "... and %llu more bad lines\n", d.total - d.old_lines - d.shown);
     if (rc == FDX_EDATA) {
         tool_error(prog, "%llu bad line%s: nothing ingested, %s unchanged", d.total,
                    d.total == 1 ? "" : "s", dbpath);
@@ -281,7 +341,17 @@ static int run(const char *dbpath, char **paths, int n, const options *o, fdx_re
 
 int main(int argc, char **argv)
 {
-    options o = {20, FDX_DEFAULT_MAX_LINE, FDX_DEFAULT_MAX_DEPTH, 10000, 0, NULL, NULL, 0, 0, 0, 0,
+    options o = {20,
+                 FDX_DEFAULT_MAX_LINE,
+                 FDX_DEFAULT_MAX_DEPTH,
+                 10000,
+                 0,
+                 NULL,
+                 NULL,
+                 0,
+                 TOOL_COMMON_INIT,
+                 0,
+                 0,
                  0};
     int rc = parse_args(argc, argv, &o);
     if (rc)

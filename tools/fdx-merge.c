@@ -23,7 +23,9 @@ static void usage(void)
            "\n"
            "Options:\n"
            "  --busy-timeout MS    wait up to MS ms for another writer (default 10000)\n"
-           "  -q, --quiet          no summary on success\n"
+           "  -q, --quiet          no summary on success, no progress\n"
+           "      --progress       show progress on stderr even when it is not a terminal\n"
+           "      --no-progress    never show progress (default: when stderr is a terminal)\n"
            "  -h, --help           show this help\n"
            "  -V, --version        show the version\n"
            "\n"
@@ -36,49 +38,57 @@ int main(int argc, char **argv)
 {
     static const struct option longs[] = {
         {"busy-timeout", required_argument, NULL, 'b'},
-        {"quiet", no_argument, NULL, 'q'},
+        TOOL_QUIET_LONG,
+        TOOL_PROGRESS_LONGS,
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
     unsigned long long busy_ms = 10000;
-    int c, quiet = 0;
+    tool_common co = TOOL_COMMON_INIT;
+    int c, rc = 0;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "qhV", longs, NULL)) != -1) {
+    while (rc == 0 && (c = getopt_long(argc, argv, ":qhV", longs, NULL)) != -1) {
         switch (c) {
         case 'b':
             if (tool_parse_size(optarg, 1ull << 30, &busy_ms))
                 return tool_usage_error(prog, "--busy-timeout: not a number: '%s'", optarg);
             break;
-        case 'q': quiet = 1; break;
         case 'h': usage(); return EXIT_OK;
         case 'V': tool_version(prog); return EXIT_OK;
-        default: return tool_usage_error(prog, "unknown option '%s'", argv[optind - 1]);
+        default: rc = tool_common_option(prog, c, argv, &co); break;
         }
     }
+    if (rc)
+        return rc;
     if (argc - optind < 2)
         return tool_usage_error(prog, "expected DST and at least one SRC");
+    if ((rc = tool_check_store_arg(prog, argv[optind], "[OPTION]... DST SRC...")) != 0)
+        return rc;
     fdx_use_fast_json_allocator(); /* every cell read is decoded to check it */
     fdx_store *db;
     fdx_merge_stats ms = {0};
     fdx_commit_stats cs = {0};
-    int rc = fdx_store_open(argv[optind], FDX_OPEN_CREATE, &db);
+    rc = fdx_store_open(argv[optind], FDX_OPEN_CREATE, &db);
     if (rc == FDX_OK)
         rc = fdx_store_set_busy_timeout(db, (int)busy_ms);
     if (rc == FDX_OK)
         rc = fdx_store_begin(db);
+    if (rc == FDX_OK)
+        tool_progress_start(prog, db, &co);
     for (int i = optind + 1; rc == FDX_OK && i < argc; i++) {
         uint64_t skipped = ms.stores_skipped;
         rc = fdx_store_merge(db, argv[i], &ms);
-        if (rc == FDX_OK && ms.stores_skipped > skipped && !quiet)
-            fprintf(stderr, "%s: %s\n", prog, fdx_store_notice(db));
+        if (rc == FDX_OK && ms.stores_skipped > skipped && !co.quiet)
+            tool_progress_break(), fprintf(stderr, "%s: %s\n", prog, fdx_store_notice(db));
     }
+    tool_progress_end(ms.cells_read);
     if (rc == FDX_OK)
         rc = fdx_store_commit(db, &cs);
     if (rc != FDX_OK)
         tool_error(prog, "%s%s", fdx_store_errmsg(db),
                    rc == FDX_ECONFLICT ? " (nothing merged)" : "");
-    else if (!quiet)
+    else if (!co.quiet)
         fprintf(stderr,
                 "%s: %llu store%s merged, %llu already merged; %llu cells read, %llu "
                 "added, %llu updated\n",

@@ -15,18 +15,20 @@ static void usage(void)
            "not seen since a date. The prune is recorded in the ledger (kind 'prune',\n"
            "details in prune_log), so fdx-merge tells a pruned store from the full one.\n"
            "\n"
-           "Filters:\n"
-           "  --driver VERSION     cells of this driver version\n"
-           "  --revision HEX       cells of this kernel revision (16 hex digits)\n"
-           "  --source NAME        cells of this kernel source\n"
-           "  --op NAME            cells of this op\n"
-           "  --cc X.Y             cells of devices of compute capability X.Y ('cpu': none)\n"
-           "  --sku NAME           cells of this hardware SKU\n"
-           "  --before WHEN        cells with no observation on WHEN's UTC day or later\n"
-           "                       (" TOOL_WHEN_FORMS ")\n"
            "Options:\n"
+           " Filters, at least one (a cell is removed when it passes all given):\n"
+           "      --driver V       cells of this driver version V\n"
+           "      --revision HEX   cells of this kernel revision (16 hex digits)\n"
+           "      --source NAME    cells of this kernel source\n"
+           "      --op NAME        cells of this op\n"
+           "      --cc X.Y         cells of devices of compute capability X.Y ('cpu': none)\n"
+           "      --sku NAME       cells of this hardware SKU\n"
+           "      --before WHEN    cells with no observation on WHEN's UTC day or later\n"
+           "                       (WHEN: YYYY-MM-DD, midnight UTC; an RFC 3339 UTC time\n"
+           "                       such as 2026-10-01T12:00:00Z; or @UNIX_SECONDS)\n"
+           " Other options:\n"
            "  -n, --dry-run        say what would be removed; change nothing\n"
-           "  --busy-timeout MS    wait up to MS ms for another writer (default 10000)\n"
+           "      --busy-timeout MS  wait up to MS ms for another writer (default 10000)\n"
            "  -q, --quiet          no summary on success\n"
            "  -h, --help           show this help\n"
            "  -V, --version        show the version\n"
@@ -48,7 +50,7 @@ int main(int argc, char **argv)
         {"before", required_argument, NULL, 'B'},
         {"dry-run", no_argument, NULL, 'n'},
         {"busy-timeout", required_argument, NULL, 'b'},
-        {"quiet", no_argument, NULL, 'q'},
+        TOOL_QUIET_LONG,
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -56,9 +58,10 @@ int main(int argc, char **argv)
     fdx_prune_filter f = {NULL, NULL, NULL, NULL, NULL, NULL, 0};
     unsigned long long busy_ms = 10000;
     long long before;
-    int c, quiet = 0, dry = 0;
+    tool_common co = TOOL_COMMON_INIT;
+    int c, dry = 0, rc = 0;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "nqhV", longs, NULL)) != -1) {
+    while (rc == 0 && (c = getopt_long(argc, argv, ":nqhV", longs, NULL)) != -1) {
         switch (c) {
         case 'd': f.driver_version = optarg; break;
         case 'r': f.kernel_revision = optarg; break;
@@ -76,22 +79,23 @@ int main(int argc, char **argv)
             if (tool_parse_size(optarg, 1ull << 30, &busy_ms))
                 return tool_usage_error(prog, "--busy-timeout: not a number: '%s'", optarg);
             break;
-        case 'q': quiet = 1; break;
         case 'h': usage(); return EXIT_OK;
         case 'V': tool_version(prog); return EXIT_OK;
-        default: return tool_usage_error(prog, "unknown option '%s'", argv[optind - 1]);
+        default: rc = tool_common_option(prog, c, argv, &co); break;
         }
     }
+    if (rc)
+        return rc;
     if (argc - optind != 1)
         return tool_usage_error(prog, "expected DB");
+    if ((rc = tool_check_store_arg(prog, argv[optind], "[OPTION]... DB")) != 0)
+        return rc;
     if (!f.driver_version && !f.kernel_revision && !f.kernel_source && !f.op &&
         !f.compute_capability && !f.hardware_sku && !f.before)
         return tool_usage_error(prog, "give at least one filter");
     fdx_store *db;
     fdx_prune_stats ps = {0, 0, 0};
-    int rc = fdx_store_open(argv[optind], 0, &db);
-    if (rc == FDX_OK)
-        rc = fdx_store_set_busy_timeout(db, (int)busy_ms);
+    rc = fdx_store_open_v2(argv[optind], 0, (int)busy_ms, &db);
     if (rc == FDX_OK)
         rc = fdx_store_begin(db);
     if (rc == FDX_OK)
@@ -100,7 +104,7 @@ int main(int argc, char **argv)
         rc = dry ? fdx_store_rollback(db) : fdx_store_commit(db, NULL);
     if (rc != FDX_OK)
         tool_error(prog, "%s", fdx_store_errmsg(db));
-    else if (!quiet || dry)
+    else if (!co.quiet || dry)
         fprintf(stderr, "%s: %s %llu miss cell%s and %llu dispatch cell%s (%llu observations)\n",
                 prog, dry ? "would remove" : "removed", (unsigned long long)ps.miss_cells,
                 ps.miss_cells == 1 ? "" : "s", (unsigned long long)ps.dispatch_cells,

@@ -33,6 +33,8 @@ static void usage(void)
            "                       such as 2026-10-01T12:00:00Z, or @UNIX_SECONDS\n"
            "      --json           a JSON array, for scripts\n"
            "      --sql            print the query (with its parameters) for sqlite3\n"
+           "  -q, --quiet          when a filter matches nothing, do not list the values\n"
+           "                       that exist\n"
            "  -h, --help           show this help\n"
            "  -V, --version        show the version\n"
            "\n"
@@ -45,6 +47,7 @@ typedef struct options {
     int growth_days; /* 0: no growth ranking */
     int json;
     int sql;
+    tool_common co;
 } options;
 
 /* --growth N, Nd or Nw; 0 on success. */
@@ -70,19 +73,20 @@ static int parse_args(int argc, char **argv, options *o)
         {"op", required_argument, NULL, 'o'},
         {"source", required_argument, NULL, 'k'},
         {"json", no_argument, NULL, 'j'},
-        {"sql", no_argument, NULL, 'q'},
+        {"sql", no_argument, NULL, 'Q'},
         {"help", no_argument, NULL, 'h'},
         {"since", required_argument, NULL, 'S'},
         {"until", required_argument, NULL, 'U'},
         {"growth", required_argument, NULL, 'g'},
         {"version", no_argument, NULL, 'V'},
+        TOOL_QUIET_LONG,
         {NULL, 0, NULL, 0},
     };
     unsigned long long top;
     long long when;
-    int c;
+    int c, rc = 0;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "n:hV", longs, NULL)) != -1) {
+    while (rc == 0 && (c = getopt_long(argc, argv, ":n:qhV", longs, NULL)) != -1) {
         switch (c) {
         case 'n':
             if (tool_parse_size(optarg, 1ull << 40, &top))
@@ -94,7 +98,7 @@ static int parse_args(int argc, char **argv, options *o)
         case 'o': o->filter.op = optarg; break;
         case 'k': o->filter.kernel_source = optarg; break;
         case 'j': o->json = 1; break;
-        case 'q': o->sql = 1; break;
+        case 'Q': o->sql = 1; break;
         case 'S':
         case 'U':
             if (tool_parse_when(prog, c == 'S' ? "since" : "until", optarg, &when))
@@ -108,9 +112,11 @@ static int parse_args(int argc, char **argv, options *o)
             break;
         case 'h': usage(); return -1;
         case 'V': tool_version(prog); return -1;
-        default: return tool_usage_error(prog, "unknown option '%s'", argv[optind - 1]);
+        default: rc = tool_common_option(prog, c, argv, &o->co); break;
         }
     }
+    if (rc)
+        return rc;
     if (o->json && o->sql)
         return tool_usage_error(prog, "--json and --sql exclude each other");
     if (o->growth_days && o->filter.since)
@@ -119,7 +125,7 @@ static int parse_args(int argc, char **argv, options *o)
         return tool_usage_error(prog, "--until must be a later day than --since");
     if (argc - optind != 1)
         return tool_usage_error(prog, "expected DB");
-    return 0;
+    return tool_check_store_arg(prog, argv[optind], "[OPTION]... DB");
 }
 
 /*
@@ -305,9 +311,79 @@ static int print_json(const rows *r, int growth)
     return 0;
 }
 
+/* Which values a filter can take, for an empty ranking: each filter given
+ * whose value the store lacks is listed with the values it has. */
+typedef struct known {
+    const fdx_demand_filter *f;
+    const char *filter; /* the one being listed */
+    int matched;        /* its value exists */
+    int listed;
+    int oom;
+} known;
+
+static const char *filter_value(const fdx_demand_filter *f, const char *filter)
+{
+    return strcmp(filter, "cc") == 0    ? f->compute_capability
+           : strcmp(filter, "sku") == 0 ? f->hardware_sku
+           : strcmp(filter, "op") == 0  ? f->op
+                                        : f->kernel_source;
+}
+
+static int find_value(void *ctx, const char *filter, const char *value)
+{
+    known *k = ctx;
+    if (strcmp(filter, k->filter) == 0 && strcmp(value, filter_value(k->f, filter)) == 0)
+        k->matched = 1;
+    return 0;
+}
+
+static int list_value(void *ctx, const char *filter, const char *value)
+{
+    known *k = ctx;
+    if (strcmp(filter, k->filter) != 0)
+        return 0;
+    char *shown = tool_visible(value);
+    if (!shown) {
+        k->oom = 1;
+        return 1;
+    }
+    fprintf(stderr, "%s%s", k->listed++ ? ", " : "", shown);
+    free(shown);
+    return 0;
+}
+
+static int explain_empty(fdx_store *db, const fdx_demand_filter *f, int windowed)
+{
+    static const char *const filters[] = {"cc", "sku", "op", "source"};
+    int missing = 0;
+    for (size_t i = 0; i < sizeof filters / sizeof *filters; i++) {
+        const char *value = filter_value(f, filters[i]);
+        known k = {f, filters[i], 0, 0, 0};
+        if (!value)
+            continue;
+        if (fdx_store_filter_values(db, find_value, &k) != FDX_OK)
+            return FDX_EIO;
+        if (k.matched)
+            continue;
+        missing = 1;
+        char *shown = tool_visible(value);
+        fprintf(stderr, "%s: no miss has --%s %s; known: ", prog, filters[i], shown ? shown : "");
+        free(shown);
+        if (fdx_store_filter_values(db, list_value, &k) != FDX_OK)
+            return FDX_EIO;
+        fputs(k.listed ? "\n" : "none (the store holds no misses)\n", stderr);
+        if (k.oom)
+            return FDX_ENOMEM;
+    }
+    if (!missing && (f->compute_capability || f->hardware_sku || f->op || f->kernel_source))
+        fprintf(stderr, "%s: each filter's value exists, but no miss matches them all%s\n", prog,
+                windowed ? " in the days asked for" : "");
+    return FDX_OK;
+}
+
 int main(int argc, char **argv)
 {
-    options o = {FDX_DEMAND_FILTER_INIT, 0, 0, 0};
+    options o = {FDX_DEMAND_FILTER_INIT, 0, 0, 0, TOOL_COMMON_INIT};
     o.filter.limit = 20;
     int rc = parse_args(argc, argv, &o);
     if (rc)
@@ -329,6 +405,10 @@ int main(int argc, char **argv)
     else if (rc == FDX_OK && (r.oom || (o.json ? print_json(&r, o.growth_days)
                                                : (print_table(&r, o.growth_days), 0)) != 0))
         tool_error(prog, "out of memory"), rc = FDX_ENOMEM;
+    if (rc == FDX_OK && r.n == 0 && !o.co.quiet &&
+        (rc = explain_empty(db, &o.filter, o.growth_days || o.filter.since || o.filter.until)) !=
+            FDX_OK)
+        tool_error(prog, "%s", rc == FDX_ENOMEM ? "out of memory" : fdx_store_errmsg(db));
     for (size_t i = 0; i < r.n; i++) {
         free(r.v[i].wanted);
         free(r.v[i].ops);

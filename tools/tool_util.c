@@ -5,12 +5,15 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "fdx.h"
 
 void tool_error(const char *prog, const char *fmt, ...)
 {
     va_list ap;
+    tool_progress_break();
     fprintf(stderr, "%s: ", prog);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
@@ -21,6 +24,7 @@ void tool_error(const char *prog, const char *fmt, ...)
 int tool_usage_error(const char *prog, const char *fmt, ...)
 {
     va_list ap;
+    tool_progress_break();
     fprintf(stderr, "%s: ", prog);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
@@ -53,6 +57,52 @@ int tool_open_for_reading(const char *prog, const char *path, int busy_ms, fdx_s
     if (rc != FDX_OK)
         tool_error(prog, "%s", fdx_store_errmsg(*db));
     return rc;
+}
+
+int tool_common_option(const char *prog, int c, char **argv, tool_common *co)
+{
+    switch (c) {
+    case 'q': co->quiet = 1; return 0;
+    case TOOL_OPT_PROGRESS: co->progress = 1; return 0;
+    case TOOL_OPT_NO_PROGRESS: co->progress = 0; return 0;
+    case ':': return tool_usage_error(prog, "option '%s' needs a value", argv[optind - 1]);
+    case '?':
+        if (optopt && optopt < 0x100 && argv[optind - 1][0] == '-' && argv[optind - 1][1] != '-')
+            return tool_usage_error(prog, "unknown option '-%c'", optopt);
+        return tool_usage_error(prog, "unknown option '%s'", argv[optind - 1]);
+    default: return -1;
+    }
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static int is_run_dir(const char *path)
+{
+    struct stat st;
+    char name[4096];
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return 0;
+    snprintf(name, sizeof name, "%s/misses.jsonl", path);
+    if (stat(name, &st) == 0)
+        return 1;
+    snprintf(name, sizeof name, "%s/dispatches.jsonl", path);
+    return stat(name, &st) == 0;
+}
+
+int tool_check_store_arg(const char *prog, const char *path, const char *usage)
+{
+    const char *what = strcmp(path, "-") == 0      ? "standard input"
+                       : ends_with(path, ".jsonl") ? "a feed (.jsonl)"
+                       : is_run_dir(path)          ? "a run directory"
+                                                   : NULL;
+    if (!what)
+        return 0;
+    return tool_usage_error(prog, "'%s' is %s, not a store: the store comes first (%s %s)", path,
+                            what, prog, usage);
 }
 
 int tool_parse_when(const char *prog, const char *name, const char *arg, long long *out)

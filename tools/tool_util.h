@@ -1,6 +1,9 @@
-/* What every fdx command-line program shares: exit codes and messages. */
+/* What every fdx command-line program shares: exit codes, messages and the
+ * options every program takes the same way. */
 #ifndef FDX_TOOL_UTIL_H
 #define FDX_TOOL_UTIL_H
+
+#include <getopt.h>
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
@@ -11,6 +14,38 @@ int tool_usage_error(const char *prog, const char *fmt, ...) __attribute__((form
 void tool_version(const char *prog);
 /* Parses a non-negative decimal number; 0 on success. */
 int tool_parse_size(const char *s, unsigned long long max, unsigned long long *out);
+
+/* Options shared by the programs, with getopt_long values beyond any char.
+ * Option strings start with ':' so that a missing value is told apart. */
+enum { TOOL_OPT_PROGRESS = 0x100, TOOL_OPT_NO_PROGRESS };
+#define TOOL_QUIET_LONG                                                                            \
+    {                                                                                              \
+        "quiet", no_argument, NULL, 'q'                                                            \
+    }
+#define TOOL_PROGRESS_LONGS                                                                        \
+    {"progress", no_argument, NULL, TOOL_OPT_PROGRESS},                                            \
+    {                                                                                              \
+        "no-progress", no_argument, NULL, TOOL_OPT_NO_PROGRESS                                     \
+    }
+
+typedef struct tool_common {
+    int quiet;
+    int progress; /* -1: when stderr is a terminal and not quiet; 0 never; 1 always */
+} tool_common;
+#define TOOL_COMMON_INIT                                                                           \
+    {                                                                                              \
+        0, -1                                                                                      \
+    }
+
+/* Takes getopt_long's c when it is a shared option (0) or a bad one (the
+ * usage error, EXIT_USAGE, reported: a missing value or an unknown option);
+ * -1 when c is the caller's own. */
+int tool_common_option(const char *prog, int c, char **argv, tool_common *co);
+
+/* Refuses, as a usage error naming the usage, a store argument that is a
+ * feed (a .jsonl file, a run directory, "-"): the arguments were swapped.
+ * 0 when it may be a store. */
+int tool_check_store_arg(const char *prog, const char *path, const char *usage);
 
 /* Parses the WHEN of option --name (fdx_parse_time); 0, or the usage error
  * naming the accepted forms (EXIT_USAGE). */
@@ -23,5 +58,12 @@ int tool_parse_when(const char *prog, const char *name, const char *arg, long lo
  * reports a failure. */
 struct fdx_store;
 int tool_open_for_reading(const char *prog, const char *path, int busy_ms, struct fdx_store **db);
+
+/* Shows the store's progress on stderr (tool_progress.c) when co asks for it;
+ * tool_progress_end ends the line it drew with the final count. */
+void tool_progress_start(const char *prog, struct fdx_store *db, const tool_common *co);
+void tool_progress_end(unsigned long long done);
+/* Ends the progress line, if one is drawn, before a message. */
+void tool_progress_break(void);
 
 #endif

@@ -64,3 +64,13 @@ char *fdx_path_join(const char *dir, const char *name)
         snprintf(p, len, "%s/%s", dir, name);
     return p;
 }
+
+int fdx_parent_missing(const char *path, char *dir, size_t dirsz)
+{
+    struct stat st;
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path || (size_t)(slash - path) >= dirsz)
+        return 0;
+    snprintf(dir, dirsz, "%.*s", (int)(slash - path), path);
+    return stat(dir, &st) != 0 && errno == ENOENT;
+}

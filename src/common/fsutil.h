@@ -9,5 +9,8 @@
 int fdx_mkdirs(const char *path, char *err, size_t errsz);
 /* "dir/name", malloc'd; NULL when memory runs out. */
 char *fdx_path_join(const char *dir, const char *name);
+/* 1 when the directory a path would be created in does not exist (its name
+ * goes to dir), so that a message can name it rather than the file. */
+int fdx_parent_missing(const char *path, char *dir, size_t dirsz);
 
 #endif

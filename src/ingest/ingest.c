@@ -161,6 +161,7 @@ static int on_entry(ingest *in, fdx_batch *b, const fdx_entry *e, size_t seg)
         in->stats->files++;
         return FDX_OK;
     case FDX_E_LINE:
+        fdx_store_progress(in->s, "ingest", in->stats->records + in->stats->bad_lines + 1);
         if (e->error < 0) {
             in->src_records++;
             in->stats->records++;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/atomic_file.h"
+#include "common/fsutil.h"
 #include "fdx.h"
 #include "ingest/sources.h"
 
@@ -130,6 +131,9 @@ int fdx_rejects_open(const char *path, const char *store_path, const char *const
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
         return fail(r, FDX_EMISUSE, "%s: not a regular file; the rejects file must be one", path);
+    char dir[512];
+    if (fdx_parent_missing(path, dir, sizeof dir))
+        return fail(r, FDX_EIO, "%s: no such directory '%s'", path, dir);
     if (identify(path, &c.id) != 0)
         return fail(r, FDX_EIO, "%s: %s", path, strerror(errno));
     int rc = check_store(&c, store_path);

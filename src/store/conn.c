@@ -39,6 +39,7 @@ static const char *const stmt_text[FDX_STMT_COUNT] = {
     [FDX_STMT_MERGED_FIND] = fdx_sql_merged_find,
     [FDX_STMT_MERGED_INSERT] = fdx_sql_merged_insert,
     [FDX_STMT_TOP_DEMAND] = fdx_sql_top_demand,
+    [FDX_STMT_FILTER_VALUES] = fdx_sql_filter_values,
     [FDX_STMT_LEDGER_DIGEST] = fdx_sql_ledger_digest,
     [FDX_STMT_IDENTITY_MARK] = fdx_sql_identity_mark,
     [FDX_STMT_HAS_CELLS] = fdx_sql_has_cells,

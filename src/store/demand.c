@@ -93,6 +93,24 @@ static int rank(fdx_store *s, const fdx_demand_filter *f, fdx_demand_fn fn, void
     return src == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, src, "ranking demand");
 }
 
+int fdx_store_filter_values(fdx_store *s, fdx_filter_value_fn fn, void *ctx)
+{
+    sqlite3_stmt *st;
+    int rc = fdx_store_stmt(s, FDX_STMT_FILTER_VALUES, &st);
+    if (rc != FDX_OK)
+        return rc;
+    int src;
+    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *value = (const char *)sqlite3_column_text(st, 1);
+        if (fn(ctx, (const char *)sqlite3_column_text(st, 0), value ? value : "") != 0) {
+            src = SQLITE_DONE;
+            break;
+        }
+    }
+    sqlite3_reset(st);
+    return src == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, src, "listing filter values");
+}
+
 /* The ranking is over cells checked first, in the same snapshot, as strictly
  * as an export checks them (a store may come from another host). */
 typedef struct ranking {

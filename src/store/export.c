@@ -2,6 +2,7 @@
  * fdx_store_export: both feeds from one read transaction, in the total order
  * of docs/FORMAT.md ("The export"), the pair replaced as jsonl_files.h describes.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,9 @@
 typedef struct rows {
     fdx_store *s;
     sqlite3_stmt *st;
+    fdx_kind kind;
     fdx_row_reader reader;
+    uint64_t *done; /* lines written by the whole export, for progress */
 } rows;
 
 static int next_row(void *ctx, fdx_buf *line, char *err, size_t errsz)
@@ -36,21 +39,23 @@ static int next_row(void *ctx, fdx_buf *line, char *err, size_t errsz)
         return -code;
     }
     fdx_buf_append(line, row.line.p, row.line.n);
+    fdx_store_progress(r->s, "export", ++*r->done);
     return 1;
 }
 
 static int write_pair(fdx_store *s, const char *dir, fdx_export_stats *stats)
 {
     char err[512];
-    rows r[2] = {{s, NULL, {0}}, {s, NULL, {0}}};
+    uint64_t done = 0;
+    rows r[2] = {{s, NULL, FDX_KIND_MISS, {0}, &done}, {s, NULL, FDX_KIND_DISPATCH, {0}, &done}};
     fdx_jsonl_file files[2] = {{fdx_path_join(dir, "misses.jsonl"), next_row, &r[0], 0},
                                {fdx_path_join(dir, "dispatches.jsonl"), next_row, &r[1], 0}};
     int rc =
         files[0].path && files[1].path ? FDX_OK : fdx_store_fail(s, FDX_ENOMEM, "out of memory");
     if (rc == FDX_OK)
-        rc = fdx_row_reader_init(&r[0].reader, s, FDX_KIND_MISS);
+        rc = fdx_row_reader_init(&r[0].reader, s, r[0].kind);
     if (rc == FDX_OK)
-        rc = fdx_row_reader_init(&r[1].reader, s, FDX_KIND_DISPATCH);
+        rc = fdx_row_reader_init(&r[1].reader, s, r[1].kind);
     if (rc == FDX_OK)
         rc = fdx_store_stmt(s, FDX_STMT_MISS_EXPORT, &r[0].st);
     if (rc == FDX_OK)
@@ -68,16 +73,78 @@ static int write_pair(fdx_store *s, const char *dir, fdx_export_stats *stats)
     return rc;
 }
 
+static int can_export(fdx_store *s)
+{
+    if (!s->db)
+        return fdx_store_fail(s, FDX_EMISUSE, "the store is not open");
+    if (s->in_txn)
+        return fdx_store_fail(s, FDX_EMISUSE, "cannot export while a transaction is open");
+    return FDX_OK;
+}
+
+/* The lines of one kind to out, buffered up to 64 KiB at a time. */
+static int write_kind(rows *r, FILE *out, uint64_t *lines)
+{
+    char err[512];
+    fdx_buf b = FDX_BUF_INIT;
+    int more, rc = fdx_row_reader_init(&r->reader, r->s, r->kind);
+    if (rc == FDX_OK)
+        rc = fdx_store_stmt(
+            r->s, r->kind == FDX_KIND_MISS ? FDX_STMT_MISS_EXPORT : FDX_STMT_DISPATCH_EXPORT,
+            &r->st);
+    while (rc == FDX_OK && (more = next_row(r, &b, err, sizeof err)) != 0) {
+        if (more < 0)
+            rc = -more;
+        else if (b.oom)
+            rc = fdx_store_fail(r->s, FDX_ENOMEM, "out of memory");
+        if (rc == FDX_OK && b.len >= 65536) {
+            if (fwrite(b.data, 1, b.len, out) != b.len)
+                rc = fdx_store_fail(r->s, FDX_EIO, "writing the feed: %s", strerror(errno));
+            fdx_buf_clear(&b);
+        }
+    }
+    if (rc == FDX_OK && b.len && fwrite(b.data, 1, b.len, out) != b.len)
+        rc = fdx_store_fail(r->s, FDX_EIO, "writing the feed: %s", strerror(errno));
+    if (rc == FDX_OK && (fflush(out) != 0 || ferror(out)))
+        rc = fdx_store_fail(r->s, FDX_EIO, "writing the feed: %s", strerror(errno));
+    if (r->st)
+        sqlite3_reset(r->st);
+    fdx_row_reader_free(&r->reader);
+    fdx_buf_free(&b);
+    *lines = *r->done;
+    return rc;
+}
+
+int fdx_store_export_kind(fdx_store *s, const char *kind, FILE *out, uint64_t *lines)
+{
+    uint64_t done = 0, local;
+    int is_miss = kind && strcmp(kind, "misses") == 0;
+    rows r = {s, NULL, is_miss ? FDX_KIND_MISS : FDX_KIND_DISPATCH, {0}, &done};
+    lines = lines ? lines : &local;
+    *lines = 0;
+    if (!is_miss && !(kind && strcmp(kind, "dispatches") == 0))
+        return fdx_store_fail(s, FDX_EMISUSE, "no feed kind '%s' (misses or dispatches)",
+                              kind ? kind : "");
+    int rc = can_export(s);
+    if (rc != FDX_OK)
+        return rc;
+    sqlite3_exec(s->db, fdx_sql_export_tuning, NULL, NULL, NULL); /* speed only */
+    if ((rc = fdx_store_exec(s, FDX_STMT_BEGIN_READ)) != FDX_OK)
+        return rc;
+    rc = write_kind(&r, out, lines);
+    int end = fdx_store_exec(s, rc == FDX_OK ? FDX_STMT_COMMIT : FDX_STMT_ROLLBACK);
+    return rc != FDX_OK ? rc : end;
+}
+
 int fdx_store_export(fdx_store *s, const char *outdir, fdx_export_stats *stats)
 {
     fdx_export_stats local = {0, 0};
     char err[512];
     stats = stats ? stats : &local;
-    if (!s->db)
-        return fdx_store_fail(s, FDX_EMISUSE, "the store is not open");
-    if (s->in_txn)
-        return fdx_store_fail(s, FDX_EMISUSE, "cannot export while a transaction is open");
-    int rc = fdx_mkdirs(outdir, err, sizeof err);
+    int rc = can_export(s);
+    if (rc != FDX_OK)
+        return rc;
+    rc = fdx_mkdirs(outdir, err, sizeof err);
     if (rc != FDX_OK)
         return fdx_store_fail(s, rc, "%s", err);
     sqlite3_exec(s->db, fdx_sql_export_tuning, NULL, NULL, NULL); /* speed only */

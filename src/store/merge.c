@@ -251,7 +251,7 @@ static int copy_cells(fdx_store *dst, fdx_store *src, fdx_kind kind, uint64_t *c
         }
         rc = fdx_store_upsert(dst, upsert, &row.cell, row.count, row.cands,
                               row.has_set_at ? &row.set_at : NULL, NULL);
-        (*cells)++;
+        fdx_store_progress(dst, "merge", ++*cells);
     }
     fdx_row_reader_free(&reader);
     if (rc == FDX_OK && src_rc != SQLITE_DONE) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "codec/record_cell.h"
+#include "common/fsutil.h"
 #include "sql_text.h"
 #include "store/conn.h"
 #include "store/history.h"
@@ -238,6 +239,10 @@ static int open_db(fdx_store *s, const char *path, int flags)
         if (errno != ENOENT || !(flags & FDX_OPEN_CREATE))
             return fdx_store_fail(s, errno == ENOENT ? FDX_ENOENT : FDX_EIO, "%s: %s", path,
                                   errno == ENOENT ? "no such store" : strerror(errno));
+        char dir[512];
+        if (fdx_parent_missing(path, dir, sizeof dir))
+            return fdx_store_fail(s, FDX_EIO, "%s: cannot create the store: no such directory '%s'",
+                                  path, dir);
         s->created = 1;
     } else if (S_ISDIR(st.st_mode)) {
         return fdx_store_fail(s, FDX_ENOTSTORE, "%s: is a directory, not an fdx store", path);
@@ -560,4 +565,10 @@ int fdx_store_cell_counts(fdx_store *s, uint64_t *misses, uint64_t *dispatches)
     }
     sqlite3_reset(st);
     return src == SQLITE_ROW ? FDX_OK : fdx_store_fail_sqlite(s, src, "counting cells");
+}
+
+void fdx_store_set_progress(fdx_store *s, fdx_progress_fn fn, void *ctx)
+{
+    s->progress = fn;
+    s->progress_ctx = ctx;
 }

@@ -46,6 +46,7 @@ typedef enum fdx_stmt_id {
     FDX_STMT_LEDGER_DIGEST,
     FDX_STMT_IDENTITY_MARK,
     FDX_STMT_HAS_CELLS,
+    FDX_STMT_FILTER_VALUES,
     FDX_STMT_STORE_UNUSED,
     FDX_STMT_TOP_WINDOW,
     FDX_STMT_TOP_GROWTH,
@@ -125,6 +126,16 @@ struct fdx_store {
     int64_t txn_at;      /* the capture time, Unix seconds (history.c) */
     fdx_history_config hist;
     sqlite3_stmt *stmts[FDX_STMT_COUNT];
+    fdx_progress_fn progress;
+    void *progress_ctx;
 };
+
+/* Reports progress (fdx_store_set_progress) at the first unit and every
+ * 1024th. */
+static inline void fdx_store_progress(fdx_store *s, const char *what, uint64_t done)
+{
+    if (s->progress && (done == 1 || (done & 1023) == 0))
+        s->progress(s->progress_ctx, what, done);
+}
 
 #endif
