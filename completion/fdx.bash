@@ -1,5 +1,5 @@
-# bash completion for the fdx programs: fdx-ingest, fdx-export, fdx-top and
-# fdx-merge. Installed once per program name, where bash-completion looks
+# bash completion for the fdx programs: fdx-ingest, fdx-export, fdx-top,
+# fdx-merge and fdx-report. Installed once per program name, where bash-completion looks
 # (share/bash-completion/completions/<program>); it can also be sourced.
 # Needs only bash, not the bash-completion package.
 
@@ -123,7 +123,16 @@ _fdx_merge()
         _fdx_files "$_fdx_cur" # DST, then SRC stores
 }
 
+_fdx_report()
+{
+    local _fdx_cur _fdx_opt
+    _fdx_context
+    _fdx_options "-n --top --busy-timeout" "-q --quiet -h --help -V --version" ||
+        _fdx_files "$_fdx_cur" # DB, then OUT.html
+}
+
 complete -F _fdx_ingest fdx-ingest
 complete -F _fdx_export fdx-export
 complete -F _fdx_top fdx-top
 complete -F _fdx_merge fdx-merge
+complete -F _fdx_report fdx-report

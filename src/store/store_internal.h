@@ -66,6 +66,10 @@ typedef enum fdx_stmt_id {
     FDX_STMT_MERGED_LEDGER_INSERT,
     FDX_STMT_HISTORY_ROLLUP,
     FDX_STMT_HISTORY_ROLLUP_CLEAR,
+    FDX_STMT_REPORT_LEDGER,
+    FDX_STMT_REPORT_HEATMAP,
+    FDX_STMT_REPORT_DAILY,
+    FDX_STMT_REPORT_REGRET,
     FDX_STMT_COUNT
 } fdx_stmt_id;
 
@@ -206,6 +210,10 @@ int fdx_row_read(fdx_row_reader *r, sqlite3_stmt *st, fdx_row *row);
 int fdx_row_key(sqlite3_stmt *st, fdx_kind kind, fdx_cell *c);
 /* Checks every cell of one kind (the merge-read query). */
 int fdx_row_check_all(fdx_store *s, fdx_kind kind);
+
+/* Runs body in one read snapshot (its own, unless a transaction is open),
+ * keeping body's error message when it fails. */
+int fdx_store_in_read(fdx_store *s, int (*body)(fdx_store *s, void *ctx), void *ctx);
 
 /* History (history.c). */
 /* Reads history_config into s->hist once per transaction. */
