@@ -1,5 +1,8 @@
 # Turns every sql/*.sql file into a C string constant so the library never
 # reads SQL from disk: fdx_sql_<name> holds the text of sql/<name>.sql.
+# A line "-- @include NAME" stands for the text of sql/NAME.sql without its
+# leading comment lines and its final newline (one statement's text shared by
+# two, such as a view and a query that cannot trust the store's views).
 # Invoked as: cmake -DSQL_DIR=... -DOUT_C=... -DOUT_H=... -P embed_sql.cmake
 file(GLOB sql_files "${SQL_DIR}/*.sql")
 list(SORT sql_files)
@@ -8,6 +11,17 @@ set(h_text "/* Generated from the files in sql/ by cmake/embed_sql.cmake. Do not
 foreach(f IN LISTS sql_files)
   get_filename_component(name "${f}" NAME_WE)
   file(READ "${f}" body)
+  string(REGEX MATCHALL "-- @include [a-z0-9_]+\n" includes "${body}")
+  foreach(inc IN LISTS includes)
+    string(REGEX REPLACE "-- @include ([a-z0-9_]+)\n" "\\1" part_name "${inc}")
+    if(NOT EXISTS "${SQL_DIR}/${part_name}.sql")
+      message(FATAL_ERROR "${f}: includes ${part_name}, but there is no ${SQL_DIR}/${part_name}.sql")
+    endif()
+    file(READ "${SQL_DIR}/${part_name}.sql" part)
+    string(REGEX REPLACE "^(--[^\n]*\n)+" "" part "${part}")
+    string(REGEX REPLACE "[ \t\n]+$" "" part "${part}")
+    string(REPLACE "${inc}" "${part}" body "${body}")
+  endforeach()
   string(REPLACE "\\" "\\\\" body "${body}")
   string(REPLACE "\"" "\\\"" body "${body}")
   string(REPLACE "\n" "\\n\"\n    \"" body "${body}")

@@ -1,5 +1,6 @@
 # bash completion for the fdx programs: fdx-ingest, fdx-export, fdx-top,
-# fdx-merge, fdx-diff and fdx-prune. Installed once per program name, where bash-completion looks
+# fdx-merge, fdx-diff, fdx-prune and fdx-report. Installed once per program name, where
+# bash-completion looks
 # (share/bash-completion/completions/<program>); it can also be sourced.
 # Needs only bash, not the bash-completion package.
 
@@ -151,9 +152,18 @@ _fdx_prune()
         _fdx_files "$_fdx_cur" # DB
 }
 
+_fdx_report()
+{
+    local _fdx_cur _fdx_opt
+    _fdx_context
+    _fdx_options "-n --top --busy-timeout" "-q --quiet -h --help -V --version" ||
+        _fdx_files "$_fdx_cur" # DB, then OUT.html
+}
+
 complete -F _fdx_ingest fdx-ingest
 complete -F _fdx_export fdx-export
 complete -F _fdx_top fdx-top
 complete -F _fdx_merge fdx-merge
 complete -F _fdx_diff fdx-diff
 complete -F _fdx_prune fdx-prune
+complete -F _fdx_report fdx-report

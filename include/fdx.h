@@ -418,6 +418,33 @@ int fdx_store_growth(fdx_store *store, const fdx_demand_filter *filter, int days
 /* Its SQL: the parameters of fdx_demand_sql, :until and :days. */
 const char *fdx_growth_sql(void);
 
+/* ---- Report -------------------------------------------------------------
+ * One self-contained HTML page for deciding which kernel to write next: the
+ * ledger summary, the demand ranking, misses by op and compute capability,
+ * per-key trends over the daily history, and the dispatch regret list. */
+#define FDX_REPORT_OPTS_VERSION 1
+
+typedef struct fdx_report_opts {
+    unsigned int version; /* FDX_REPORT_OPTS_VERSION */
+    int top;              /* rows per ranking; <= 0: 20 */
+} fdx_report_opts;
+
+#define FDX_REPORT_OPTS_INIT                                                                       \
+    {                                                                                              \
+        .version = FDX_REPORT_OPTS_VERSION                                                         \
+    }
+/* The same as a function; FDX_EMISUSE for an unknown version. */
+int fdx_report_opts_init(fdx_report_opts *opts, unsigned int version);
+
+/*
+ * Writes the page to path from one read snapshot, after checking every cell
+ * as fdx_store_export does (FDX_EDATA naming the cell otherwise). The page
+ * fetches nothing (inline CSS and SVG) and every value from the store is
+ * HTML-escaped. path is replaced atomically: a failure leaves its previous
+ * content. opts NULL means every option at its default.
+ */
+int fdx_store_report(fdx_store *store, const char *path, const fdx_report_opts *opts);
+
 /* ---- JSON text ---------------------------------------------------------- */
 
 /* s as a JSON string literal, quotes included, escaped as the feeds are;

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 cmake -S . -B build >/dev/null
-cmake --build build -j"$(nproc)" --target fdx-ingest fdx-export fdx-top fdx-merge fdx-diff fdx-prune >/dev/null
+cmake --build build -j"$(nproc)" --target fdx-ingest fdx-export fdx-top fdx-merge fdx-diff fdx-prune fdx-report >/dev/null
 
 rm -rf demo && mkdir -p demo/runs
 for run in examples/runs/run_*; do

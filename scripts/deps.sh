@@ -5,13 +5,14 @@ set -euo pipefail
 
 need_pkgs=()
 # groff and man check the man pages in the test suite; readelf and nm (binutils)
-# the shared library's exports; jq runs the schema-1 conversion that FORMAT.md documents.
+# the shared library's exports; jq runs the schema-1 conversion that FORMAT.md documents;
+# chromium renders fdx-report's page in its test.
 for cmd_pkg in cc:build-essential make:build-essential cmake:cmake pkg-config:pkg-config \
                sqlite3:sqlite3 python3:python3 groff:groff-base man:man-db \
-               readelf:binutils nm:binutils jq:jq; do
+               readelf:binutils nm:binutils jq:jq chromium:chromium; do
   command -v "${cmd_pkg%%:*}" >/dev/null 2>&1 || need_pkgs+=("${cmd_pkg#*:}")
 done
-for lib in libsqlite3-dev libcjson-dev check; do
+for lib in libsqlite3-dev libcjson-dev check fonts-dejavu-core; do
   dpkg-query -W -f='${Status}' "$lib" 2>/dev/null | grep -q 'install ok installed' \
     || need_pkgs+=("$lib")
 done

@@ -144,6 +144,8 @@ offers "top --cc" cpu -- fdx-top t.db --cc c
 lacks "top --sku takes no file" t.db -- fdx-top --sku ''
 offers "top DB" t.db -- fdx-top -n 5 t
 offers "merge SRC" t.db -- fdx-merge fleet.db t
+offers "report DB" t.db -- fdx-report -n 5 t
+lacks "report --top takes no file" t.db -- fdx-report --top ''
 offers "options by prefix" --max-depth -- fdx-ingest --max-d
 
 echo "docs: $pass passed, $fail failed"

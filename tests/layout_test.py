@@ -1,6 +1,6 @@
 """Checks src/'s layout rule from the sources themselves (see src/README.md):
 no source file directly in src/, a folder includes only folders to its left,
-ingest/ and sink/ never include each other, and no include or call circle
+ingest/, sink/ and report/ never include each other, and no include or call circle
 between folders or between files."""
 import os
 import re
@@ -10,7 +10,7 @@ import testlib
 from testlib import check
 
 ORDER = ["common", "cell", "codec", "store"]
-LEAVES = ["ingest", "sink"]
+LEAVES = ["ingest", "sink", "report"]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # A function definition: a line starting at column 0 with a type and a name,
@@ -22,7 +22,7 @@ STRING = re.compile(r'"(?:\\.|[^"\\\n])*"')
 
 
 def rank(folder):
-    """Where a folder stands; ingest and sink share the rightmost place."""
+    """Where a folder stands; ingest, sink and report share the rightmost place."""
     return ORDER.index(folder) if folder in ORDER else len(ORDER)
 
 

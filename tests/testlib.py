@@ -28,6 +28,15 @@ def run(cmd):
     return subprocess.run(cmd, capture_output=True, text=True)
 
 
+def run_bounded(cmd, timeout):
+    """Runs cmd; output as text (undecodable bytes replaced), exit -9 after timeout seconds."""
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, errors="replace",
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess(cmd, -9, "", f"timed out after {timeout} s")
+
+
 def finish(name):
     """Prints 'name: N passed, N failed[, N skipped]' and returns the exit status."""
     tail = f", {skipped} skipped" if skipped else ""

@@ -22,17 +22,13 @@ import subprocess
 import sys
 import tempfile
 
-from testlib import check, finish, skip
+from testlib import check, finish, run_bounded, skip
 
 TIMEOUT = int(os.environ.get("FDX_TEST_TIMEOUT", "60"))  # far longer than a run needs
 
 
 def run(cmd):
-    try:
-        return subprocess.run(cmd, capture_output=True, text=True, errors="replace",
-                              timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        return subprocess.CompletedProcess(cmd, -9, "", f"timed out after {TIMEOUT} s")
+    return run_bounded(cmd, TIMEOUT)
 
 
 def digest(path):

@@ -64,6 +64,10 @@ static const char *const stmt_text[FDX_STMT_COUNT] = {
     [FDX_STMT_MERGED_LEDGER_INSERT] = fdx_sql_merged_ledger_insert,
     [FDX_STMT_HISTORY_ROLLUP] = fdx_sql_history_rollup,
     [FDX_STMT_HISTORY_ROLLUP_CLEAR] = fdx_sql_history_rollup_clear,
+    [FDX_STMT_REPORT_LEDGER] = fdx_sql_report_ledger,
+    [FDX_STMT_REPORT_HEATMAP] = fdx_sql_report_heatmap,
+    [FDX_STMT_REPORT_DAILY] = fdx_sql_report_daily,
+    [FDX_STMT_REPORT_REGRET] = fdx_sql_report_regret,
 };
 
 void fdx_store_note(fdx_store *s, const char *fmt, ...)
@@ -166,4 +170,22 @@ int fdx_store_exec(fdx_store *s, fdx_stmt_id id)
     if (rc != SQLITE_DONE)
         return fdx_store_fail_sqlite(s, rc, "running a statement");
     return FDX_OK;
+}
+
+int fdx_store_in_read(fdx_store *s, int (*body)(fdx_store *s, void *ctx), void *ctx)
+{
+    int own = sqlite3_get_autocommit(s->db);
+    int rc = own ? fdx_store_exec(s, FDX_STMT_BEGIN_READ) : FDX_OK;
+    if (rc != FDX_OK)
+        return rc;
+    rc = body(s, ctx);
+    if (own) {
+        char saved[sizeof s->errmsg];
+        memcpy(saved, s->errmsg, sizeof saved);
+        int end = fdx_store_exec(s, rc == FDX_OK ? FDX_STMT_COMMIT : FDX_STMT_ROLLBACK);
+        if (rc != FDX_OK)
+            memcpy(s->errmsg, saved, sizeof saved);
+        rc = rc != FDX_OK ? rc : end;
+    }
+    return rc;
 }

@@ -27,4 +27,8 @@ int fdx_store_stmt(fdx_store *s, fdx_stmt_id id, sqlite3_stmt **out);
 /* Runs a statement that returns no rows (BEGIN, COMMIT, ...). */
 int fdx_store_exec(fdx_store *s, fdx_stmt_id id);
 
+/* Runs body in one read snapshot (its own, unless a transaction is open),
+ * keeping body's error message when it fails. */
+int fdx_store_in_read(fdx_store *s, int (*body)(fdx_store *s, void *ctx), void *ctx);
+
 #endif

@@ -123,6 +123,15 @@ typedef struct ranking {
 
 static int growth(fdx_store *s, const ranking *k);
 
+static int rank_body(fdx_store *s, void *ctx)
+{
+    const ranking *k = ctx;
+    int rc = fdx_row_check_all(s, FDX_KIND_MISS);
+    if (rc == FDX_OK)
+        rc = k->growth_days ? growth(s, k) : rank(s, k->f, k->demand, k->ctx);
+    return rc;
+}
+
 static int checked_rank(fdx_store *s, const ranking *k)
 {
     if (k->f->version != FDX_DEMAND_FILTER_VERSION)
@@ -130,22 +139,7 @@ static int checked_rank(fdx_store *s, const ranking *k)
                               "fdx_demand_filter version %u is not one this build knows (%d): "
                               "start from FDX_DEMAND_FILTER_INIT",
                               k->f->version, FDX_DEMAND_FILTER_VERSION);
-    int own = sqlite3_get_autocommit(s->db);
-    int rc = own ? fdx_store_exec(s, FDX_STMT_BEGIN_READ) : FDX_OK;
-    if (rc != FDX_OK)
-        return rc;
-    rc = fdx_row_check_all(s, FDX_KIND_MISS);
-    if (rc == FDX_OK)
-        rc = k->growth_days ? growth(s, k) : rank(s, k->f, k->demand, k->ctx);
-    if (own) {
-        char saved[sizeof s->errmsg];
-        memcpy(saved, s->errmsg, sizeof saved);
-        int end = fdx_store_exec(s, rc == FDX_OK ? FDX_STMT_COMMIT : FDX_STMT_ROLLBACK);
-        if (rc != FDX_OK)
-            memcpy(s->errmsg, saved, sizeof saved);
-        rc = rc != FDX_OK ? rc : end;
-    }
-    return rc;
+    return fdx_store_in_read(s, rank_body, (void *)k);
 }
 
 int fdx_store_demand(fdx_store *s, const fdx_demand_filter *f, fdx_demand_fn fn, void *ctx)

@@ -1,0 +1,15 @@
+-- fdx-report's dispatch regret: the dispatch_regret view's rows, most regret
+-- first, computed here from the tables since a store's views are not trusted
+-- (the view's own text is included, so the two cannot drift apart).
+WITH dispatch_candidates AS (
+-- @include regret_candidates
+),
+regret AS (
+-- @include regret_rows
+)
+SELECT structure_key, chosen_op, compute_capability, hardware_sku,
+       chosen_backend || '/' || chosen_source, best_backend || '/' || best_source,
+       chosen_ns, best_ns, speedup, count
+FROM regret
+ORDER BY speedup DESC, structure_key
+LIMIT :top;

@@ -1,0 +1,102 @@
+/* The report's rows: every part read in one snapshot, after the cells were
+ * checked as strictly as an export checks them (a store may come from
+ * another host). The rankings are fdx-top's statements; the rest are the
+ * report_*.sql statements, over the tables, since a store's views are not
+ * trusted. */
+#include "store/report.h"
+
+#include "store/conn.h"
+#include "store/row.h"
+#include "store/store_internal.h"
+
+typedef struct gather {
+    int top;
+    fdx_report_row_fn fn;
+    void *ctx;
+} gather;
+
+static const fdx_stmt_id part_stmt[FDX_REPORT_PARTS] = {
+    [FDX_REPORT_LEDGER] = FDX_STMT_REPORT_LEDGER,   [FDX_REPORT_DEMAND] = FDX_STMT_TOP_DEMAND,
+    [FDX_REPORT_HEATMAP] = FDX_STMT_REPORT_HEATMAP, [FDX_REPORT_GROWTH] = FDX_STMT_TOP_GROWTH,
+    [FDX_REPORT_DAILY] = FDX_STMT_REPORT_DAILY,     [FDX_REPORT_REGRET] = FDX_STMT_REPORT_REGRET,
+};
+
+static const char *const part_name[FDX_REPORT_PARTS] = {
+    "the ledger summary", "the demand ranking", "the heatmap",
+    "the growth ranking", "the daily history",  "the dispatch regret",
+};
+
+static void bind_int(sqlite3_stmt *st, const char *name, int v)
+{
+    int i = sqlite3_bind_parameter_index(st, name);
+    if (i > 0)
+        sqlite3_bind_int(st, i, v);
+}
+
+static int read_part(fdx_store *s, const gather *g, fdx_report_part part, const char *wanted);
+
+/* A growth row is followed by the daily misses of its key. */
+static int after_row(fdx_store *s, const gather *g, fdx_report_part part, const char *wanted)
+{
+    return part == FDX_REPORT_GROWTH ? read_part(s, g, FDX_REPORT_DAILY, wanted) : FDX_OK;
+}
+
+/* Reads one part; the daily part is read for one wanted key, which leads its
+ * rows. */
+static int read_part(fdx_store *s, const gather *g, fdx_report_part part, const char *wanted)
+{
+    sqlite3_stmt *st;
+    int rc = fdx_store_stmt(s, part_stmt[part], &st);
+    if (rc != FDX_OK)
+        return rc;
+    bind_int(st, ":top", g->top);
+    bind_int(st, ":days", 7);
+    int lead = wanted != NULL, w = sqlite3_bind_parameter_index(st, ":wanted");
+    if (w > 0 && wanted)
+        sqlite3_bind_text(st, w, wanted, -1, SQLITE_STATIC);
+    int n = sqlite3_column_count(st), src;
+    if (n + lead > FDX_REPORT_MAX_COLS)
+        n = FDX_REPORT_MAX_COLS - lead;
+    const char *cols[FDX_REPORT_MAX_COLS];
+    cols[0] = wanted;
+    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+        for (int i = 0; i < n; i++) {
+            const char *t = (const char *)sqlite3_column_text(st, i);
+            if (!t && sqlite3_column_type(st, i) != SQLITE_NULL) {
+                src = SQLITE_NOMEM;
+                break;
+            }
+            cols[i + lead] = t ? t : "";
+        }
+        if (src != SQLITE_ROW)
+            break;
+        if (g->fn(g->ctx, part, cols, n + lead) != 0) {
+            sqlite3_reset(st);
+            return fdx_store_fail(s, FDX_ENOMEM, "%s: rendering %s: out of memory", s->path,
+                                  part_name[part]);
+        }
+        if ((rc = after_row(s, g, part, cols[0])) != FDX_OK) {
+            sqlite3_reset(st);
+            return rc;
+        }
+    }
+    sqlite3_reset(st);
+    return src == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, src, part_name[part]);
+}
+
+static int gather_body(fdx_store *s, void *ctx)
+{
+    int rc = fdx_row_check_all(s, FDX_KIND_MISS);
+    if (rc == FDX_OK)
+        rc = fdx_row_check_all(s, FDX_KIND_DISPATCH);
+    for (int p = 0; rc == FDX_OK && p < FDX_REPORT_PARTS; p++)
+        if (p != FDX_REPORT_DAILY)
+            rc = read_part(s, ctx, (fdx_report_part)p, NULL);
+    return rc;
+}
+
+int fdx_store_report_rows(fdx_store *s, int top, fdx_report_row_fn fn, void *ctx)
+{
+    gather g = {top, fn, ctx};
+    return fdx_store_in_read(s, gather_body, &g);
+}

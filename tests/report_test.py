@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+"""fdx-report's page, rendered in a real headless browser.
+
+Builds a store from examples/runs ingested on several days (with --at) plus
+a miss whose wanted key is hostile markup, writes the page with fdx-report,
+and checks: nothing in it is fetched (no http(s):// reference, no external
+resource); Chromium's DOM shows the same numbers SQLite's views give (the
+demand ranking, the heatmap cells, the trends, the regret rows, the ledger
+summary); the hostile key is shown as text and adds no element; a store with
+a bad cell, a missing store and bad usage exit 1, 1 and 2 and leave the
+previous page. Screenshots of the page in light and dark mode are kept in
+ARTIFACT_DIR. Chromium (Debian's chromium package; scripts/deps.sh installs
+it) is required: without it the test fails.
+
+Usage: report_test.py FDX_INGEST FDX_REPORT EXAMPLES_RUNS_DIR ARTIFACT_DIR
+"""
+import html.parser
+import json
+import os
+import re
+import shutil
+import sqlite3
+import sys
+import tempfile
+
+from testlib import check, finish, run_bounded
+
+TIMEOUT = int(os.environ.get("FDX_TEST_TIMEOUT", "120"))
+# Every element the page is made of; anything else came from the data.
+PAGE_TAGS = {"html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "section",
+             "p", "dl", "div", "dt", "dd", "table", "thead", "tbody", "tr", "th", "td", "span",
+             "svg", "g", "rect", "text", "polyline", "circle"}
+HOSTILE = '"><script>alert(1)</script><img src=x onerror=alert(2)>&amp;\'<b>'
+
+
+def run(cmd):
+    return run_bounded(cmd, TIMEOUT)
+
+
+def find_chromium():
+    for name in ("chromium", "chromium-browser"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def chromium_cmd(browser, profile, *args):
+    return [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+            f"--user-data-dir={profile}", *args]
+
+
+class Dom(html.parser.HTMLParser):
+    """The elements fdx-report marks with classes and data attributes."""
+
+    def __init__(self):
+        super().__init__()
+        self.tags = []       # every start tag, in order
+        self.rows = {}       # tr class (first word) -> list of dict of data-* of its cells
+        self.heat = []       # data-* of each heatmap cell
+        self.ledger = {}     # data-ledger -> text
+        self.key_texts = []  # text of every td.key
+        self._row = None
+        self._capture = None
+        self._text = ""
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.append(tag)
+        cls = (a.get("class") or "").split()
+        if tag == "tr" and cls and cls[0] in ("demand", "trend", "regret"):
+            self._row = {"_up": "up" in cls}
+            self.rows.setdefault(cls[0], []).append(self._row)
+        if tag == "g" and "heat" in cls:
+            self.heat.append({k[5:]: v for k, v in a.items() if k.startswith("data-")})
+        if self._row is not None and tag == "td":
+            for k, v in a.items():
+                if k.startswith("data-"):
+                    self._row[k[5:]] = v
+            if "key" in cls:
+                self._capture, self._text = "key", ""
+        if tag == "dd" and "data-ledger" in a:
+            self._capture, self._text = a["data-ledger"], ""
+
+    def handle_endtag(self, tag):
+        if tag == "tr":
+            self._row = None
+        if tag in ("td", "dd") and self._capture:
+            if self._capture == "key":
+                self.key_texts.append(self._text)
+            else:
+                self.ledger[self._capture] = self._text
+            self._capture = None
+
+    def handle_data(self, data):
+        if self._capture:
+            self._text += data
+
+
+def build_store(ingest, runs, tmp):
+    db = os.path.join(tmp, "s.db")
+    days = ["2026-11-01", "2026-11-12", "2026-11-20", "2026-11-26"]
+    names = sorted(os.listdir(runs))
+    for i, day in enumerate(days):
+        run_dir = os.path.join(runs, names[i % len(names)])
+        p = run([ingest, "-q", "--at", day, db, run_dir])
+        check(p.returncode == 0, f"ingest {run_dir} at {day}", p.stderr)
+    hostile = os.path.join(tmp, "hostile.jsonl")
+    with open(hostile, "w") as f:
+        f.write(json.dumps({"schema": 2, "wanted": HOSTILE, "fallback": {
+            "backend": "Cuda", "op": "Gelu<i>", "dtypes": ["F16"], "kernel_source": "s",
+            "kernel_revision_hash": 1}, "count": 100000, "hw": {
+            "compute_capability": [8, 9], "hardware_sku": "sku", "driver_version": "1"}}) + "\n")
+    p = run([ingest, "-q", "--at", "2026-11-27", db, hostile])
+    check(p.returncode == 0, "ingest the hostile key", p.stderr)
+    return db
+
+
+def sql_expectations(db, top):
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    q = lambda sql, *a: con.execute(sql, a).fetchall()
+    e = {
+        "demand": q("SELECT wanted, misses, fallbacks, devices FROM miss_demand LIMIT ?", top),
+        "heat": q("SELECT op, compute_capability, CAST(total(count) AS INTEGER) FROM miss_cells "
+                  "GROUP BY op, compute_capability"),
+        "trend": q("SELECT wanted, misses, previous, growth FROM miss_growth_7d LIMIT ?", top),
+        "regret": q("SELECT coalesce(structure_key, ''), chosen_ns, best_ns, speedup, count "
+                    "FROM dispatch_regret LIMIT ?", top),
+        "ledger": q("SELECT count(*), count(DISTINCT run_id), count(DISTINCT store), min(day), "
+                    "max(day), CAST(total(records) AS INTEGER), "
+                    "(SELECT count(*) FROM miss_cells), (SELECT count(*) FROM dispatch_cells) "
+                    "FROM fleet_ledger")[0],
+    }
+    con.close()
+    return e
+
+
+def num(text):
+    return float(text) if re.fullmatch(r"-?[0-9.]+(e[-+]?[0-9]+)?", text or "") else None
+
+
+def check_page(page, dom, exp):
+    text = open(page, encoding="utf-8").read()
+    check(not re.search(r"https?://", text, re.I), "no http(s):// reference in the page")
+    tags = [re.sub(r'"[^"]*"', '""', t) for t in re.findall(r"<[a-zA-Z][^<>]*>", text)]
+    for pat in (r"^<script", r"^<link", r"^<img", r"^<iframe", r"^<object", r"^<embed",
+                r"\s(src|href|srcset|data|xlink:href)\s*="):
+        hits = [t for t in tags if re.search(pat, t, re.I)]
+        check(not hits, f"no external resource: no tag matches {pat}", str(hits[:3]))
+    style = "".join(re.findall(r"<style>(.*?)</style>", text, re.S))
+    check(style and not re.search(r"@import|url\(|@font-face", style, re.I),
+          "the inline CSS fetches nothing")
+    extra = set(dom.tags) - PAGE_TAGS
+    check(not extra, "the hostile key adds no element to the DOM", str(sorted(extra)))
+    check(HOSTILE in dom.key_texts, "the hostile key is shown as its text",
+          repr(dom.key_texts[:3]))
+
+    got = [(r.get("key"), num(r.get("misses")), num(r.get("fallbacks")), num(r.get("devices")))
+           for r in dom.rows.get("demand", [])]
+    want = [(w, float(m), float(f), float(d)) for w, m, f, d in exp["demand"]]
+    check(len(want) > 3 and got == want, "the demand ranking shown is miss_demand's",
+          f"shown {got[:3]}\nsql   {want[:3]}")
+    check(got and got[0][0] == HOSTILE, "the hostile key leads the ranking (by its count)")
+
+    got = sorted((h.get("op"), h.get("cc"), num(h.get("misses"))) for h in dom.heat)
+    want = sorted((o, c, float(m)) for o, c, m in exp["heat"])
+    check(len(want) > 5 and got == want, "the heatmap cells are miss_cells' sums by op and cc",
+          f"shown {got[:4]}\nsql   {want[:4]}")
+
+    trows = dom.rows.get("trend", [])
+    got = [(r.get("key"), num(r.get("misses")), num(r.get("previous")), num(r.get("growth")))
+           for r in trows]
+    want = [(w, float(m), float(p), float(g)) for w, m, p, g in exp["trend"]]
+    check(len(want) > 3 and got == want, "the trends are miss_growth_7d's",
+          f"shown {got[:3]}\nsql   {want[:3]}")
+    check([r["_up"] for r in trows] == [g > 0 for _, _, _, g in exp["trend"]],
+          "exactly the growing keys are highlighted")
+    check(any(g > 0 for *_, g in exp["trend"]) and any(g <= 0 for *_, g in exp["trend"]),
+          "the store has growing and shrinking keys", str(exp["trend"]))
+
+    got = [(r.get("key"), num(r.get("chosen-ns")), num(r.get("best-ns")), num(r.get("speedup")),
+            num(r.get("count"))) for r in dom.rows.get("regret", [])]
+    want = [(k, float(c), float(b), float(s), float(n)) for k, c, b, s, n in exp["regret"]]
+    check(len(want) > 0 and got == want, "the regret rows are dispatch_regret's",
+          f"shown {got[:3]}\nsql   {want[:3]}")
+
+    names = ["ingests", "runs", "stores", "first_day", "last_day", "records", "miss_cells",
+             "dispatch_cells"]
+    got = [dom.ledger.get(n) for n in names]
+    want = ["-" if v is None else str(v) for v in exp["ledger"]]
+    check(got == want, "the ledger summary is fleet_ledger's", f"shown {got}\nsql   {want}")
+
+
+def screenshots(browser, page, tmp, out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    for mode, extra in (("light", []),
+                        ("dark", ["--force-dark-mode",
+                                  "--blink-settings=preferredColorScheme=0"])):
+        png = os.path.join(out_dir, f"report_{mode}.png")
+        if os.path.exists(png):
+            os.remove(png)
+        p = run(chromium_cmd(browser, os.path.join(tmp, f"profile-{mode}"), *extra,
+                             "--window-size=1280,2400", f"--screenshot={png}",
+                             f"file://{page}"))
+        ok = p.returncode == 0 and os.path.exists(png)
+        with open(png, "rb") if ok else open(os.devnull, "rb") as f:
+            head = f.read(8)
+        check(ok and head == b"\x89PNG\r\n\x1a\n", f"{mode} screenshot taken",
+              p.stderr[-2000:])
+        print(f"report_test: {mode} screenshot: {png}")
+
+
+def check_failures(ingest, report, db, tmp):
+    page = os.path.join(tmp, "kept.html")
+    with open(page, "w") as f:
+        f.write("previous page\n")
+    p = run([report])
+    check(p.returncode == 2, "no arguments: exit 2", p.stderr)
+    p = run([report, "--top", "0", db, page])
+    check(p.returncode == 2, "--top 0: exit 2", p.stderr)
+    p = run([report, os.path.join(tmp, "missing.db"), page])
+    check(p.returncode == 1 and "missing.db" in p.stderr, "a missing store: exit 1, named",
+          p.stderr)
+    bad = os.path.join(tmp, "bad.db")
+    shutil.copy(db, bad)
+    con = sqlite3.connect(bad)
+    con.execute("UPDATE miss_cell SET wanted = CAST(x'ff41' AS TEXT) "
+                "WHERE cell_id = (SELECT min(cell_id) FROM miss_cell)")
+    con.commit()
+    con.close()
+    p = run([report, bad, page])
+    check(p.returncode == 1 and "bad.db" in p.stderr, "a cell that is not UTF-8: exit 1, named",
+          p.stderr)
+    with open(page) as f:
+        check(f.read() == "previous page\n", "a failed report leaves the previous page")
+    check(sorted(os.listdir(tmp)).count("kept.html") == 1 and
+          not [n for n in os.listdir(tmp) if n.startswith("kept.html.")],
+          "a failed report leaves no temporary file", str(os.listdir(tmp)))
+    p = run([report, db, os.path.join(tmp, "no", "such", "dir.html")])
+    check(p.returncode == 1 and "dir.html" in p.stderr, "an unwritable output: exit 1, named",
+          p.stderr)
+
+
+def main():
+    if len(sys.argv) != 5:
+        print(__doc__, file=sys.stderr)
+        return 2
+    ingest, report, runs, out_dir = sys.argv[1:]
+    browser = find_chromium()
+    check(browser is not None, "chromium is installed (scripts/deps.sh installs it)")
+    with tempfile.TemporaryDirectory() as tmp:
+        db = build_store(ingest, runs, tmp)
+        page = os.path.join(tmp, "report.html")
+        p = run([report, "-q", "--top", "15", db, page])
+        check(p.returncode == 0 and p.stdout == "" and p.stderr == "",
+              "fdx-report -q writes the page quietly", p.stderr)
+        if p.returncode == 0 and browser:
+            d = run(chromium_cmd(browser, os.path.join(tmp, "profile"), "--dump-dom",
+                                 f"file://{page}"))
+            check(d.returncode == 0 and "</html>" in d.stdout, "chromium renders the page",
+                  d.stderr[-2000:])
+            dom = Dom()
+            dom.feed(d.stdout)
+            check_page(page, dom, sql_expectations(db, 15))
+            screenshots(browser, page, tmp, out_dir)
+        check_failures(ingest, report, db, tmp)
+    return finish("report")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
