@@ -15,22 +15,8 @@
 -- first day of a month) are month buckets keyed by the month's first day;
 -- rows from it on are days. Commits move rolled_before forward so that at
 -- least daily_days days before the latest day stay daily.
--- Every view of views.sql goes first (views.sql makes them again just after
--- this file): rebuilding ingest_ledger below makes SQLite re-read every view,
--- which fails for views over what does not exist yet, and with
--- trusted_schema off for the JSON operators dispatch_candidates uses.
-DROP VIEW IF EXISTS miss_cells;
-DROP VIEW IF EXISTS dispatch_cells;
-DROP VIEW IF EXISTS miss_demand;
-DROP VIEW IF EXISTS miss_demand_by_device;
-DROP VIEW IF EXISTS dispatch_candidates;
-DROP VIEW IF EXISTS dispatch_regret;
-DROP VIEW IF EXISTS miss_daily;
-DROP VIEW IF EXISTS dispatch_daily;
-DROP VIEW IF EXISTS miss_daily_by_store;
-DROP VIEW IF EXISTS dispatch_daily_by_store;
-DROP VIEW IF EXISTS miss_growth_7d;
-DROP VIEW IF EXISTS fleet_ledger;
+-- Every view goes first (views.sql makes them again just after this file).
+-- @include views_drop
 
 ALTER TABLE miss_cell ADD COLUMN cell_id INTEGER;
 ALTER TABLE dispatch_cell ADD COLUMN cell_id INTEGER;

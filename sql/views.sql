@@ -6,18 +6,7 @@
 -- stamp), for sorting, comparing and joining, and compute_capability as text
 -- for display ('8.9', 'cpu'). Counts summed over many cells are exact up to
 -- 2^53. History days appear as 'YYYY-MM-DD' (UTC).
-DROP VIEW IF EXISTS miss_cells;
-DROP VIEW IF EXISTS dispatch_cells;
-DROP VIEW IF EXISTS miss_demand;
-DROP VIEW IF EXISTS miss_demand_by_device;
-DROP VIEW IF EXISTS dispatch_candidates;
-DROP VIEW IF EXISTS dispatch_regret;
-DROP VIEW IF EXISTS miss_daily;
-DROP VIEW IF EXISTS dispatch_daily;
-DROP VIEW IF EXISTS miss_daily_by_store;
-DROP VIEW IF EXISTS dispatch_daily_by_store;
-DROP VIEW IF EXISTS miss_growth_7d;
-DROP VIEW IF EXISTS fleet_ledger;
+-- @include views_drop
 
 CREATE VIEW miss_cells AS
 SELECT wanted,
