@@ -1,6 +1,7 @@
 -- Every dispatch cell of a store being merged (columns as in
--- dispatch_export.sql, then when its candidates were set).
+-- dispatch_export.sql, then when its candidates were set, then its id in the
+-- history).
 SELECT keyed, structure_key, backend, op, dtypes, kernel_source,
        kernel_revision_hash, cc_major, cc_minor, hardware_sku, driver_version,
-       candidates, count, candidates_set_at
+       candidates, count, candidates_set_at, cell_id
 FROM dispatch_cell;

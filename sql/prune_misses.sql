@@ -2,6 +2,8 @@
 -- parameter does not filter): :driver, :revision (16 hex digits, as the views
 -- show it), :source, :op, :cc ('8.9' or 'cpu'), :sku, and :before
 -- ('YYYY-MM-DD': cells with no observation on that day or later).
+-- Returns each removed cell's key (as the export queries order it), count
+-- and id.
 DELETE FROM miss_cell
 WHERE (:driver IS NULL OR driver_version = :driver)
   AND (:revision IS NULL
@@ -15,4 +17,5 @@ WHERE (:driver IS NULL OR driver_version = :driver)
   AND (:before IS NULL
        OR cell_id NOT IN (SELECT cell FROM cell_history
                           WHERE day >= CAST(strftime('%s', :before) AS INTEGER) / 86400))
-RETURNING count;
+RETURNING wanted, backend, op, dtypes, kernel_source, kernel_revision_hash, cc_major,
+          cc_minor, hardware_sku, driver_version, count, cell_id;

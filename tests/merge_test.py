@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """fdx-merge: five host stores merged in several orders and trees give
 byte-identical exports, equal to ingesting every host's feeds into one store;
-repeats are no-ops, changed or overlapping sources are refused, and a failed
+merges are incremental (a host that gained runs brings the gain, once,
+directly or through other stores, copies and cycles included), repeats are
+no-ops, a killed merge completes exactly once when run again, and a failed
 merge changes nothing.
 
 Usage: merge_test.py FDX_INGEST FDX_EXPORT FDX_MERGE GEN_FEED
@@ -16,6 +18,21 @@ import tempfile
 import time
 
 from testlib import check, finish, run
+
+
+def history(db):
+    """Observations per cell and day (origins summed), as the views show them."""
+    con = sqlite3.connect(db)
+    try:
+        return sorted(con.execute(
+            "SELECT 'm', wanted, op, kernel_source, kernel_revision, compute_capability, "
+            "hardware_sku, driver_version, dtypes, day, sum(count) FROM miss_daily_by_store "
+            "GROUP BY 2, 3, 4, 5, 6, 7, 8, 9, 10 UNION ALL "
+            "SELECT 'd', coalesce(structure_key, '<unkeyed>'), op, kernel_source, kernel_revision, compute_capability, "
+            "hardware_sku, driver_version, dtypes, day, sum(count) FROM dispatch_daily_by_store "
+            "GROUP BY 2, 3, 4, 5, 6, 7, 8, 9, 10").fetchall())
+    finally:
+        con.close()
 
 def main():
     ingest, export, merge, gen = sys.argv[1:5]
@@ -75,30 +92,56 @@ def main():
             p = run([merge, dst, src])
             check(p.returncode == 0 and "already merged" in p.stderr, "repeat is a no-op", p.stderr)
         check(exported(final) == want, "repeats changed nothing")
-        # A store that only says it holds stores already merged is refused,
-        # never skipped: its merged_store rows cannot prove what its cells are.
+        # A store holding stores already merged (its claims are never a
+        # reason to skip it) is read, and brings nothing new.
         p = run([merge, final, j("t01.db")])
-        check(p.returncode == 1 and "some stores already merged" in p.stderr
-              and "t01.db" in p.stderr and "host0.db" in p.stderr, "claims are no repeat", p.stderr)
-        # A source that changed since is refused, and says what to do.
+        check(p.returncode == 0 and "1 store merged" in p.stderr
+              and "0 added, 0 updated" in p.stderr, "a store of stores already merged", p.stderr)
+        check(exported(final) == want, "a store of stores already merged adds nothing")
+
+        # A host that gained runs since its merge brings exactly the gain.
+        def grown(name, *run_dirs):
+            shutil.copyfile(j("all.db"), j(name))
+            for r in run_dirs:
+                run([ingest, "-q", j(name), r])
+            return exported(j(name))
+
         run([ingest, "-q", host[2], runs[0]])
+        want2 = grown("want2.db", runs[0])
         p = run([merge, final, host[2]])
-        check(p.returncode == 1 and "changed since it was merged" in p.stderr
-              and "new store" in p.stderr, "changed source refused", p.stderr)
+        check(p.returncode == 0 and "1 store merged" in p.stderr, "merge a grown host", p.stderr)
+        check(exported(final) == want2, "re-merging a grown host brings its gain once")
+        check(history(final) == history(j("want2.db")), "and its daily history")
+        for again in range(2):
+            p = run([merge, final, host[2]])
+            check(p.returncode == 0 and "already merged" in p.stderr, "repeat after a gain", p.stderr)
+        check(exported(final) == want2, "repeating it changes nothing")
+        # Trees: an old mid store holding the old h2 brings nothing; the grown
+        # host merged directly into the fleet later brings its gain.
         p = run([merge, j("tree.db"), j("t234.db")])
-        check(p.returncode == 0 and "already merged" in p.stderr,
-              "a store holding the old h2 is still a repeat", p.stderr)
+        check(p.returncode == 0 and "already merged" in p.stderr, "unchanged mid store", p.stderr)
+        check(exported(j("tree.db")) == want, "a mid store with the old h2 adds nothing")
+        check(run([merge, "-q", j("tree.db"), host[2]]).returncode == 0, "host into fleet")
+        check(exported(j("tree.db")) == want2, "a host merged through a mid store, then directly")
+        check(run([merge, "-q", j("t234.db"), host[2]]).returncode == 0, "host into mid store")
+        check(run([merge, "-q", j("tree.db"), j("t234.db")]).returncode == 0, "mid store again")
+        check(exported(j("tree.db")) == want2, "the grown host through the mid store too")
         # Partial overlap: a store holding h0 (already merged) and something new.
         run([ingest, "-q", j("fresh.db"), runs[1]])
         run([merge, "-q", j("partial.db"), host[0], j("fresh.db")])
-        p = run([merge, final, j("partial.db")])
-        check(p.returncode == 1 and "some stores already merged" in p.stderr, "partial overlap",
-              p.stderr)
-        # A store into itself, or into one that holds it.
-        check(run([merge, final, final]).returncode == 1, "merge into itself")
-        p = run([merge, host[0], final])
-        check(p.returncode == 1 and "count them twice" in p.stderr, "merge back", p.stderr)
-        check(exported(final) == want, "refused merges changed nothing")
+        p = run([merge, "-q", final, j("partial.db")])
+        check(p.returncode == 0, "partial overlap", p.stderr)
+        want3 = grown("want3.db", runs[0], runs[1])
+        check(exported(final) == want3, "partial overlap brings only what is new")
+        # A store into itself is a no-op; a fleet merged into a host and back
+        # does not double.
+        p = run([merge, final, final])
+        check(p.returncode == 0 and "itself" in p.stderr, "merge into itself", p.stderr)
+        check(run([merge, "-q", host[0], final]).returncode == 0, "fleet into host")
+        check(exported(host[0]) == want3, "a host holding the fleet")
+        check(run([merge, "-q", final, host[0]]).returncode == 0, "host back into fleet")
+        check(exported(final) == want3 and history(final) == history(j("want3.db")),
+              "fleet -> host -> fleet counts nothing twice")
         # All or nothing: a good source and a bad one.
         with open(j("not-a-store.db"), "w") as f:
             f.write("not a database " * 50)
@@ -135,45 +178,58 @@ def identity_checks(ingest, export, merge, tmp, runs, exported):
         check(after == before, f"{what}: the target is unchanged")
         return p
 
+    run([ingest, "-q", j("fb.db"), runs[8]])
+
+    def merged(args, what):
+        p = run([merge, "-q"] + args)
+        check(p.returncode == 0, what, p.stderr)
+
+    def one_store(name, *run_dirs):
+        for r in run_dirs:
+            run([ingest, "-q", j(name), r])
+        return exported(j(name))
+
     # A template store with one run, copied twice; each copy gets its own run.
+    # Both copies merge, and the template's run counts once (the history a
+    # copy had when it forked is the template's).
     run([ingest, "-q", j("tmpl.db"), runs[0]])
     for c in ("c1.db", "c2.db"):
         shutil.copyfile(j("tmpl.db"), j(c))
+    # (Stores are fed in the order of the store of every feed they are
+    # compared with: the latest candidates win.)
+    run([ingest, "-q", j("cl.db"), runs[4]])
     run([ingest, "-q", j("c1.db"), runs[1]])
     run([ingest, "-q", j("c2.db"), runs[2]])
     ids = [sql(j(c), "SELECT id FROM store_identity")[0][0] for c in ("tmpl.db", "c1.db", "c2.db")]
     check(len(set(ids)) == 3, "a copied store written to gets an identity of its own", ids)
-    run([ingest, "-q", j("cl.db"), runs[4]])
-    p = refused([j("cl.db"), j("c1.db"), j("c2.db")], "clones of one template",
-                "c2.db", "c1.db", "copy", "twice")
-    # Each clone alone is fine: its cells are the template's and its own run's.
+    merged([j("cl.db"), j("c1.db"), j("c2.db")], "clones of one template")
+    check(exported(j("cl.db")) == one_store("want-cl.db", runs[0], runs[4], runs[1], runs[2]),
+          "clones fed different runs: one store of every feed")
+    merged([j("cl.db"), j("tmpl.db")], "the template too")
+    run([ingest, "-q", j("tmpl.db"), runs[3]])
+    merged([j("cl.db"), j("tmpl.db"), j("c2.db"), j("c1.db")], "all again, the template grown")
+    check(exported(j("cl.db")) == one_store("want-cl.db", runs[3]),
+          "clones and their grown template: one store of every feed")
+    runs_in = sorted(r[0] for r in sql(j("cl.db"), "SELECT count(*) FROM fleet_ledger "
+                                                   "WHERE kind = 'ingest' GROUP BY store, id"))
+    check(runs_in and runs_in[-1] == 1, "each ledger row once in fleet_ledger", runs_in)
     for c, r in (("c1.db", 1), ("c2.db", 2)):
-        p = run([merge, "-q", j(f"only-{c}"), j(c)])
-        check(p.returncode == 0, f"merge {c} alone", p.stderr)
-        run([ingest, "-q", j(f"want-{c}"), runs[0]])
-        run([ingest, "-q", j(f"want-{c}"), runs[r]])
-        check(exported(j(f"only-{c}")) == exported(j(f"want-{c}")), f"{c} alone: every cell")
-
-    # Copies of an empty template share nothing: both merge, totals are exact.
-    open(j("empty.jsonl"), "w").close()
-    run([ingest, "-q", j("empty.db"), j("empty.jsonl")])
-    for c, r in (("e1.db", 1), ("e2.db", 2)):
-        shutil.copyfile(j("empty.db"), j(c))
-        run([ingest, "-q", j(c), runs[r]])
-    p = run([merge, "-q", j("e12.db"), j("e1.db"), j("e2.db")])
-    check(p.returncode == 0, "copies of an empty store merge", p.stderr)
-    run([ingest, "-q", j("want-e12.db"), runs[1]])
-    run([ingest, "-q", j("want-e12.db"), runs[2]])
-    check(exported(j("e12.db")) == exported(j("want-e12.db")), "copies of an empty store: totals")
+        merged([j(f"only-{c}"), j(c)], f"merge {c} alone")
+        check(exported(j(f"only-{c}")) == one_store(f"want-{c}", runs[0], runs[r]),
+              f"{c} alone: every cell")
 
     # Copies written without fdx seeing the copy (same identity, same ledger
-    # position, different runs): the ledger digest tells them apart.
+    # position, different runs): the ledger digest tells them apart, so the
+    # second is read, not skipped as a repeat.
     shutil.copyfile(j("c2.db"), j("twin.db"))
     c1_id = sql(j("c1.db"), "SELECT id FROM store_identity")[0][0]
     sql(j("twin.db"), f"UPDATE store_identity SET id = '{c1_id}'", "DELETE FROM merged_store")
     run([merge, "-q", j("tw.db"), j("c1.db")])
-    refused([j("tw.db"), j("twin.db")], "same identity and position, other runs",
-            "twin.db", "c1.db", "ledger")
+    before = exported(j("tw.db"))
+    p = run([merge, j("tw.db"), j("twin.db")])
+    check(p.returncode == 0 and "1 store merged" in p.stderr,
+          "same identity and position, other runs: read", p.stderr)
+    check(exported(j("tw.db")) != before, "same identity and position, other runs: its cells")
 
     # A snapshot of a live store (.backup) merges read-only; merging it
     # again, or the unchanged live store, is a no-op.
@@ -208,23 +264,38 @@ def identity_checks(ingest, export, merge, tmp, runs, exported):
     con.execute(f"INSERT INTO merged_store VALUES ({cols})", row)
     con.commit()
     con.close()
-    run([ingest, "-q", j("fl.db"), runs[8]])
-    refused([j("fl.db"), j("evil.db"), j("hA.db")], "a forged merged_store row",
-            "hA.db", "evil.db")
-    refused([j("fl.db"), j("hA.db"), j("evil.db")], "a forged merged_store row, other order",
-            "hA.db", "evil.db")
+    for order in ((j("evil.db"), j("hA.db")), (j("hA.db"), j("evil.db"))):
+        name = "fl-" + os.path.basename(order[0])
+        run([ingest, "-q", j(name), runs[8]])
+        merged([j(name)] + list(order), "a forged merged_store row")
+        check(exported(j(name)) == one_store("want-" + name, runs[6], runs[7], runs[8]),
+              "a forged merged_store row skips nothing")
 
     # A merge target that is a copy of a store gets an identity of its own on
     # its first write, and knows it holds that store's cells.
-    shutil.copyfile(j("fl.db"), j("fl-copy.db"))
-    refused([j("fl-copy.db"), j("fl.db")], "merge a store into its copy", "fl.db", "copy", "twice")
-    # A repeat recorded by an older fdx (no ledger digest) proves nothing.
+    shutil.copyfile(j("fl-evil.db"), j("fl-copy.db"))
+    merged([j("fl-copy.db"), j("fl-evil.db")], "merge a store into its copy")
+    check(exported(j("fl-copy.db")) == exported(j("fl-evil.db")),
+          "a store merged into its copy adds nothing")
+    # A merge recorded by an older fdx (no ledger digest) proves nothing: the
+    # store is read again, and brings nothing twice.
     run([merge, "-q", j("legacy.db"), j("hA.db")])
+    before = exported(j("legacy.db"))
     sql(j("legacy.db"), "UPDATE merged_store SET ledger_digest = NULL, how = NULL")
-    refused([j("legacy.db"), j("hA.db")], "a repeat recorded by an older fdx", "hA.db", "older fdx")
+    p = run([merge, j("legacy.db"), j("hA.db")])
+    check(p.returncode == 0 and "1 store merged" in p.stderr, "an older record", p.stderr)
+    check(exported(j("legacy.db")) == before, "an older record: nothing twice")
+
+    # A source whose history does not add up to its cells' counts.
+    shutil.copyfile(j("hA.db"), j("nohist.db"))
+    sql(j("nohist.db"), "DELETE FROM cell_history WHERE cell = (SELECT min(cell) FROM cell_history)")
+    refused([j("fb.db"), j("nohist.db")], "a cell's history short of its count", "nohist.db",
+            "does not add up")
+    shutil.copyfile(j("hA.db"), j("badorigin.db"))
+    sql(j("badorigin.db"), "INSERT INTO history_origin VALUES (5, 'not an identity')")
+    refused([j("fb.db"), j("badorigin.db")], "a malformed origin", "badorigin.db", "history_origin")
 
     # A source whose tables are broken: a message naming it and the table.
-    run([ingest, "-q", j("fb.db"), runs[8]])
     shutil.copyfile(j("hA.db"), j("broken.db"))
     sql(j("broken.db"), "DROP TABLE miss_cell")
     refused([j("fb.db"), j("broken.db")], "a source without miss_cell", "broken.db", "miss_cell")

@@ -6,7 +6,8 @@
  * copy: cp, a restored backup, a template) gives the store a new id and
  * records the old one in merged_store as 'copied', with the ledger position
  * and digest it had: copies fed different runs never pass for one another,
- * and a merge can see that both hold the original's cells. A moved file
+ * and the history the copy holds as its own goes under the original's
+ * identity, so that merging both counts it once. A moved file
  * keeps its inode, and so its identity; a store only read (a snapshot being
  * merged) is never changed.
  *
@@ -161,6 +162,31 @@ static int record_origin(fdx_store *s, const char *id)
     return step_done(s, st, "recording the store this one was copied from");
 }
 
+/* The copy's own history so far is the original's: it goes under the
+ * original's origin number, so that merging both the original and the copy
+ * counts it once (a merge keeps the larger count per origin). */
+static int relabel(fdx_store *s, const char *old_id)
+{
+    sqlite3_stmt *st;
+    int rc = fdx_store_stmt(s, FDX_STMT_HISTORY_ORIGIN_ID, &st);
+    if (rc != FDX_OK)
+        return rc;
+    sqlite3_bind_text(st, 1, old_id, -1, SQLITE_TRANSIENT);
+    int src = sqlite3_step(st);
+    int64_t origin = src == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    if (src != SQLITE_ROW)
+        return fdx_store_fail_sqlite(s, src, "numbering the store this one was copied from");
+    const fdx_stmt_id ids[] = {FDX_STMT_IDENTITY_RELABEL, FDX_STMT_IDENTITY_RELABEL_PRUNED};
+    for (size_t i = 0; rc == FDX_OK && i < sizeof ids / sizeof ids[0]; i++) {
+        if ((rc = fdx_store_stmt(s, ids[i], &st)) != FDX_OK)
+            return rc;
+        sqlite3_bind_int64(st, 1, origin);
+        rc = step_done(s, st, "handing the copied history to the store it came from");
+    }
+    return rc;
+}
+
 int fdx_identity_check_file(fdx_store *s, int may_fork)
 {
     char id[FDX_STORE_ID_HEX];
@@ -185,5 +211,7 @@ int fdx_identity_check_file(fdx_store *s, int may_fork)
     sqlite3_bind_int64(st, 1, dev);
     sqlite3_bind_int64(st, 2, ino);
     sqlite3_bind_int(st, 3, m.known);
-    return step_done(s, st, "writing the store identity");
+    if ((rc = step_done(s, st, "writing the store identity")) != FDX_OK || !m.known)
+        return rc;
+    return relabel(s, id);
 }

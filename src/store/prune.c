@@ -1,7 +1,9 @@
 /*
  * fdx_store_prune: removing cells by filter (an old driver, a retired kernel
  * revision, cells not seen since a date) with their history, recorded in the
- * ledger so that merges can tell a pruned store from the one it was.
+ * ledger. The history of the removed cells is kept as tombstones
+ * (pruned_cell, pruned_history), so that a later merge of a store holding
+ * those counts brings only what it observed beyond them.
  */
 #include <string.h>
 
@@ -9,6 +11,7 @@
 #include "common/when.h"
 #include "store/conn.h"
 #include "store/ledger.h"
+#include "store/row.h"
 #include "store/store_flush.h"
 
 /* The filters given, as JSON text for prune_log, and the :before day. */
@@ -45,6 +48,22 @@ static void bind_named(sqlite3_stmt *st, const char *name, const char *value)
         sqlite3_bind_text(st, i, value, -1, SQLITE_STATIC);
 }
 
+/* A removed cell's key, so that its history is kept as counts already
+ * absorbed: a later merge of a store that holds them does not bring them
+ * back (schema_6.sql). */
+static int remember(fdx_store *s, const fdx_cell *c, int64_t cell_id)
+{
+    sqlite3_stmt *st;
+    int rc = fdx_store_stmt(
+        s, c->kind == FDX_KIND_MISS ? FDX_STMT_PRUNE_TOMB_MISS : FDX_STMT_PRUNE_TOMB_DISPATCH, &st);
+    if (rc != FDX_OK)
+        return rc;
+    sqlite3_bind_int64(st, fdx_bind_key(st, c), cell_id);
+    rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, rc, "remembering a pruned cell");
+}
+
 static int remove_cells(fdx_store *s, fdx_stmt_id id, const fdx_prune_filter *f, const char *before,
                         uint64_t *cells, uint64_t *observations)
 {
@@ -59,12 +78,19 @@ static int remove_cells(fdx_store *s, fdx_stmt_id id, const fdx_prune_filter *f,
     bind_named(st, ":cc", f->compute_capability);
     bind_named(st, ":sku", f->hardware_sku);
     bind_named(st, ":before", before);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        uint64_t n = (uint64_t)sqlite3_column_int64(st, 0);
+    int code = FDX_OK;
+    while (code == FDX_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        fdx_cell cell;
+        int i =
+            fdx_row_key(st, id == FDX_STMT_PRUNE_MISSES ? FDX_KIND_MISS : FDX_KIND_DISPATCH, &cell);
+        uint64_t n = (uint64_t)sqlite3_column_int64(st, i);
         *observations = n > FDX_COUNT_MAX - *observations ? FDX_COUNT_MAX : *observations + n;
         (*cells)++;
+        code = remember(s, &cell, sqlite3_column_int64(st, i + 1));
     }
     sqlite3_reset(st);
+    if (code != FDX_OK)
+        return code;
     return rc == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, rc, "pruning cells");
 }
 
@@ -110,6 +136,8 @@ int fdx_store_prune(fdx_store *s, const fdx_prune_filter *f, fdx_prune_stats *st
     if (rc == FDX_OK)
         rc = remove_cells(s, FDX_STMT_PRUNE_DISPATCHES, f, before, &stats->dispatch_cells,
                           &stats->observations);
+    if (rc == FDX_OK)
+        rc = fdx_store_exec(s, FDX_STMT_PRUNE_TOMB_HISTORY);
     if (rc == FDX_OK)
         rc = fdx_store_exec(s, FDX_STMT_PRUNE_HISTORY);
     if (rc == FDX_OK)

@@ -17,7 +17,7 @@
 /* migrations[v] upgrades a store from schema version v to v + 1. */
 static const char *const migrations[][2] = {
     {fdx_sql_schema_1, NULL}, {fdx_sql_schema_2, NULL},          {fdx_sql_views, fdx_sql_schema_3},
-    {fdx_sql_schema_4, NULL}, {fdx_sql_schema_5, fdx_sql_views},
+    {fdx_sql_schema_4, NULL}, {fdx_sql_schema_5, fdx_sql_views}, {fdx_sql_schema_6, NULL},
 };
 
 int fdx_schema_version(void)

@@ -1,0 +1,7 @@
+-- Apply, step 7: ids for the staged cells new to this store that gain
+-- anything (a cell whose counts this store pruned, with nothing since, stays
+-- away), from ?1 (history_config.next_cell_id) on.
+UPDATE temp.merge_cell SET target = ?1 + r.n - 1, added = 1
+FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM temp.merge_cell
+      WHERE target IS NULL AND gain > 0) AS r
+WHERE merge_cell.id = r.id;

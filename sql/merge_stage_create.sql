@@ -1,0 +1,64 @@
+-- The staging tables of a merge into this store (see docs/FORMAT.md, "How a
+-- merge applies"): what the source holds, staged by the backend-neutral
+-- reader (merge_read.c), then the working tables of the apply statements
+-- (merge_apply_*.sql). TEMP: they live in the target's connection only.
+CREATE TEMP TABLE IF NOT EXISTS merge_cell (
+    id                   INTEGER PRIMARY KEY,          -- the reader's number for the cell
+    kind                 TEXT    NOT NULL,             -- 'miss' or 'dispatch'
+    keyed                INTEGER NOT NULL,             -- misses: 1
+    token                TEXT    NOT NULL,             -- wanted, or structure_key
+    backend              TEXT    NOT NULL,
+    op                   TEXT    NOT NULL,
+    dtypes               TEXT    NOT NULL,
+    kernel_source        TEXT    NOT NULL,
+    kernel_revision_hash INTEGER NOT NULL,
+    cc_major             INTEGER NOT NULL,
+    cc_minor             INTEGER NOT NULL,
+    hardware_sku         TEXT    NOT NULL,
+    driver_version       TEXT    NOT NULL,
+    candidates           TEXT    NOT NULL,             -- misses: '[]'
+    candidates_set_at    INTEGER,
+    target               INTEGER,                      -- the target's cell_id (apply)
+    tomb                 INTEGER,                      -- the target's pruned_cell id (apply)
+    gain                 INTEGER NOT NULL DEFAULT 0,   -- observations it brings (apply)
+    added                INTEGER NOT NULL DEFAULT 0    -- 1: new to the target (apply)
+);
+CREATE INDEX IF NOT EXISTS temp.merge_cell_by_target ON merge_cell (target);
+CREATE INDEX IF NOT EXISTS temp.merge_cell_by_tomb ON merge_cell (tomb);
+CREATE TEMP TABLE IF NOT EXISTS merge_history (
+    cell     INTEGER NOT NULL,                         -- merge_cell.id
+    day      INTEGER NOT NULL,                         -- a day, or a month's first day
+    store_id TEXT    NOT NULL,                         -- the store that observed it
+    count    INTEGER NOT NULL,
+    PRIMARY KEY (cell, store_id, day)
+) WITHOUT ROWID;
+CREATE TEMP TABLE IF NOT EXISTS merge_ledger (
+    store_id      TEXT    NOT NULL,
+    id            INTEGER NOT NULL,
+    run_id        TEXT,
+    kind          TEXT    NOT NULL,
+    records       INTEGER NOT NULL,
+    cells_added   INTEGER NOT NULL,
+    cells_updated INTEGER NOT NULL,
+    captured_at   INTEGER,
+    committed_at  TEXT    NOT NULL,
+    PRIMARY KEY (store_id, id)
+);
+CREATE TEMP TABLE IF NOT EXISTS merge_store (
+    store_id      TEXT    PRIMARY KEY,
+    ledger_high   INTEGER NOT NULL,
+    ledger_digest TEXT,
+    how           TEXT    NOT NULL                     -- 'read' (the source) or 'held'
+);
+CREATE TEMP TABLE IF NOT EXISTS merge_src (
+    cell INTEGER NOT NULL, origin INTEGER NOT NULL, day INTEGER NOT NULL,
+    count INTEGER NOT NULL, PRIMARY KEY (cell, origin, day)
+) WITHOUT ROWID;
+CREATE TEMP TABLE IF NOT EXISTS merge_tgt (
+    cell INTEGER NOT NULL, origin INTEGER NOT NULL, day INTEGER NOT NULL,
+    count INTEGER NOT NULL, PRIMARY KEY (cell, origin, day)
+) WITHOUT ROWID;
+CREATE TEMP TABLE IF NOT EXISTS merge_delta (
+    cell INTEGER NOT NULL, origin INTEGER NOT NULL, day INTEGER NOT NULL,
+    delta INTEGER NOT NULL, PRIMARY KEY (cell, origin, day)
+) WITHOUT ROWID;

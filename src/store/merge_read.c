@@ -1,0 +1,355 @@
+/*
+ * The backend-neutral half of a merge: reading a source store and staging
+ * it into a target (merge_stage.h). A source comes from another host, so
+ * every row is checked before it is staged: cells as strictly as feed lines
+ * (row.c), identities as fdx makes them, history buckets and counts in
+ * range, every history row's origin known, a cell's history adding up to its
+ * count (a merge adds history, and the cell's count grows by what its
+ * history gains), ledger rows of the types fdx writes.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/when.h"
+#include "store/conn.h"
+#include "store/merge_stage.h"
+#include "store/row.h"
+
+/* A source cell: its id in the source's history, the number it was staged
+ * under, its count and what its history adds up to. */
+typedef struct src_cell {
+    int64_t id;
+    int64_t staged;
+    uint64_t count;
+    uint64_t history;
+} src_cell;
+
+typedef struct reader {
+    fdx_store *src;
+    const char *path;
+    const fdx_merge_target_ops *ops;
+    void *t;
+    src_cell *cells;
+    size_t n, cap;
+    char (*origins)[FDX_STORE_ID_HEX]; /* the source's origin k is origins[k] */
+    int64_t n_origins;
+} reader;
+
+/* The source's message, handed to the target. */
+static int src_failed(reader *r, int rc)
+{
+    return r->ops->fail(r->t, rc, r->src->errmsg);
+}
+
+static int invalid(reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int invalid(reader *r, const char *fmt, ...)
+{
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    fdx_store_fail(r->src, FDX_ENOTSTORE, "%s: not a valid fdx store: %s", r->path, what);
+    return src_failed(r, FDX_ENOTSTORE);
+}
+
+static int sqlite_failed(reader *r, int rc, const char *what)
+{
+    fdx_store_fail_sqlite(r->src, rc, what);
+    return src_failed(r, FDX_EIO);
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    return b > FDX_COUNT_MAX - a ? FDX_COUNT_MAX : a + b;
+}
+
+static int describe_source(reader *r, fdx_merge_source *m)
+{
+    sqlite3_stmt *st;
+    m->path = r->path;
+    int rc = fdx_identity_read(r->src, m->store_id);
+    if (rc == FDX_OK)
+        rc = fdx_identity_ledger_digest(r->src, &m->ledger_high, m->digest);
+    if (rc == FDX_OK)
+        rc = fdx_store_stmt(r->src, FDX_STMT_MERGE_READ_CONFIG, &st);
+    if (rc != FDX_OK)
+        return src_failed(r, rc);
+    int src_rc = sqlite3_step(st);
+    int ok = src_rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER;
+    m->rolled_before = ok ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    if (src_rc != SQLITE_ROW && src_rc != SQLITE_DONE)
+        return sqlite_failed(r, src_rc, "reading the history settings");
+    /* -2^31: nothing rolled up yet; otherwise a month's first day */
+    if (!ok || (m->rolled_before != -2147483648LL &&
+                (m->rolled_before < 0 || m->rolled_before > FDX_TIME_MAX / FDX_SECONDS_PER_DAY ||
+                 fdx_month_start(m->rolled_before) != m->rolled_before)))
+        return invalid(r, "history_config: rolled_before is not the first day of a month");
+    return FDX_OK;
+}
+
+static int push_cell(reader *r, int64_t id, uint64_t count)
+{
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 1024;
+        src_cell *v = realloc(r->cells, cap * sizeof *v);
+        if (!v)
+            return r->ops->fail(r->t, FDX_ENOMEM, "out of memory");
+        r->cells = v;
+        r->cap = cap;
+    }
+    r->cells[r->n] = (src_cell){id, (int64_t)r->n + 1, count, 0};
+    r->n++;
+    return FDX_OK;
+}
+
+static int stage_cells(reader *r, fdx_kind kind)
+{
+    sqlite3_stmt *st;
+    int rc = fdx_store_stmt(
+        r->src, kind == FDX_KIND_MISS ? FDX_STMT_MERGE_READ_MISSES : FDX_STMT_MERGE_READ_DISPATCHES,
+        &st);
+    if (rc != FDX_OK)
+        return src_failed(r, rc);
+    fdx_row_reader rr;
+    if ((rc = fdx_row_reader_init(&rr, r->src, kind)) != FDX_OK)
+        return src_failed(r, rc);
+    int id_col = sqlite3_column_count(st) - 1, src_rc = SQLITE_DONE;
+    fdx_row row;
+    while (rc == FDX_OK && (src_rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if ((rc = fdx_row_read(&rr, st, &row)) != FDX_OK) {
+            rc = src_failed(r, rc);
+            break;
+        }
+        if (sqlite3_column_type(st, id_col) != SQLITE_INTEGER) {
+            rc = invalid(r, "a cell without a history id (cell %lld)", (long long)rr.rows);
+            break;
+        }
+        rc = push_cell(r, sqlite3_column_int64(st, id_col), row.count);
+        if (rc == FDX_OK)
+            rc = r->ops->stage_cell(r->t, (int64_t)r->n, &row.cell, row.cands,
+                                    row.has_set_at ? &row.set_at : NULL);
+    }
+    fdx_row_reader_free(&rr);
+    sqlite3_reset(st);
+    if (rc == FDX_OK && src_rc != SQLITE_DONE)
+        rc = sqlite_failed(r, src_rc, "reading cells");
+    return rc;
+}
+
+static int by_id(const void *a, const void *b)
+{
+    int64_t x = ((const src_cell *)a)->id, y = ((const src_cell *)b)->id;
+    return (x > y) - (x < y);
+}
+
+static src_cell *find_cell(reader *r, int64_t id)
+{
+    src_cell key = {id, 0, 0, 0};
+    return bsearch(&key, r->cells, r->n, sizeof key, by_id);
+}
+
+static int read_origins(reader *r, const char *self)
+{
+    sqlite3_stmt *st;
+    int rc = fdx_store_stmt(r->src, FDX_STMT_MERGE_READ_ORIGINS, &st);
+    if (rc != FDX_OK)
+        return src_failed(r, rc);
+    int src_rc;
+    while (rc == FDX_OK && (src_rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t k = sqlite3_column_int64(st, 0);
+        const unsigned char *id = sqlite3_column_text(st, 1);
+        if (k < 0 || k > (1 << 24)) {
+            rc = invalid(r, "history_origin: an origin out of range (%lld)", (long long)k);
+            break;
+        }
+        if (!fdx_store_id_valid(id)) {
+            rc = invalid(r, "history_origin: origin %lld is not a store identity", (long long)k);
+            break;
+        }
+        if (k >= r->n_origins) {
+            char(*v)[FDX_STORE_ID_HEX] = realloc(r->origins, (size_t)(k + 1) * sizeof *v);
+            if (!v) {
+                rc = r->ops->fail(r->t, FDX_ENOMEM, "out of memory");
+                break;
+            }
+            memset(v + r->n_origins, 0, (size_t)(k + 1 - r->n_origins) * sizeof *v);
+            r->origins = v;
+            r->n_origins = k + 1;
+        }
+        memcpy(r->origins[k], k == 0 ? (const unsigned char *)self : id, FDX_STORE_ID_HEX);
+    }
+    sqlite3_reset(st);
+    if (rc == FDX_OK && src_rc != SQLITE_DONE)
+        rc = sqlite_failed(r, src_rc, "reading history origins");
+    return rc;
+}
+
+static int stage_history(reader *r)
+{
+    sqlite3_stmt *st;
+    int rc = fdx_store_stmt(r->src, FDX_STMT_MERGE_READ_HISTORY, &st);
+    if (rc != FDX_OK)
+        return src_failed(r, rc);
+    int src_rc;
+    src_cell *c = NULL;
+    while (rc == FDX_OK && (src_rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0), day = sqlite3_column_int64(st, 1);
+        int64_t origin = sqlite3_column_int64(st, 2), count = sqlite3_column_int64(st, 3);
+        if (sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
+            sqlite3_column_type(st, 3) != SQLITE_INTEGER || count < 1 || day < 0 ||
+            day > FDX_TIME_MAX / FDX_SECONDS_PER_DAY) {
+            rc = invalid(r, "cell_history: a day or count out of range (cell %lld)", (long long)id);
+            break;
+        }
+        if (!c || c->id != id)
+            c = find_cell(r, id);
+        if (!c)
+            continue; /* a row of no cell counts nowhere */
+        if (origin < 0 || origin >= r->n_origins || !r->origins[origin][0]) {
+            rc = invalid(r, "cell_history: history names an unknown store (origin %lld)",
+                         (long long)origin);
+            break;
+        }
+        c->history = sat_add(c->history, (uint64_t)count);
+        rc = r->ops->stage_history(r->t, c->staged, day, r->origins[origin], (uint64_t)count);
+    }
+    sqlite3_reset(st);
+    if (rc == FDX_OK && src_rc != SQLITE_DONE)
+        rc = sqlite_failed(r, src_rc, "reading history");
+    for (size_t i = 0; rc == FDX_OK && i < r->n; i++)
+        if (r->cells[i].history != r->cells[i].count)
+            rc = invalid(r, "cell_history: the history of cell %lld does not add up to its count",
+                         (long long)r->cells[i].id);
+    return rc;
+}
+
+static const char *text_or_null(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_TEXT ? (const char *)sqlite3_column_text(st, i)
+                                                     : NULL;
+}
+
+/* The ledger row of st, of the types fdx writes, or 0. */
+static int ledger_row(sqlite3_stmt *st, fdx_merge_ledger_row *l)
+{
+    static const int ints[] = {1, 4, 5, 6};
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        if (sqlite3_column_type(st, ints[i]) != SQLITE_INTEGER)
+            return 0;
+    int run = sqlite3_column_type(st, 2), at = sqlite3_column_type(st, 7);
+    *l = (fdx_merge_ledger_row){.store_id = text_or_null(st, 0),
+                                .id = sqlite3_column_int64(st, 1),
+                                .run_id = text_or_null(st, 2),
+                                .kind = text_or_null(st, 3),
+                                .records = sqlite3_column_int64(st, 4),
+                                .cells_added = sqlite3_column_int64(st, 5),
+                                .cells_updated = sqlite3_column_int64(st, 6),
+                                .has_captured_at = at == SQLITE_INTEGER,
+                                .captured_at = sqlite3_column_int64(st, 7),
+                                .committed_at = text_or_null(st, 8)};
+    return fdx_store_id_valid((const unsigned char *)l->store_id) && l->kind && l->committed_at &&
+           (run == SQLITE_NULL || l->run_id) && (at == SQLITE_NULL || l->has_captured_at);
+}
+
+static int stage_ledger(reader *r)
+{
+    sqlite3_stmt *st;
+    int rc = fdx_store_stmt(r->src, FDX_STMT_MERGE_READ_LEDGER, &st);
+    if (rc != FDX_OK)
+        return src_failed(r, rc);
+    int src_rc;
+    long long n = 0;
+    while (rc == FDX_OK && (src_rc = sqlite3_step(st)) == SQLITE_ROW) {
+        fdx_merge_ledger_row l;
+        n++;
+        if (!ledger_row(st, &l))
+            rc = invalid(r, "a ledger row of the wrong types (row %lld)", n);
+        else
+            rc = r->ops->stage_ledger(r->t, &l);
+    }
+    sqlite3_reset(st);
+    if (rc == FDX_OK && src_rc != SQLITE_DONE)
+        rc = sqlite_failed(r, src_rc, "reading the ledger");
+    return rc;
+}
+
+/* The source itself, and the stores it says it holds (recorded, never
+ * trusted: they decide nothing). */
+static int stage_stores(reader *r, const fdx_merge_source *m)
+{
+    sqlite3_stmt *st;
+    int rc = r->ops->stage_store(r->t, m->store_id, m->ledger_high, m->digest, "read");
+    if (rc != FDX_OK || (rc = fdx_store_stmt(r->src, FDX_STMT_MERGED_LIST, &st)) != FDX_OK)
+        return rc == FDX_OK ? src_failed(r, rc) : rc;
+    int src_rc;
+    while (rc == FDX_OK && (src_rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const unsigned char *id = sqlite3_column_text(st, 0);
+        if (!fdx_store_id_valid(id)) {
+            rc = invalid(r, "merged_store: a malformed store identity");
+            break;
+        }
+        if (strcmp((const char *)id, m->store_id) == 0) {
+            rc = invalid(r, "merged_store lists the store's own identity");
+            break;
+        }
+        const char *digest = text_or_null(st, 2);
+        if (digest && strlen(digest) != FDX_SHA256_HEX - 1)
+            digest = NULL;
+        rc = r->ops->stage_store(r->t, (const char *)id, sqlite3_column_int64(st, 1), digest,
+                                 "held");
+    }
+    sqlite3_reset(st);
+    if (rc == FDX_OK && src_rc != SQLITE_DONE)
+        rc = sqlite_failed(r, src_rc, "reading merged stores");
+    return rc;
+}
+
+static int stage_all(reader *r, const fdx_merge_source *m)
+{
+    int rc = r->ops->begin(r->t, m);
+    if (rc == FDX_OK)
+        rc = stage_cells(r, FDX_KIND_MISS);
+    if (rc == FDX_OK)
+        rc = stage_cells(r, FDX_KIND_DISPATCH);
+    if (rc == FDX_OK) {
+        qsort(r->cells, r->n, sizeof *r->cells, by_id);
+        for (size_t i = 1; rc == FDX_OK && i < r->n; i++)
+            if (r->cells[i].id == r->cells[i - 1].id)
+                rc = invalid(r, "two cells share the history id %lld", (long long)r->cells[i].id);
+    }
+    if (rc == FDX_OK)
+        rc = read_origins(r, m->store_id);
+    if (rc == FDX_OK)
+        rc = stage_history(r);
+    if (rc == FDX_OK)
+        rc = stage_ledger(r);
+    if (rc == FDX_OK)
+        rc = stage_stores(r, m);
+    return rc;
+}
+
+int fdx_merge_stage(fdx_store *src, const char *path, const fdx_merge_target_ops *ops, void *t,
+                    fdx_merge_known *known, fdx_merge_applied *applied, fdx_merge_stats *stats)
+{
+    reader r = {src, path, ops, t, NULL, 0, 0, NULL, 0};
+    fdx_merge_source m;
+    *applied = (fdx_merge_applied){0, 0};
+    int rc = describe_source(&r, &m);
+    if (rc == FDX_OK)
+        rc = ops->known(t, &m, known);
+    if (rc != FDX_OK || *known != FDX_MERGE_NEW)
+        return rc;
+    rc = stage_all(&r, &m);
+    if (rc == FDX_OK)
+        rc = ops->apply(t, &m, applied);
+    if (rc == FDX_OK)
+        stats->cells_read += r.n;
+    ops->end(t);
+    free(r.cells);
+    free(r.origins);
+    return rc;
+}

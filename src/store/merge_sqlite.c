@@ -1,0 +1,265 @@
+/*
+ * The SQLite target of a merge (merge_stage.h): the source's rows are staged
+ * into TEMP tables of the target's connection (merge_stage_create.sql), then
+ * folded in by set-based statements (merge_apply_*.sql, in the order
+ * docs/FORMAT.md gives), inside the target's open transaction.
+ */
+#include <string.h>
+
+#include "sql_text.h"
+#include "store/conn.h"
+#include "store/history.h"
+#include "store/merge_sqlite.h"
+#include "store/store_flush.h"
+
+static int run_script(fdx_store *dst, const char *sql, const char *what)
+{
+    char *msg = NULL;
+    int rc = sqlite3_exec(dst->db, sql, NULL, NULL, &msg);
+    if (rc == SQLITE_OK)
+        return FDX_OK;
+    rc = fdx_store_fail(dst, fdx_store_code_of_sqlite(rc), "%s: %s", what,
+                        msg ? msg : sqlite3_errstr(rc));
+    sqlite3_free(msg);
+    return rc;
+}
+
+/* Steps a statement that returns no rows; *changes (when given) gets the
+ * rows it changed. */
+static int step(fdx_store *dst, sqlite3_stmt *st, const char *what, uint64_t *changes)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return fdx_store_fail_sqlite(dst, rc, what);
+    if (changes)
+        *changes = (uint64_t)sqlite3_changes(dst->db);
+    return FDX_OK;
+}
+
+static int known(void *t, const fdx_merge_source *src, fdx_merge_known *out)
+{
+    fdx_store *dst = t;
+    char own[FDX_STORE_ID_HEX];
+    sqlite3_stmt *st;
+    int rc = fdx_identity_read(dst, own);
+    if (rc != FDX_OK)
+        return rc;
+    if (strcmp(own, src->store_id) == 0) {
+        *out = FDX_MERGE_SELF;
+        fdx_store_note(dst,
+                       "%s: is %s itself (store %s), or a copy of it not written to since; "
+                       "nothing to do",
+                       src->path, dst->path, own);
+        return FDX_OK;
+    }
+    if ((rc = fdx_store_stmt(dst, FDX_STMT_MERGED_FIND, &st)) != FDX_OK)
+        return rc;
+    sqlite3_bind_text(st, 1, src->store_id, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    const unsigned char *digest = rc == SQLITE_ROW ? sqlite3_column_text(st, 3) : NULL;
+    const unsigned char *how = rc == SQLITE_ROW ? sqlite3_column_text(st, 4) : NULL;
+    int same = rc == SQLITE_ROW && sqlite3_column_int64(st, 0) == src->ledger_high && digest &&
+               strcmp((const char *)digest, src->digest) == 0 && how &&
+               strcmp((const char *)how, "read") == 0;
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return fdx_store_fail_sqlite(dst, rc, "reading merged stores");
+    *out = same ? FDX_MERGE_UNCHANGED : FDX_MERGE_NEW;
+    if (same)
+        fdx_store_note(dst, "%s: store %s was already merged, unchanged; nothing to do", src->path,
+                       src->store_id);
+    return FDX_OK;
+}
+
+static int begin(void *t, const fdx_merge_source *src)
+{
+    fdx_store *dst = t;
+    (void)src;
+    int rc = run_script(dst, fdx_sql_merge_stage_create, "creating the merge's staging tables");
+    if (rc == FDX_OK)
+        rc = run_script(dst, fdx_sql_merge_stage_clear, "emptying the merge's staging tables");
+    return rc;
+}
+
+static int stage_cell(void *t, int64_t staged, const fdx_cell *c, fdx_str cands,
+                      const int64_t *set_at)
+{
+    fdx_store *dst = t;
+    sqlite3_stmt *st;
+    int rc = fdx_store_stmt(
+        dst, c->kind == FDX_KIND_MISS ? FDX_STMT_MERGE_STAGE_MISS : FDX_STMT_MERGE_STAGE_DISPATCH,
+        &st);
+    if (rc != FDX_OK)
+        return rc;
+    int i = fdx_bind_key(st, c);
+    if (c->kind == FDX_KIND_DISPATCH) {
+        sqlite3_bind_text(st, i++, cands.p, (int)cands.n, SQLITE_STATIC);
+        if (set_at)
+            sqlite3_bind_int64(st, i, *set_at);
+        i++;
+    }
+    sqlite3_bind_int64(st, i, staged);
+    fdx_store_progress(dst, "merge", (uint64_t)staged);
+    return step(dst, st, "staging a cell", NULL);
+}
+
+static int stage_history(void *t, int64_t staged, int64_t day, const char *store_id, uint64_t count)
+{
+    fdx_store *dst = t;
+    sqlite3_stmt *st;
+    int rc = fdx_store_stmt(dst, FDX_STMT_MERGE_STAGE_HISTORY, &st);
+    if (rc != FDX_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, staged);
+    sqlite3_bind_int64(st, 2, day);
+    sqlite3_bind_text(st, 3, store_id, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, (int64_t)count);
+    return step(dst, st, "staging history", NULL);
+}
+
+static void bind_text_or_null(sqlite3_stmt *st, int i, const char *v)
+{
+    if (v)
+        sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+}
+
+static int stage_ledger(void *t, const fdx_merge_ledger_row *l)
+{
+    fdx_store *dst = t;
+    sqlite3_stmt *st;
+    int rc = fdx_store_stmt(dst, FDX_STMT_MERGE_STAGE_LEDGER, &st);
+    if (rc != FDX_OK)
+        return rc;
+    sqlite3_bind_text(st, 1, l->store_id, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, l->id);
+    bind_text_or_null(st, 3, l->run_id);
+    sqlite3_bind_text(st, 4, l->kind, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 5, l->records);
+    sqlite3_bind_int64(st, 6, l->cells_added);
+    sqlite3_bind_int64(st, 7, l->cells_updated);
+    if (l->has_captured_at)
+        sqlite3_bind_int64(st, 8, l->captured_at);
+    sqlite3_bind_text(st, 9, l->committed_at, -1, SQLITE_STATIC);
+    return step(dst, st, "staging a ledger row", NULL);
+}
+
+static int stage_store(void *t, const char *store_id, int64_t ledger_high, const char *digest,
+                       const char *how)
+{
+    fdx_store *dst = t;
+    sqlite3_stmt *st;
+    int rc = fdx_store_stmt(dst, FDX_STMT_MERGE_STAGE_STORE, &st);
+    if (rc != FDX_OK)
+        return rc;
+    sqlite3_bind_text(st, 1, store_id, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, ledger_high);
+    bind_text_or_null(st, 3, digest);
+    sqlite3_bind_text(st, 4, how, -1, SQLITE_STATIC);
+    return step(dst, st, "staging a merged store", NULL);
+}
+
+/* Runs apply statement id with ?1 bound to v (when the statement has a
+ * parameter). */
+static int apply_one(fdx_store *dst, fdx_stmt_id id, int64_t v, uint64_t *changes)
+{
+    sqlite3_stmt *st;
+    int rc = fdx_store_stmt(dst, id, &st);
+    if (rc != FDX_OK)
+        return rc;
+    if (sqlite3_bind_parameter_count(st) > 0)
+        sqlite3_bind_int64(st, 1, v);
+    return step(dst, st, "applying a merge", changes);
+}
+
+/* The latest day the merge wrote history on; INT64_MIN: none. */
+static int max_day(fdx_store *dst, int64_t *day)
+{
+    sqlite3_stmt *st;
+    int rc = fdx_store_stmt(dst, FDX_STMT_MERGE_APPLY_MAX_DAY, &st);
+    if (rc != FDX_OK)
+        return rc;
+    rc = sqlite3_step(st);
+    *day = rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER
+               ? sqlite3_column_int64(st, 0)
+               : INT64_MIN;
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? FDX_OK : fdx_store_fail_sqlite(dst, rc, "applying a merge");
+}
+
+static int bind_path_and_run(fdx_store *dst, const char *path)
+{
+    sqlite3_stmt *st;
+    int rc = fdx_store_stmt(dst, FDX_STMT_MERGE_APPLY_STORES, &st);
+    if (rc != FDX_OK)
+        return rc;
+    sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+    return step(dst, st, "recording a merged store", NULL);
+}
+
+static int apply(void *t, const fdx_merge_source *src, fdx_merge_applied *out)
+{
+    fdx_store *dst = t;
+    int rc = fdx_history_load(dst);
+    if (rc != FDX_OK)
+        return rc;
+    int64_t coarse =
+        src->rolled_before > dst->hist.rolled_before ? src->rolled_before : dst->hist.rolled_before;
+    int64_t ledger = dst->ledger.id;
+    uint64_t added = 0, updated = 0, n = 0;
+    const struct {
+        fdx_stmt_id id;
+        int64_t arg;
+        uint64_t *changes;
+    } steps[] = {
+        {FDX_STMT_MERGE_APPLY_ORIGINS, 0, NULL},
+        {FDX_STMT_MERGE_APPLY_TARGETS, 0, NULL},
+        {FDX_STMT_MERGE_APPLY_SRC, 0, NULL},
+        {FDX_STMT_MERGE_APPLY_TGT, 0, NULL},
+        {FDX_STMT_MERGE_APPLY_DELTA, coarse, NULL},
+        {FDX_STMT_MERGE_APPLY_GAIN, 0, NULL},
+        {FDX_STMT_MERGE_APPLY_NUMBER, dst->hist.next_cell_id, &added},
+        {FDX_STMT_MERGE_APPLY_NEW_MISSES, ledger, NULL},
+        {FDX_STMT_MERGE_APPLY_NEW_DISPATCHES, ledger, NULL},
+        {FDX_STMT_MERGE_APPLY_MISSES, ledger, &n},
+        {FDX_STMT_MERGE_APPLY_DISPATCHES, ledger, &updated},
+        {FDX_STMT_MERGE_APPLY_HISTORY, 0, NULL},
+        {FDX_STMT_MERGE_APPLY_LEDGER, 0, NULL},
+    };
+    for (size_t i = 0; rc == FDX_OK && i < sizeof steps / sizeof steps[0]; i++)
+        rc = apply_one(dst, steps[i].id, steps[i].arg, steps[i].changes);
+    if (rc == FDX_OK)
+        rc = bind_path_and_run(dst, src->path);
+    int64_t day = INT64_MIN;
+    if (rc == FDX_OK)
+        rc = max_day(dst, &day);
+    if (rc != FDX_OK)
+        return rc;
+    updated += n;
+    dst->hist.next_cell_id += (int64_t)added;
+    if (day > dst->hist.latest_day)
+        dst->hist.latest_day = day;
+    dst->hist.dirty = 1;
+    dst->txn_stats.cells_added += added;
+    dst->txn_stats.cells_updated += updated;
+    *out = (fdx_merge_applied){added, updated};
+    return FDX_OK;
+}
+
+static void end(void *t)
+{
+    fdx_store *dst = t;
+    char saved[sizeof dst->errmsg];
+    memcpy(saved, dst->errmsg, sizeof saved);
+    run_script(dst, fdx_sql_merge_stage_clear, "emptying the merge's staging tables");
+    memcpy(dst->errmsg, saved, sizeof saved);
+}
+
+static int fail(void *t, int code, const char *msg)
+{
+    return fdx_store_fail(t, code, "%s", msg);
+}
+
+const fdx_merge_target_ops fdx_merge_sqlite_ops = {
+    known, begin, stage_cell, stage_history, stage_ledger, stage_store, apply, end, fail,
+};

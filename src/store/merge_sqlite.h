@@ -1,0 +1,13 @@
+/*
+ * The SQLite target of a merge (merge_sqlite.c).
+ */
+#ifndef FDX_STORE_MERGE_SQLITE_H
+#define FDX_STORE_MERGE_SQLITE_H
+
+#include "store/merge_stage.h"
+
+/* The ops of merge_stage.h for a target fdx_store (the void * is the store,
+ * inside its open transaction). */
+extern const fdx_merge_target_ops fdx_merge_sqlite_ops;
+
+#endif
