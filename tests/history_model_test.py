@@ -1,8 +1,15 @@
 #!/usr/bin/env python3
-"""Model test of the time axis: random ingests on random days (backfills
-included) into host stores with random daily windows, random prunes, and
-merges in random trees, must leave in every store the daily history, window
-rankings, growth rankings and totals that an independent model computes.
+"""Model test of the time axis and of incremental merges: rounds of random
+ingests on random days (backfills included) into host stores with random
+daily windows, copies of stores (cp) fed their own runs, random prunes of
+hosts and of the fleet, and merges in random trees in random order, hosts
+merged again after they grew, and the fleet merged back into hosts, must
+leave in every store the per-origin history, window rankings, growth
+rankings and totals that a model computes. The model keeps, per (cell,
+origin store, bucket), a grow-only count, and a merge keeps the larger of
+two (README: "how a merge knows what it holds"). Without prunes, the fleet
+that merged every store at the end must also hold exactly the observations
+of every feed once (counted by event, so copies share their original's).
 
 Usage: history_model_test.py BUILD_DIR [SEEDS]
 """
@@ -10,6 +17,7 @@ import datetime
 import json
 import os
 import random
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -32,18 +40,36 @@ def month_start(day):
     return (d.replace(day=1) - EPOCH).days
 
 
+def sat(n):
+    return min(n, COUNT_MAX)
+
+
 class Store:
-    """What a store's history should hold: counts per (cell, history day)."""
+    """What a store's history should hold: counts per (cell, origin, bucket),
+    origin being the identity of the store that observed them, and the counts
+    of the cells it pruned (the same keys)."""
 
     def __init__(self, daily_days=90):
         self.daily_days = daily_days
         self.rolled_before = -2**31
         self.latest = None
-        self.rows = {}  # (cell, day) -> count
+        self.rows = {}   # (cell, origin, day) -> count
+        self.tombs = {}  # (cell, origin, day) -> count
+        self.id = None   # the store's identity, read back after each write
+        self.events = set()  # the feed events it holds (see main's docstring)
 
-    def add(self, cell, day, count):
-        key = (cell, month_start(day) if day < self.rolled_before else day)
-        self.rows[key] = min(self.rows.get(key, 0) + count, COUNT_MAX)
+    def copy(self):
+        other = Store(self.daily_days)
+        other.rolled_before, other.latest, other.id = self.rolled_before, self.latest, self.id
+        other.rows, other.tombs, other.events = dict(self.rows), dict(self.tombs), set(self.events)
+        return other
+
+    def bucket(self, day):
+        return month_start(day) if day < self.rolled_before else day
+
+    def add(self, cell, origin, day, count):
+        key = (cell, origin, self.bucket(day))
+        self.rows[key] = sat(self.rows.get(key, 0) + count)
         self.latest = day if self.latest is None else max(self.latest, day)
 
     def commit(self):
@@ -53,25 +79,72 @@ class Store:
         if keep_from <= self.rolled_before:
             return
         rolled = {}
-        for (cell, day), n in self.rows.items():
+        for (cell, origin, day), n in self.rows.items():
             if self.rolled_before <= day < keep_from:
                 day = month_start(day)
-            rolled[(cell, day)] = min(rolled.get((cell, day), 0) + n, COUNT_MAX)
+            rolled[(cell, origin, day)] = sat(rolled.get((cell, origin, day), 0) + n)
         self.rows = rolled
         self.rolled_before = keep_from
 
     def prune(self, pred, before=None):
-        """Removes the cells pred accepts (and, with before, not seen since that day)."""
+        """Removes the cells pred accepts (and, with before, not seen since
+        that day); their counts become tombstones."""
         seen = {}
-        for (cell, day) in self.rows:
+        for (cell, _, day) in self.rows:
             seen[cell] = max(seen.get(cell, day), day)
         gone = {c for c in seen if pred(c) and (before is None or seen[c] < before)}
+        for key, n in self.rows.items():
+            if key[0] in gone:
+                self.tombs[key] = sat(self.tombs.get(key, 0) + n)
         self.rows = {k: n for k, n in self.rows.items() if k[0] not in gone}
+        return bool(gone)
+
+    def merge_from(self, src):
+        """A merge of src (inside the transaction: no roll-up until commit)."""
+        if src.id == self.id:
+            return
+        self.events |= src.events
+        coarse = max(self.rolled_before, src.rolled_before)
+        mine = {}
+        for table in (self.rows, self.tombs):
+            for (cell, origin, day), n in table.items():
+                mine[(cell, origin, day)] = sat(mine.get((cell, origin, day), 0) + n)
+        sm, tm, days = {}, {}, {}
+        for (cell, origin, day), n in src.rows.items():
+            k = (cell, origin, month_start(day))
+            sm[k] = sat(sm.get(k, 0) + n)
+            days.setdefault(k, []).append(day)
+        for (cell, origin, day), n in mine.items():
+            k = (cell, origin, month_start(day))
+            if k in sm:
+                tm[k] = sat(tm.get(k, 0) + n)
+        for k in sorted(sm):
+            gain = sm[k] - tm.get(k, 0)
+            if gain <= 0:
+                continue
+            cell, origin, month = k
+            spread = {}
+            if month >= coarse:
+                for day in days[k]:
+                    d = src.rows[(cell, origin, day)] - mine.get((cell, origin, day), 0)
+                    if d > 0:
+                        spread[day] = d
+            if not spread or sat(sum(spread.values())) != gain:
+                spread = {month: gain}
+            for day, d in spread.items():
+                self.rows[(cell, origin, day)] = sat(self.rows.get((cell, origin, day), 0) + d)
+                self.latest = day if self.latest is None else max(self.latest, day)
+
+    def by_day(self):
+        out = {}
+        for (cell, _, day), n in self.rows.items():
+            out[(cell, day)] = sat(out.get((cell, day), 0) + n)
+        return out
 
     def totals(self):
         out = {}
-        for (cell, _), n in self.rows.items():
-            out[cell] = min(out.get(cell, 0) + n, COUNT_MAX)
+        for (cell, _, _), n in self.rows.items():
+            out[cell] = sat(out.get(cell, 0) + n)
         return out
 
 
@@ -106,13 +179,13 @@ def gen_records(rng, huge):
 def read_rows(db):
     con = sqlite3.connect(db)
     rows = {}
-    for kind, view, key in (("miss", "miss_daily", "wanted"),
-                            ("dispatch", "dispatch_daily", "structure_key")):
+    for kind, view, key in (("miss", "miss_daily_by_store", "wanted"),
+                            ("dispatch", "dispatch_daily_by_store", "structure_key")):
         for r in con.execute(f"SELECT {key}, op, kernel_source, kernel_revision, cc_major, "
-                             f"cc_minor, hardware_sku, day, count FROM {view}"):
+                             f"cc_minor, hardware_sku, store, day, count FROM {view}"):
             cell = (kind, r[0], r[1], r[2], int(r[3], 16), (r[4], r[5]), r[6])
-            day = (datetime.date.fromisoformat(r[7]) - EPOCH).days
-            rows[(cell, day)] = r[8]
+            day = (datetime.date.fromisoformat(r[8]) - EPOCH).days
+            rows[(cell, r[7], day)] = r[9]
     totals = {}
     for kind, view, key in (("miss", "miss_cells", "wanted"),
                             ("dispatch", "dispatch_cells", "structure_key")):
@@ -124,6 +197,14 @@ def read_rows(db):
     return rows, totals
 
 
+def store_id(db):
+    con = sqlite3.connect(db)
+    try:
+        return con.execute("SELECT id FROM store_identity").fetchone()[0]
+    finally:
+        con.close()
+
+
 def top(build, db, args):
     p = subprocess.run([os.path.join(build, "fdx-top"), "--json", "-n", "0", db] + args,
                        capture_output=True, text=True)
@@ -132,13 +213,13 @@ def top(build, db, args):
 
 def check_store(build, rng, name, db, model, huge):
     rows, totals = read_rows(db)
-    check(rows == model.rows, f"{name}: daily history", f"{sorted(rows.items())}\n"
+    check(rows == model.rows, f"{name}: history per origin", f"{sorted(rows.items())}\n"
           f"want {sorted(model.rows.items())}")
     check(totals == model.totals(), f"{name}: totals are the history's sums",
           f"{totals}\nwant {model.totals()}")
     if huge or model.latest is None:
         return
-    misses = [(c, d, n) for (c, d), n in model.rows.items() if c[0] == "miss"]
+    misses = [(c, d, n) for (c, d), n in model.by_day().items() if c[0] == "miss"]
     for _ in range(3):
         lo = DAY0 + rng.randrange(-5, 130)
         hi = lo + rng.randrange(1, 60)
@@ -207,6 +288,7 @@ def prune(build, rng, name, db, model):
                        text=True)
     check(p.returncode == 0, f"{name}: fdx-prune {' '.join(args)}", p.stderr)
     model.prune(pred, before)
+    model.id = store_id(db)
     return args
 
 
@@ -223,64 +305,153 @@ def merge_tree(rng, items):
     return [merge_tree(rng, g) for g in groups]
 
 
-def run_seed(build, seed, tmp):
-    rng = random.Random(seed)
-    huge = seed % 7 == 3
-    ingest = os.path.join(build, "fdx-ingest")
-    hosts, run_ids = {}, []
-    for h in range(rng.randrange(2, 5)):
-        name = f"host{h}"
-        db = os.path.join(tmp, f"{seed}-{name}.db")
-        model = Store(rng.choice([90, 10, 20, 40]))
-        for r in range(rng.randrange(1, 10)):
-            lines, adds = gen_records(rng, huge)
-            path = os.path.join(tmp, f"{seed}-{name}-{r}.jsonl")
-            with open(path, "w") as f:
-                f.write("".join(json.dumps(l) + "\n" for l in lines))
-            day = DAY0 + rng.randrange(0, 120)
-            at = rng.choice([date_of(day), f"{date_of(day)}T{rng.randrange(24):02d}:07:00Z",
-                             f"@{day * 86400 + rng.randrange(86400)}"])
-            cmd = [ingest, "-q", "--at", at, "--run-id", f"{name}-{r}"]
-            if r == 0 and model.daily_days != 90:
-                cmd += ["--daily-days", str(model.daily_days)]
-            p = subprocess.run(cmd + [db, path], capture_output=True, text=True)
-            check(p.returncode == 0, f"seed {seed}: ingest", p.stderr)
-            for cell, n in adds:
-                model.add(cell, day, n)
-            model.commit()
-        hosts[name] = (db, model)
-        run_ids += [f"{name}-{r}" for r in range(r + 1)]
-        check_store(build, rng, f"seed {seed} {name}", db, model, huge)
-        if rng.random() < 0.4:
-            args = prune(build, rng, f"seed {seed} {name}", db, model)
-            check_store(build, rng, f"seed {seed} {name} pruned {' '.join(args)}", db, model, huge)
-    counter = [0]
+class Seed:
+    """One seed's stores: name -> (path, model)."""
 
-    def build_node(node):
-        if isinstance(node, str):
-            return hosts[node]
-        children = [build_node(c) for c in node]
-        counter[0] += 1
-        db = os.path.join(tmp, f"{seed}-merged{counter[0]}.db")
-        p = subprocess.run([os.path.join(build, "fdx-merge"), "-q", db] + [c[0] for c in children],
-                           capture_output=True, text=True)
-        check(p.returncode == 0, f"seed {seed}: merge", p.stderr)
-        model = Store()
-        for _, child in children:
-            for (cell, day), n in sorted(child.rows.items(), key=lambda kv: kv[0][1]):
-                model.add(cell, day, n)
+    def __init__(self, build, seed, tmp):
+        self.build, self.seed, self.tmp = build, seed, tmp
+        self.rng = random.Random(seed)
+        self.huge = seed % 7 == 3
+        self.stores = {}
+        self.runs = 0
+        self.events = 0
+        self.run_ids = []
+        self.pruned = False
+
+    def path(self, name):
+        return os.path.join(self.tmp, f"{self.seed}-{name}.db")
+
+    def tool(self, name, args, what):
+        p = subprocess.run([os.path.join(self.build, name), "-q"] + args, capture_output=True,
+                           text=True)
+        check(p.returncode == 0, f"seed {self.seed}: {what}", p.stderr)
+
+    def new_store(self, name, daily_days):
+        model = Store(daily_days)
+        db = self.path(name)
+        args = ["--daily-days", str(daily_days)] if daily_days != 90 else []
+        self.tool("fdx-ingest", args + [db, "/dev/null"], f"create {name}")
+        model.id = store_id(db)
+        self.stores[name] = (db, model)
+
+    def ingest(self, name):
+        db, model = self.stores[name]
+        rng = self.rng
+        lines, adds = gen_records(rng, self.huge)
+        path = os.path.join(self.tmp, f"{self.seed}-run{self.runs}.jsonl")
+        run_id = f"{name}-{self.runs}"
+        self.runs += 1
+        with open(path, "w") as f:
+            f.write("".join(json.dumps(l) + "\n" for l in lines))
+        day = DAY0 + rng.randrange(0, 120)
+        at = rng.choice([date_of(day), f"{date_of(day)}T{rng.randrange(24):02d}:07:00Z",
+                         f"@{day * 86400 + rng.randrange(86400)}"])
+        self.tool("fdx-ingest", ["--at", at, "--run-id", run_id, db, path], f"ingest {name}")
+        model.id = store_id(db)  # a copy's first write gives it its own identity
+        for cell, n in adds:
+            model.add(cell, model.id, day, n)
+            model.events.add((self.events, cell, n))
+            self.events += 1
         model.commit()
-        check_store(build, rng, f"seed {seed} merged{counter[0]}", db, model, huge)
-        return db, model
+        self.run_ids.append(run_id)
 
-    fleet = build_node(merge_tree(rng, sorted(hosts)))
-    args = prune(build, rng, f"seed {seed} fleet", fleet[0], fleet[1])
-    check_store(build, rng, f"seed {seed} fleet pruned {' '.join(args)}", fleet[0], fleet[1], huge)
-    con = sqlite3.connect(fleet[0])
-    runs = sorted(r[0] for r in con.execute("SELECT run_id FROM fleet_ledger WHERE kind = 'ingest'"))
+    def copy(self, name, new):
+        db, model = self.stores[name]
+        shutil.copyfile(db, self.path(new))
+        self.stores[new] = (self.path(new), model.copy())
+
+    def merge(self, target, sources):
+        db, model = self.stores[target]
+        self.tool("fdx-merge", [db] + [self.stores[s][0] for s in sources],
+                  f"merge {' '.join(sources)} into {target}")
+        model.id = store_id(db)
+        for s in sources:
+            model.merge_from(self.stores[s][1])
+        model.commit()
+
+    def merge_tree(self, target, node):
+        """Merges a tree of stores into target: a node's children into a mid store
+        (kept from round to round), leaves directly."""
+        sources = []
+        for child in node:
+            if isinstance(child, str):
+                sources.append(child)
+                continue
+            mid = self.rng.choice(["mid0", "mid1", "mid2"])
+            if mid not in self.stores:
+                self.new_store(mid, 90)
+            if mid == target or mid in child:
+                continue
+            self.merge_tree(mid, child)
+            sources.append(mid)
+        if sources:
+            self.merge(target, sources)
+
+    def check(self, name, tops=False):
+        db, model = self.stores[name]
+        check_store(self.build, self.rng, f"seed {self.seed} {name}", db, model,
+                    self.huge or not tops)
+
+    def prune(self, name):
+        db, model = self.stores[name]
+        self.pruned = True
+        args = prune(self.build, self.rng, f"seed {self.seed} {name}", db, model)
+        self.check(name)
+        return args
+
+
+def run_seed(build, seed, tmp):
+    sd = Seed(build, seed, tmp)
+    rng = sd.rng
+    hosts = [f"host{h}" for h in range(rng.randrange(2, 5))]
+    for h in hosts:
+        sd.new_store(h, rng.choice([90, 10, 20, 40]))
+    sd.new_store("fleet", rng.choice([90, 90, 15, 40]))
+    copies = 0
+    for rnd in range(rng.randrange(2, 5)):
+        for h in list(hosts):
+            for _ in range(rng.randrange(0, 4)):
+                sd.ingest(h)
+        if rng.random() < 0.4:
+            new = f"copy{copies}"
+            copies += 1
+            sd.copy(rng.choice(hosts), new)
+            hosts.append(new)
+        if rng.random() < 0.15:
+            sd.prune(rng.choice(hosts))
+        leaves = rng.sample(hosts, rng.randrange(1, len(hosts) + 1))
+        node = merge_tree(rng, leaves)
+        sd.merge_tree("fleet", [node] if isinstance(node, str) else node)
+        sd.check("fleet")
+        if rng.random() < 0.3:
+            sd.prune("fleet")
+        if rng.random() < 0.2:
+            back = rng.choice(hosts)
+            sd.merge(back, ["fleet"])
+            sd.check(back)
+    for h in hosts:
+        if rng.random() < 0.5:
+            sd.ingest(h)
+    # At the end every store goes into the fleet, in random order.
+    everything = [n for n in sd.stores if n != "fleet"]
+    rng.shuffle(everything)
+    sd.merge("fleet", everything)
+    for name in sd.stores:
+        sd.check(name, tops=name in ("fleet", hosts[0]))
+    fleet_db, fleet = sd.stores["fleet"]
+    if not sd.pruned:
+        want = {}
+        for _, cell, n in set().union(*(m.events for _, m in sd.stores.values())):
+            want[cell] = sat(want.get(cell, 0) + n)
+        check(fleet.totals() == want and read_rows(fleet_db)[1] == want,
+              f"seed {seed}: the fleet holds every feed's observations once",
+              f"{read_rows(fleet_db)[1]}\nwant {want}")
+    con = sqlite3.connect(fleet_db)
+    runs = sorted(r[0] for r in con.execute("SELECT run_id FROM fleet_ledger WHERE kind = 'ingest'"
+                                            " AND run_id IS NOT NULL"))
     con.close()
-    check(runs == sorted(run_ids), f"seed {seed}: the fleet's ledger names every host's runs",
-          f"{runs}\nwant {sorted(run_ids)}")
+    check(runs == sorted(sd.run_ids), f"seed {seed}: the fleet's ledger names every run once",
+          f"{runs}\nwant {sorted(sd.run_ids)}")
 
 
 def main():
