@@ -2,7 +2,9 @@
  * LD_PRELOAD shim that SIGKILLs the process at a chosen point, so that the
  * crash tests can kill an export at an exact step rather than at a random
  * moment: FDX_KILL_AT_FSYNC=N kills on the Nth fsync of a regular file,
- * before it runs; FDX_KILL_AT_RENAME=N kills on the Nth rename, before it runs.
+ * before it runs; FDX_KILL_AT_FDATASYNC=N on the Nth fdatasync (SQLite's sync
+ * on Linux: a commit), before it runs; FDX_KILL_AT_RENAME=N kills on the Nth
+ * rename, before it runs.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -28,6 +30,14 @@ int fsync(int fd)
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
         count_and_kill("FDX_KILL_AT_FSYNC", &seen);
     int (*real)(int) = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
+    return real(fd);
+}
+
+int fdatasync(int fd)
+{
+    static int seen;
+    count_and_kill("FDX_KILL_AT_FDATASYNC", &seen);
+    int (*real)(int) = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
     return real(fd);
 }
 

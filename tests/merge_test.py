@@ -11,13 +11,14 @@ Usage: merge_test.py FDX_INGEST FDX_EXPORT FDX_MERGE GEN_FEED
 import os
 import random
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
 
-from testlib import check, finish, run
+from testlib import check, finish, run, skip
 
 
 def history(db):
@@ -152,6 +153,8 @@ def main():
         p = run([merge, j("fresh.db"), j("missing.db")])
         check(p.returncode == 1 and "no such store" in p.stderr, "missing source", p.stderr)
         identity_checks(ingest, export, merge, tmp, runs, exported)
+        time_checks(ingest, merge, tmp, runs, exported)
+        kill_checks(merge, tmp, host, exported)
     return finish("merge")
 
 def identity_checks(ingest, export, merge, tmp, runs, exported):
@@ -306,6 +309,132 @@ def identity_checks(ingest, export, merge, tmp, runs, exported):
     shutil.copyfile(j("hA.db"), j("noid.db"))
     sql(j("noid.db"), "DELETE FROM store_identity")
     refused([j("fb.db"), j("noid.db")], "a source without an identity", "noid.db", "identity")
+
+
+def time_checks(ingest, merge, tmp, runs, exported):
+    """Month buckets against days, and prunes: a merge compares a month's
+    counts when either side keeps it as one bucket, and a fleet's prune is not
+    undone by a later merge of a host merged before it."""
+    j = lambda *p: os.path.join(tmp, *p)
+    prune = os.path.join(os.path.dirname(merge), "fdx-prune")
+
+    def feed(db, at, run_dir, *opts):
+        p = run([ingest, "-q", "--at", at] + list(opts) + [j(db), run_dir])
+        check(p.returncode == 0, f"ingest {db} at {at}", p.stderr)
+
+    def merged(target, *sources):
+        p = run([merge, "-q", j(target)] + [j(s) for s in sources])
+        check(p.returncode == 0, f"merge into {target}", p.stderr)
+
+    # The host keeps 10 days daily: its June becomes a month bucket after its
+    # first merge, then a backfill adds to it. The fleet (90 days) must gain
+    # the backfill alone.
+    feed("g-host.db", "2026-06-15", runs[0], "--daily-days", "10")
+    merged("g-fleet.db", "g-host.db")
+    feed("g-host.db", "2026-10-01", runs[1])
+    feed("g-host.db", "2026-06-20", runs[2])
+    merged("g-fleet.db", "g-host.db")
+    for at, r in (("2026-06-15", 0), ("2026-10-01", 1), ("2026-06-20", 2)):
+        feed("g-want.db", at, runs[r])
+    check(exported(j("g-fleet.db")) == exported(j("g-want.db"))
+          and history(j("g-fleet.db")) == history(j("g-want.db")),
+          "a host's month bucket against the fleet's days: the backfill counts once")
+    # The other way round: the fleet keeps 10 days, the host 90.
+    feed("g-fleet2.db", "2026-06-01", "/dev/null", "--daily-days", "10")
+    feed("g-host2.db", "2026-06-15", runs[0])
+    feed("g-host2.db", "2026-10-01", runs[1])
+    merged("g-fleet2.db", "g-host2.db")
+    feed("g-host2.db", "2026-06-20", runs[2])
+    merged("g-fleet2.db", "g-host2.db")
+    feed("g-want2.db", "2026-06-01", "/dev/null", "--daily-days", "10")
+    for at, r in (("2026-06-15", 0), ("2026-10-01", 1), ("2026-06-20", 2)):
+        feed("g-want2.db", at, runs[r])
+    check(exported(j("g-fleet2.db")) == exported(j("g-want2.db"))
+          and history(j("g-fleet2.db")) == history(j("g-want2.db")),
+          "a host's days against the fleet's month bucket: the backfill counts once")
+
+    # A fleet prune stays: the host merged before it brings only what it
+    # observed after, directly or through a mid store.
+    feed("p-host.db", "2026-10-01", runs[0])
+    merged("p-fleet.db", "p-host.db")
+    con = sqlite3.connect(j("p-fleet.db"))
+    op = con.execute("SELECT op FROM miss_cell ORDER BY count DESC LIMIT 1").fetchone()[0]
+    con.close()
+    for db in ("p-fleet.db", "p-want.db"):
+        if db == "p-want.db":
+            feed(db, "2026-10-01", runs[0])
+        p = run([prune, "-q", j(db), "--op", op])
+        check(p.returncode == 0, f"prune {db}", p.stderr)
+    feed("p-host.db", "2026-10-01", runs[1])
+    feed("p-want.db", "2026-10-01", runs[1])
+    merged("p-fleet.db", "p-host.db")
+    want = exported(j("p-want.db"))
+    check(exported(j("p-fleet.db")) == want, "a fleet prune is not undone by a re-merge")
+    merged("p-mid.db", "p-host.db")
+    merged("p-fleet.db", "p-mid.db", "p-host.db")
+    check(exported(j("p-fleet.db")) == want, "nor by a mid store holding the host")
+    con = sqlite3.connect(j("p-fleet.db"))
+    tombs = con.execute("SELECT count(*) FROM pruned_cell WHERE op = ?", (op,)).fetchone()[0]
+    con.close()
+    check(tombs > 0, "the pruned cells are remembered", tombs)
+    # A prune on the host: the fleet keeps what it merged before.
+    p = run([prune, "-q", j("p-host.db"), "--op", op])
+    check(p.returncode == 0, "prune the host", p.stderr)
+    merged("p-fleet.db", "p-host.db")
+    check(exported(j("p-fleet.db")) == want, "a host's prune does not shrink the fleet")
+
+
+def kill_checks(merge, tmp, host, exported):
+    """A merge killed at any point leaves the target before or after it, and
+    running it again completes it exactly once."""
+    j = lambda *p: os.path.join(tmp, *p)
+    shim = os.environ.get("FDX_FAULT_SHIM")
+    env = dict(os.environ, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") +
+               ":verify_asan_link_order=0")
+    if shim and os.path.exists(shim):
+        env["LD_PRELOAD"] = shim
+    run([merge, "-q", j("k-base.db"), host[1]])
+    before = exported(j("k-base.db"))
+    shutil.copyfile(j("k-base.db"), j("k-after.db"))
+    sources = [host[2], host[3], host[4]]
+    run([merge, "-q", j("k-after.db")] + sources)
+    after = exported(j("k-after.db"))
+    check(before != after, "the merge to kill changes the target")
+    # SQLite syncs with fdatasync: a kill at each of a merge's syncs (the
+    # last cases outnumber them, and let it finish).
+    cases = [("FDX_KILL_AT_FDATASYNC", str(n)) for n in range(1, 9)] if "LD_PRELOAD" in env else []
+    if not cases:
+        skip(8, "merge kills at exact steps: FDX_FAULT_SHIM does not name the fault shim")
+    killed = 0
+    rng = random.Random(11)
+    for var, n in cases + [(None, None)] * 3:
+        work = j("k-work.db")
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(work + suffix):
+                os.remove(work + suffix)
+        shutil.copyfile(j("k-base.db"), work)
+        cmd = [merge, "-q", work] + sources
+        if var:
+            p = subprocess.run(cmd, env=dict(env, **{var: n}), capture_output=True)
+            killed += p.returncode == -signal.SIGKILL
+            what = f"merge killed at fdatasync {n}"
+        else:
+            p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(rng.uniform(0, 0.05))
+            p.kill()
+            p.wait()
+            what = "merge killed at a random moment"
+        con = sqlite3.connect(work)
+        ok = con.execute("PRAGMA integrity_check").fetchone()[0]
+        con.close()
+        check(ok == "ok", f"{what}: integrity", ok)
+        check(exported(work) in (before, after), f"{what}: before or after")
+        p = run([merge, "-q", work] + sources)
+        check(p.returncode == 0 and exported(work) == after,
+              f"{what}: running it again completes it once", p.stderr)
+    if cases:
+        check(4 <= killed < len(cases), "the merge was killed at its syncs, and then finished",
+              killed)
 
 
 if __name__ == "__main__":
