@@ -43,7 +43,7 @@ enum {
     FDX_EMISUSE = 8,    /* call not valid in the handle's current state */
     FDX_ENOENT = 9,     /* a path that must exist does not */
     FDX_EREADONLY = 10, /* the store cannot be written */
-    FDX_ECONFLICT = 11  /* a merge would count a store's cells twice */
+    FDX_ECONFLICT = 11  /* kept for compatibility; no call returns it now */
 };
 
 /* Short English name of a status code ("bad data", "I/O error", ...). */
@@ -504,20 +504,25 @@ typedef struct fdx_prune_stats {
 int fdx_store_prune(fdx_store *store, const fdx_prune_filter *filter, fdx_prune_stats *stats);
 
 /* ---- Merging stores ----------------------------------------------------
- * Folds the cells of the store at src_path into the open transaction: counts
- * add, and for each dispatch cell the candidates list set last wins (ties go
- * to the list that sorts last), so the result does not depend on the order
- * or grouping of merges. Every store has a random identity, tied to its file
- * (a copy gets a new one on its first write); the store keeps the identities,
- * ledger positions and ledger digests of all stores folded into it, and the
- * identities other stores said they held. Merging a store again whose ledger
- * is unchanged (same position, same digest) is a no-op (stats->stores_skipped,
- * and fdx_store_notice says so); merging one that changed since, a copy of one merged
- * with other runs, or one that holds or says it holds a store already merged,
- * fails with FDX_ECONFLICT and an explanation. What a source says it holds
- * never makes a merge be skipped. A failed merge undoes only itself. The
- * source is opened read-only and its cells are checked as fdx_store_export
- * checks them.
+ * Folds the store at src_path into the open transaction, incrementally:
+ * every cell's history counts, per day (or month bucket) and per store that
+ * observed them, are grow-only counters, and the merge keeps the larger of
+ * this store's and the source's for each, the cell's total growing by what
+ * that adds. So merging a store again brings only what it observed since, a
+ * repeat changes nothing, and the order, grouping and timing of merges do
+ * not matter (copies of a store, trees of merges and cycles included); for
+ * each dispatch cell the candidates list set last wins (ties go to the list
+ * that sorts last). Cells this store pruned stay pruned: only what a source
+ * observed beyond what was pruned comes in. Every store has a random
+ * identity, tied to its file (a copy gets a new one on its first write, and
+ * hands the history it had to the original's); the store keeps the
+ * identities, latest ledger positions and ledger digests of the stores read
+ * into it, and a source whose ledger is unchanged since (same position, same
+ * digest) is skipped without reading its cells (stats->stores_skipped, and
+ * fdx_store_notice says so), as is this store itself. A failed merge undoes
+ * only itself. The source is opened read-only and checked: its schema, its
+ * cells as fdx_store_export checks them, its history (in range, adding up to
+ * each cell's count) and its ledger.
  */
 typedef struct fdx_merge_stats {
     uint64_t stores_merged;

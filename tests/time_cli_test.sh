@@ -114,8 +114,8 @@ is "$(awk 'NR > 1 { print $1, $4, $5 }' "$T/out" | tr '\n' ' ')" "+6 miss 8.9 +4
 expect 0 "fdx-diff same store" -- "$DIFF" --json "$V" "$V"
 is "$(cat "$T/out")" "[]" "no change against itself"
 
-# fdx-prune: filters, history, ledger; merges tell a pruned store from the
-# full one, and a store merged before a prune is not brought back.
+# fdx-prune: filters, history, ledger; a pruned copy merged where the full
+# store was adds nothing, and a store merged before a prune is not brought back.
 PRUNE=$B/fdx-prune MERGE=$B/fdx-merge
 expect 0 "fdx-prune --help" -- "$PRUNE" --help; has out "Usage:"
 expect 0 "fdx-prune --version" -- "$PRUNE" --version; has out "fdx"
@@ -145,15 +145,17 @@ is "$(q "$T/copy.db" "SELECT group_concat(wanted) FROM miss_cells")" "new" "prun
 is "$(q "$T/copy.db" "SELECT count(*) FROM cell_history WHERE cell NOT IN (SELECT cell_id FROM miss_cell)")" 0 "their history gone"
 is "$(q "$T/copy.db" "SELECT group_concat(l.kind || ' ' || p.filter || ' ' || p.miss_cells || ' ' || p.observations, '; ') FROM prune_log AS p JOIN ingest_ledger AS l ON l.id = p.ledger_id")" \
    'prune {"before":"2026-10-10"} 1 3; prune {"compute_capability":"cpu"} 1 10' "the ledger records the prunes"
-expect 1 "a pruned copy is not the store already merged" -- "$MERGE" "$T/fleet.db" "$T/copy.db"
-has err "it is a copy of store"
+expect 0 "a pruned copy of the host merged into the fleet" -- "$MERGE" -q "$T/fleet.db" "$T/copy.db"
+is "$(q "$T/fleet.db" "SELECT count(*), sum(count) FROM miss_cell")" "3|18" "the copy's prune does not shrink the fleet"
 expect 0 "the full store again is a no-op" -- "$MERGE" "$T/fleet.db" "$H"
 has err "already merged, unchanged"
 expect 0 "the fleet prunes" -- "$PRUNE" -q --cc cpu "$T/fleet.db"
 expect 0 "re-merging the host does not resurrect" -- "$MERGE" "$T/fleet.db" "$H"
 is "$(q "$T/fleet.db" "SELECT count(*), sum(count) FROM miss_cell WHERE cc_major < 0")" "0|" "the CPU cell stays pruned"
 expect 0 "a pruned copy merges into a new fleet" -- "$MERGE" -q "$T/fleet2.db" "$T/copy.db"
-expect 1 "... and the full store is not taken for it" -- "$MERGE" "$T/fleet2.db" "$H"
-is "$(q "$T/fleet2.db" "SELECT group_concat(wanted) FROM miss_cells")" "new" "fleet2 holds the pruned copy only"
+is "$(q "$T/fleet2.db" "SELECT group_concat(wanted) FROM miss_cells")" "new" "fleet2 holds the pruned copy"
+expect 0 "... and then the full store" -- "$MERGE" -q "$T/fleet2.db" "$H"
+is "$(q "$T/fleet2.db" "SELECT group_concat(wanted || ':' || count) FROM (SELECT * FROM miss_cells ORDER BY wanted)")" \
+   "cpu:10,new:5,old:3" "fleet2 holds the full store, each observation once"
 
 finish

@@ -11,15 +11,14 @@ static void usage(void)
 {
     printf("Usage: %s [OPTION]... DST SRC...\n"
            "Fold the fdx stores SRC... (one per host, say) into the store DST, created\n"
-           "when missing. Counts add; each dispatch cell keeps the candidates list set\n"
-           "last; the result does not depend on the order or grouping of merges.\n"
+           "when missing. Each source brings what it observed that DST does not hold\n"
+           "yet: merging a store again brings what it gained since, a repeat is a\n"
+           "no-op, and the order, grouping and timing of merges do not matter. Each\n"
+           "dispatch cell keeps the candidates list set last.\n"
            "\n"
            "All sources go in one transaction: if any fails, DST is left unchanged (a\n"
            "DST this run created is removed). Sources are only read, and each must be\n"
            "an fdx store with the schema fdx creates and cells fdx would write.\n"
-           "Merging a store again is a no-op when its ledger is unchanged, and an error\n"
-           "when it has changed since, is a copy fed other runs, or holds (or says it\n"
-           "holds) a store already merged: its cells would be counted twice.\n"
            "\n"
            "Options:\n"
            "  --busy-timeout MS    wait up to MS ms for another writer (default 10000)\n"
@@ -29,8 +28,8 @@ static void usage(void)
            "  -h, --help           show this help\n"
            "  -V, --version        show the version\n"
            "\n"
-           "Exit status: 0 merged (or nothing to do), 1 conflict or failure (DST\n"
-           "unchanged), 2 usage error.\n",
+           "Exit status: 0 merged (or nothing to do), 1 a source not readable or not\n"
+           "valid, or a failure (DST unchanged), 2 usage error.\n",
            prog);
 }
 
@@ -86,8 +85,7 @@ int main(int argc, char **argv)
     if (rc == FDX_OK)
         rc = fdx_store_commit(db, &cs);
     if (rc != FDX_OK)
-        tool_error(prog, "%s%s", fdx_store_errmsg(db),
-                   rc == FDX_ECONFLICT ? " (nothing merged)" : "");
+        tool_error(prog, "%s", fdx_store_errmsg(db));
     else if (!co.quiet)
         fprintf(stderr,
                 "%s: %llu store%s merged, %llu already merged; %llu cells read, %llu "

@@ -100,7 +100,7 @@ DROP_VIEWS = "-- drop every view"
 # Seeds of older schema versions, which today's tools cannot write: they were
 # written by the fdx of their version and are kept as they are (the writable
 # pass of the target migrates them).
-FROZEN = {"schema_version_2", "schema_version_3", "schema_version_4"}
+FROZEN = {"schema_version_2", "schema_version_3", "schema_version_4", "schema_version_5"}
 
 # name -> SQL run on a copy of the basic store.
 CRAFTED = {
@@ -165,6 +165,19 @@ CRAFTED = {
     "missing_merged_store": ["DROP TABLE merged_store"],
     "empty_store_identity": ["DELETE FROM store_identity"],
     "schema_version_newer": ["PRAGMA user_version = 99"],
+    # What a merge checks of a source's history.
+    "history_short": ["DELETE FROM cell_history WHERE cell = (SELECT min(cell) FROM cell_history)"],
+    "history_origin_not_identity": [
+        "INSERT INTO history_origin VALUES (7, 'not an identity')",
+        "UPDATE cell_history SET origin = 7 WHERE cell = (SELECT min(cell) FROM cell_history)",
+    ],
+    "history_unknown_origin": [
+        "UPDATE cell_history SET origin = 9 WHERE cell = (SELECT min(cell) FROM cell_history)",
+    ],
+    "cell_id_shared": [
+        "UPDATE dispatch_cell SET cell_id = (SELECT min(cell_id) FROM miss_cell) "
+        "WHERE cell_id = (SELECT min(cell_id) FROM dispatch_cell)",
+    ],
     "foreign_application_id": ["PRAGMA application_id = 42"],
 }
 
