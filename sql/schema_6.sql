@@ -27,6 +27,9 @@ CREATE TABLE pruned_cell (
             cc_major, cc_minor, hardware_sku, driver_version)
 ) STRICT;
 
+-- A prune finds the tombstone of each history row it moves by the cell id.
+CREATE INDEX pruned_cell_by_cell_id ON pruned_cell (cell_id);
+
 CREATE TABLE pruned_history (
     cell   INTEGER NOT NULL,                 -- pruned_cell.id
     day    INTEGER NOT NULL,
