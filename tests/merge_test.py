@@ -339,9 +339,10 @@ def time_checks(ingest, merge, tmp, runs, exported):
     check(exported(j("g-fleet.db")) == exported(j("g-want.db"))
           and history(j("g-fleet.db")) == history(j("g-want.db")),
           "a host's month bucket against the fleet's days: the backfill counts once")
-    # The other way round: the fleet keeps 10 days, the host 90.
+    # The other way round: the fleet keeps 10 days, the host 200 (its June
+    # stays days).
     feed("g-fleet2.db", "2026-06-01", "/dev/null", "--daily-days", "10")
-    feed("g-host2.db", "2026-06-15", runs[0])
+    feed("g-host2.db", "2026-06-15", runs[0], "--daily-days", "200")
     feed("g-host2.db", "2026-10-01", runs[1])
     merged("g-fleet2.db", "g-host2.db")
     feed("g-host2.db", "2026-06-20", runs[2])
@@ -352,6 +353,10 @@ def time_checks(ingest, merge, tmp, runs, exported):
     check(exported(j("g-fleet2.db")) == exported(j("g-want2.db"))
           and history(j("g-fleet2.db")) == history(j("g-want2.db")),
           "a host's days against the fleet's month bucket: the backfill counts once")
+    con = sqlite3.connect(j("g-host2.db"))
+    days = con.execute("SELECT count(DISTINCT day) FROM cell_history").fetchone()[0]
+    con.close()
+    check(days == 3, "the host kept its June days", days)
 
     # A fleet prune stays: the host merged before it brings only what it
     # observed after, directly or through a mid store.
