@@ -8,6 +8,11 @@
 -- often it is pruned), pruned_history its counts per bucket and origin
 -- (summed over every prune of that key, saturating at 2^63-1). A merge
 -- compares the source's counts with the target's live history plus these.
+--
+-- merged_store keeps its shape; from this version on a 'read' row holds the
+-- latest ledger position and digest merged (a repeat at that very ledger is
+-- skipped unread), and 'held' rows are recorded for information only: no
+-- merge is refused any more, since none can count a store's cells twice.
 CREATE TABLE pruned_cell (
     id                   INTEGER PRIMARY KEY,
     kind                 TEXT    NOT NULL CHECK (kind IN ('miss', 'dispatch')),
