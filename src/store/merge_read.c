@@ -149,7 +149,7 @@ static int by_id(const void *a, const void *b)
 static src_cell *find_cell(reader *r, int64_t id)
 {
     src_cell key = {id, 0, 0, 0};
-    return bsearch(&key, r->cells, r->n, sizeof key, by_id);
+    return r->n ? bsearch(&key, r->cells, r->n, sizeof key, by_id) : NULL;
 }
 
 static int read_origins(reader *r, const char *self)
@@ -316,7 +316,8 @@ static int stage_all(reader *r, const fdx_merge_source *m)
     if (rc == FDX_OK)
         rc = stage_cells(r, FDX_KIND_DISPATCH);
     if (rc == FDX_OK) {
-        qsort(r->cells, r->n, sizeof *r->cells, by_id);
+        if (r->n)
+            qsort(r->cells, r->n, sizeof *r->cells, by_id);
         for (size_t i = 1; rc == FDX_OK && i < r->n; i++)
             if (r->cells[i].id == r->cells[i - 1].id)
                 rc = invalid(r, "two cells share the history id %lld", (long long)r->cells[i].id);
