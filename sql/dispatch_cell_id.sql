@@ -1,5 +1,7 @@
--- The id of a dispatch cell (merge_history.c: where a merged cell's history goes).
-SELECT cell_id FROM dispatch_cell
+-- The id of a dispatch cell (merge_history.c: where a merged cell's history goes)
+-- and the ledger id of the transaction that last changed it (store_flush.c:
+-- whether the cell is new to this transaction).
+SELECT cell_id, last_ingest FROM dispatch_cell
 WHERE keyed = ?1 AND structure_key = ?2 AND backend = ?3 AND op = ?4
   AND dtypes = ?5 AND kernel_source = ?6 AND kernel_revision_hash = ?7
   AND cc_major = ?8 AND cc_minor = ?9 AND hardware_sku = ?10

@@ -3,7 +3,7 @@
 -- (?15, the source's candidates_set_at in Unix ms), ties going to the list
 -- that sorts last, so merging gives the same result in any order or grouping.
 -- An empty list never replaces one. ?14 is the ledger id of the transaction.
--- ?16 is the id a new cell gets (the returned cell_id tells whether it was new).
+-- ?16 is the cell's id: the stored one (cell_id.sql) or, for a new cell, the next.
 INSERT INTO dispatch_cell (keyed, structure_key, backend, op, dtypes,
                            kernel_source, kernel_revision_hash, cc_major,
                            cc_minor, hardware_sku, driver_version, candidates,
@@ -28,5 +28,4 @@ DO UPDATE SET
              (coalesce(candidates_set_at, -1), candidates))
         THEN excluded.candidates_set_at ELSE candidates_set_at
     END,
-    last_ingest = excluded.last_ingest
-RETURNING count, cell_id;
+    last_ingest = excluded.last_ingest;

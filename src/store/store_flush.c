@@ -23,14 +23,32 @@ int fdx_bind_key(sqlite3_stmt *st, const fdx_cell *c)
     return i;
 }
 
+/*
+ * Looks the cell up first: that tells a new cell from a stored one, and a
+ * stored cell this transaction already changed (last_ingest is its ledger
+ * id) from one it had not, so each cell counts once, as added or updated,
+ * however many flushes write it. The upsert itself returns nothing: a
+ * RETURNING clause makes SQLite keep a statement journal for every upsert.
+ */
 int fdx_store_upsert(fdx_store *s, fdx_stmt_id id, const fdx_cell *c, uint64_t count, fdx_str cands,
                      const int64_t *set_at, int64_t *cell_id)
 {
     sqlite3_stmt *st;
     int rc = fdx_history_load(s);
     if (rc == FDX_OK)
-        rc = fdx_store_stmt(s, id, &st);
+        rc = fdx_store_stmt(
+            s, c->kind == FDX_KIND_MISS ? FDX_STMT_MISS_CELL_ID : FDX_STMT_DISPATCH_CELL_ID, &st);
     if (rc != FDX_OK)
+        return rc;
+    fdx_bind_key(st, c);
+    rc = sqlite3_step(st);
+    int found = rc == SQLITE_ROW;
+    int64_t stored_id = found ? sqlite3_column_int64(st, 0) : s->hist.next_cell_id;
+    int64_t last_ingest = found ? sqlite3_column_int64(st, 1) : 0;
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return fdx_store_fail_sqlite(s, rc, "reading a cell");
+    if ((rc = fdx_store_stmt(s, id, &st)) != FDX_OK)
         return rc;
     int i = fdx_bind_key(st, c);
     if (c->kind == FDX_KIND_DISPATCH)
@@ -39,23 +57,16 @@ int fdx_store_upsert(fdx_store *s, fdx_stmt_id id, const fdx_cell *c, uint64_t c
     sqlite3_bind_int64(st, i++, s->ledger.id);
     if (c->kind == FDX_KIND_DISPATCH && set_at)
         sqlite3_bind_int64(st, i, *set_at);
-    sqlite3_bind_int64(st, sqlite3_bind_parameter_count(st), s->hist.next_cell_id);
-    rc = sqlite3_step(st);
-    if (rc != SQLITE_ROW) {
-        int code = fdx_store_fail_sqlite(s, rc, "writing a cell");
-        sqlite3_reset(st);
-        return code;
-    }
-    int64_t stored_id = sqlite3_column_int64(st, 1);
+    sqlite3_bind_int64(st, sqlite3_bind_parameter_count(st), stored_id);
     rc = sqlite3_step(st);
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)
         return fdx_store_fail_sqlite(s, rc, "writing a cell");
-    if (stored_id == s->hist.next_cell_id) {
+    if (!found) {
         s->hist.next_cell_id++;
         s->hist.dirty = 1;
         s->txn_stats.cells_added++;
-    } else {
+    } else if (last_ingest != s->ledger.id) {
         s->txn_stats.cells_updated++;
     }
     if (cell_id)
