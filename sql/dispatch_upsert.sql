@@ -2,7 +2,7 @@
 -- saturating at 2^63-1; ?12 (candidates) replaces the stored list only when
 -- it is not the empty list, and ?15 (Unix ms) records when that happened.
 -- ?14 is the ledger id of the transaction.
--- ?16 is the id a new cell gets (the returned cell_id tells whether it was new).
+-- ?16 is the cell's id: the stored one (cell_id.sql) or, for a new cell, the next.
 INSERT INTO dispatch_cell (keyed, structure_key, backend, op, dtypes,
                            kernel_source, kernel_revision_hash, cc_major,
                            cc_minor, hardware_sku, driver_version, candidates,
@@ -24,5 +24,4 @@ DO UPDATE SET
         WHEN excluded.candidates = '[]' THEN candidates_set_at
         ELSE excluded.candidates_set_at
     END,
-    last_ingest = excluded.last_ingest
-RETURNING count, cell_id;
+    last_ingest = excluded.last_ingest;

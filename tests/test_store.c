@@ -546,6 +546,95 @@ START_TEST(many_distinct_cells_spill_and_stay_exact)
 }
 END_TEST
 
+/* Records `n` miss cells w<first> .. w<first+n-1>, `passes` times over, so
+ * that with more cells than are kept in memory each cell is written by more
+ * than one flush of the transaction. */
+static void record_cells(fdx_store *db, int first, int n, int passes)
+{
+    const char *dt[] = {"F16"};
+    char wanted[32];
+    for (int pass = 0; pass < passes; pass++)
+        for (int i = first; i < first + n; i++) {
+            snprintf(wanted, sizeof wanted, "w%d", i);
+            fdx_miss m = {wanted, {"Cuda", "MatMul", dt, 1, "src", 1}, 1, {0, 0, 0, "c", "d"}};
+            ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_OK);
+        }
+}
+
+/* JSONL of the same cells as record_cells, once each, then a bad line. */
+static char *bad_feed_of(int first, int n, size_t *len)
+{
+    size_t cap = (size_t)n * 200 + 64;
+    char *text = malloc(cap);
+    *len = 0;
+    for (int i = first; i < first + n; i++)
+        *len += (size_t)snprintf(text + *len, cap - *len,
+                                 "{\"schema\":2,\"wanted\":\"w%d\",\"fallback\":{\"backend\":"
+                                 "\"Cuda\",\"op\":\"MatMul\",\"dtypes\":[\"F16\"],"
+                                 "\"kernel_source\":\"src\",\"kernel_revision_hash\":1},"
+                                 "\"count\":1,\"hw\":{\"hardware_sku\":\"c\","
+                                 "\"driver_version\":\"d\"}}\n",
+                                 i);
+    *len += (size_t)snprintf(text + *len, cap - *len, "oops\n");
+    return text;
+}
+
+/* A cell counts once, as added when this transaction created it and as
+ * updated when it was stored before, however many flushes wrote it. */
+START_TEST(added_cells_count_once_across_spills)
+{
+    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    fdx_commit_stats cs;
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK); /* a fresh store */
+    record_cells(db, 0, 70000, 2);
+    ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
+    ck_assert_uint_eq(cs.cells_added, 70000);
+    ck_assert_uint_eq(cs.cells_updated, 0);
+    fdx_store_close(db);
+}
+END_TEST
+
+START_TEST(updated_cells_count_once_across_spills)
+{
+    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    fdx_commit_stats cs;
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    record_cells(db, 0, 70000, 1);
+    ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK); /* 30,000 stored cells, 40,000 new */
+    record_cells(db, 40000, 70000, 2);
+    ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
+    ck_assert_uint_eq(cs.cells_added, 40000);
+    ck_assert_uint_eq(cs.cells_updated, 30000);
+    fdx_store_close(db);
+}
+END_TEST
+
+/* An ingest that wrote stored cells and was undone leaves them to count when
+ * the transaction writes them again. */
+START_TEST(cells_of_an_undone_ingest_count_when_written_again)
+{
+    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    fdx_commit_stats cs;
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    record_cells(db, 0, 70000, 1);
+    ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
+    size_t len;
+    char *bad = bad_feed_of(0, 70000, &len);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_buffer(db, "bad", bad, len, NULL, NULL), FDX_EDATA);
+    record_cells(db, 69990, 20, 1);
+    ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
+    ck_assert_uint_eq(cs.cells_added, 10);
+    ck_assert_uint_eq(cs.cells_updated, 10);
+    uint64_t misses, dispatches;
+    ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
+    ck_assert_uint_eq(misses, 70010);
+    fdx_store_close(db);
+    free(bad);
+}
+END_TEST
+
 /* ---- options versions, errmsg and notices ---- */
 
 static int count_rows(void *ctx, const fdx_demand_row *row)
@@ -1084,6 +1173,9 @@ Suite *store_suite(void)
     tcase_add_test(tc, over_long_line_is_an_error);
     tcase_add_test(tc, records_need_a_transaction_and_valid_text);
     tcase_add_test(tc, many_distinct_cells_spill_and_stay_exact);
+    tcase_add_test(tc, added_cells_count_once_across_spills);
+    tcase_add_test(tc, updated_cells_count_once_across_spills);
+    tcase_add_test(tc, cells_of_an_undone_ingest_count_when_written_again);
     tcase_add_test(tc, options_of_an_unknown_version_are_refused);
     tcase_add_test(tc, already_merged_is_a_notice_not_an_error);
     tcase_add_test(tc, newer_schema_is_refused);

@@ -89,7 +89,7 @@ for view in miss_cells miss_daily miss_demand_by_device miss_daily_by_store; do
 done
 { miss k 7 8.9; miss k 9; } >"$T/v2.jsonl"
 expect 0 "ingest cc 2" -- "$INGEST" -q "$T/views2.db" "$T/v2.jsonl"
-is "$(sqlite3 "$V" "ATTACH '$T/views2.db' AS b; SELECT group_concat(a.compute_capability || ':' || (x.count - a.count), ' ') FROM miss_cells AS a JOIN b.miss_cells AS x USING (wanted, kernel_source, kernel_revision, cc_major, cc_minor, hardware_sku, driver_version) ORDER BY 1")" \
+is "$(sqlite3 "$V" "ATTACH '$T/views2.db' AS b; SELECT group_concat(d, ' ') FROM (SELECT a.compute_capability || ':' || (x.count - a.count) AS d FROM miss_cells AS a JOIN b.miss_cells AS x USING (wanted, kernel_source, kernel_revision, cc_major, cc_minor, hardware_sku, driver_version) ORDER BY 1)")" \
    "8.9:6 cpu:4" "an ATTACH diff keeps the CPU cell"
 is "$(sqlite3 "$V" "ATTACH '$T/views2.db' AS b; SELECT count(*) FROM miss_cells AS a JOIN b.miss_cells AS x USING (wanted, compute_capability)")" 2 "compute_capability joins"
 expect 0 "fdx-top --cc cpu" -- "$TOP" --json --cc cpu "$V"

@@ -224,3 +224,91 @@ void fdx_agg_get(const fdx_agg *agg, size_t i, fdx_cell *cell, uint64_t *count, 
     cands->p = c->cands ? c->cands : "[]";
     cands->n = c->cands ? c->cands_len : 2;
 }
+
+/* A cell's place in key order, with what decides most comparisons at hand
+ * (kind and keyed, then the token: wanted or structure key) and its packed
+ * key for the rest, so that sorting reads no agg_cell. */
+typedef struct sort_ent {
+    const char *token;
+    const char *key;
+    uint32_t token_len;
+    uint32_t key_len;
+    uint32_t group;
+    uint32_t index;
+} sort_ent;
+
+static sort_ent sort_ent_of(const fdx_agg *agg, uint32_t i)
+{
+    const agg_cell *c = &agg->cells[i];
+    const char *key = agg->keys.data + c->key_off;
+    fdx_cell cell;
+    fdx_cell_unpack(&cell, key, c->key_len);
+    sort_ent e = {cell.token.p,
+                  key,
+                  (uint32_t)cell.token.n,
+                  (uint32_t)c->key_len,
+                  (uint32_t)cell.kind * 2 + (uint32_t)cell.keyed,
+                  i};
+    return e;
+}
+
+static int cmp_ent(const sort_ent *a, const sort_ent *b)
+{
+    if (a->group != b->group)
+        return a->group < b->group ? -1 : 1;
+    uint32_t n = a->token_len < b->token_len ? a->token_len : b->token_len;
+    int r = n ? memcmp(a->token, b->token, n) : 0;
+    if (r || a->token_len != b->token_len)
+        return r ? r : a->token_len < b->token_len ? -1 : 1;
+    fdx_cell x, y;
+    fdx_cell_unpack(&x, a->key, a->key_len);
+    fdx_cell_unpack(&y, b->key, b->key_len);
+    return fdx_cell_compare(&x, &y);
+}
+
+/* Stable merge sort of v[0..n) through tmp (bottom-up, no recursion). */
+static void sort_by_key(sort_ent *v, sort_ent *tmp, size_t n)
+{
+    sort_ent *src = v, *dst = tmp;
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                dst[k++] = cmp_ent(&src[j], &src[i]) < 0 ? src[j++] : src[i++];
+            while (i < mid)
+                dst[k++] = src[i++];
+            while (j < hi)
+                dst[k++] = src[j++];
+        }
+        sort_ent *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != v)
+        memcpy(v, src, n * sizeof *v);
+}
+
+int fdx_agg_key_order(const fdx_agg *agg, uint32_t **order)
+{
+    size_t n = agg->n_cells;
+    sort_ent *v = malloc((n ? n : 1) * sizeof *v);
+    sort_ent *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    uint32_t *out = malloc((n ? n : 1) * sizeof *out);
+    int ok = v && tmp && out;
+    if (ok) {
+        for (size_t i = 0; i < n; i++)
+            v[i] = sort_ent_of(agg, (uint32_t)i);
+        sort_by_key(v, tmp, n);
+        for (size_t i = 0; i < n; i++)
+            out[i] = v[i].index;
+    }
+    free(v);
+    free(tmp);
+    if (!ok) {
+        free(out);
+        return FDX_ENOMEM;
+    }
+    *order = out;
+    return FDX_OK;
+}
