@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/backend.h"
 #include "store/conn.h"
 #include "store/identity.h"
 #include "store/ledger.h"
@@ -335,6 +336,8 @@ int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
     dst->notice[0] = '\0';
     if (!dst->in_txn)
         return fdx_store_fail(dst, FDX_EMISUSE, "no transaction is open (call fdx_store_begin)");
+    if (fdx_backend_allows(dst, "merge") != FDX_OK)
+        return FDX_ERROR;
     fdx_store *src = NULL;
     fdx_commit_stats stats_before = dst->txn_stats;
     fdx_merge_stats merge_before = *stats;
