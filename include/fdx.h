@@ -132,9 +132,11 @@ int fdx_store_close(fdx_store *store);
  * say is in its out-parameters, or in fdx_store_notice. */
 const char *fdx_store_errmsg(const fdx_store *store);
 
-/* What the last call that leaves notices (fdx_store_merge) found worth saying
- * without failing, such as "already merged, nothing to do"; "" when it had
- * nothing to say. Such a call clears the notice first. */
+/* What the last call that leaves notices (fdx_store_merge, fdx_store_commit)
+ * found worth saying without failing, such as "already merged, nothing to
+ * do", or for a PostgreSQL store that another writer committed the same run
+ * id meanwhile (the commit then adds nothing); "" when it had nothing to say.
+ * Such a call clears the notice first. */
 const char *fdx_store_notice(const fdx_store *store);
 
 /* Milliseconds to wait for another writer before FDX_EBUSY (default 10000). */

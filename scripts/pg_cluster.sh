@@ -5,10 +5,11 @@
 # connections, listens only on a Unix socket in that directory, and writes
 # the directory to the file STATE; `pg_cluster.sh stop STATE` stops the server
 # and removes the directory. The server is for tests: fsync and the like off.
+# `pg_cluster.sh restart STATE` restarts it (for tests of a lost server);
 # `pg_cluster.sh uri STATE [DB]` prints the URI of database DB (postgres).
 set -euo pipefail
-cmd=${1:?usage: pg_cluster.sh start|stop|uri STATE [DB]}
-state=${2:?usage: pg_cluster.sh start|stop|uri STATE [DB]}
+cmd=${1:?usage: pg_cluster.sh start|stop|restart|uri STATE [DB]}
+state=${2:?usage: pg_cluster.sh start|stop|restart|uri STATE [DB]}
 PORT=5433
 
 bindir() {
@@ -66,11 +67,15 @@ stop)
   fi
   rm -f "$state"
   ;;
+restart)
+  dir=$(cat "$state")
+  as_owner "$(bindir)/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m fast -w -t 60 restart >/dev/null
+  ;;
 uri)
   dir=$(cat "$state")
   echo "postgresql:///${3:-postgres}?host=$dir&port=$PORT&user=postgres"
   ;;
 *)
-  echo "usage: pg_cluster.sh start|stop|uri STATE [DB]" >&2; exit 2
+  echo "usage: pg_cluster.sh start|stop|restart|uri STATE [DB]" >&2; exit 2
   ;;
 esac

@@ -149,4 +149,85 @@ CREATE TABLE prune_log (
     observations   bigint NOT NULL
 );
 
+-- The views of views.sql, for psql: revision hashes as 16 hex digits, dtypes
+-- as 'F16,F16', compute capability as '8.9' or 'cpu', days as 'YYYY-MM-DD'.
+-- fdx reads none of them.
+CREATE VIEW miss_cells AS
+SELECT wanted, backend, op,
+       coalesce((SELECT string_agg(v, ',' ORDER BY o)
+                 FROM jsonb_array_elements_text(m.dtypes::jsonb) WITH ORDINALITY AS t (v, o)),
+                '') AS dtypes,
+       kernel_source,
+       lpad(to_hex(kernel_revision_hash # -9223372036854775808), 16, '0') AS kernel_revision,
+       cc_major, cc_minor,
+       CASE WHEN cc_major < 0 THEN 'cpu' ELSE cc_major || '.' || cc_minor END
+           AS compute_capability,
+       hardware_sku, driver_version, count, first_ingest, last_ingest, cell_id
+FROM miss_cell AS m;
+
+CREATE VIEW dispatch_cells AS
+SELECT CASE WHEN keyed = 1 THEN structure_key END AS structure_key, backend, op,
+       coalesce((SELECT string_agg(v, ',' ORDER BY o)
+                 FROM jsonb_array_elements_text(d.dtypes::jsonb) WITH ORDINALITY AS t (v, o)),
+                '') AS dtypes,
+       kernel_source,
+       lpad(to_hex(kernel_revision_hash # -9223372036854775808), 16, '0') AS kernel_revision,
+       cc_major, cc_minor,
+       CASE WHEN cc_major < 0 THEN 'cpu' ELSE cc_major || '.' || cc_minor END
+           AS compute_capability,
+       hardware_sku, driver_version, jsonb_array_length(candidates::jsonb) AS candidates, count,
+       first_ingest, last_ingest, cell_id
+FROM dispatch_cell AS d;
+
+CREATE VIEW miss_demand AS
+SELECT wanted,
+       least(sum(count), 9223372036854775807)::bigint AS misses,
+       count(DISTINCT (backend, op, dtypes, kernel_source, kernel_revision_hash)) AS fallbacks,
+       count(DISTINCT (cc_major, cc_minor, hardware_sku, driver_version)) AS devices,
+       count(*) AS cells,
+       string_agg(DISTINCT op, ',') AS ops
+FROM miss_cell
+GROUP BY wanted
+ORDER BY misses DESC, wanted;
+
+CREATE VIEW miss_daily AS
+SELECT to_char(date '1970-01-01' + h.day::integer, 'YYYY-MM-DD') AS day,
+       CASE WHEN h.day < (SELECT rolled_before FROM history_config) THEN 'month' ELSE 'day' END
+           AS span,
+       c.wanted, c.backend, c.op, c.dtypes, c.kernel_source, c.kernel_revision, c.cc_major,
+       c.cc_minor, c.compute_capability, c.hardware_sku, c.driver_version,
+       least(sum(h.count), 9223372036854775807)::bigint AS count
+FROM miss_cells AS c
+JOIN cell_history AS h ON h.cell = c.cell_id
+GROUP BY c.cell_id, h.day, c.wanted, c.backend, c.op, c.dtypes, c.kernel_source,
+         c.kernel_revision, c.cc_major, c.cc_minor, c.compute_capability, c.hardware_sku,
+         c.driver_version;
+
+CREATE VIEW dispatch_daily AS
+SELECT to_char(date '1970-01-01' + h.day::integer, 'YYYY-MM-DD') AS day,
+       CASE WHEN h.day < (SELECT rolled_before FROM history_config) THEN 'month' ELSE 'day' END
+           AS span,
+       c.structure_key, c.backend, c.op, c.dtypes, c.kernel_source, c.kernel_revision,
+       c.cc_major, c.cc_minor, c.compute_capability, c.hardware_sku, c.driver_version,
+       c.candidates, least(sum(h.count), 9223372036854775807)::bigint AS count
+FROM dispatch_cells AS c
+JOIN cell_history AS h ON h.cell = c.cell_id
+GROUP BY c.cell_id, h.day, c.structure_key, c.backend, c.op, c.dtypes, c.kernel_source,
+         c.kernel_revision, c.cc_major, c.cc_minor, c.compute_capability, c.hardware_sku,
+         c.driver_version, c.candidates;
+
+CREATE VIEW fleet_ledger AS
+SELECT (SELECT id FROM store_identity) AS store, id, run_id, kind, records, cells_added,
+       cells_updated, to_char(to_timestamp(captured_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+       to_char(to_timestamp(captured_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+           AS captured_at,
+       committed_at
+FROM ingest_ledger
+UNION ALL
+SELECT store_id, id, run_id, kind, records, cells_added, cells_updated,
+       to_char(to_timestamp(captured_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD'),
+       to_char(to_timestamp(captured_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+       committed_at
+FROM merged_ledger;
+
 INSERT INTO fdx_meta (one, schema_version) VALUES (1, 1);

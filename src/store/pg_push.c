@@ -32,6 +32,7 @@ typedef struct push {
     char ledger[32];              /* the PostgreSQL ledger id */
     char content[FDX_SHA256_HEX]; /* the transaction's content hash ("" for none) */
     uint64_t added, updated;
+    int64_t daily, rolled, latest; /* history_config, locked */
 } push;
 
 /* Runs sql; *out (optional) keeps a TUPLES_OK result for the caller. */
@@ -228,9 +229,8 @@ static int insert_sources(push *p)
     return rc;
 }
 
-/* Adds the day's history and moves the daily window on, under the lock of
- * history_config. */
-static int history(push *p)
+/* Takes the push's turn: locks history_config and reads the retention. */
+static int history_lock(push *p)
 {
     fdx_store *s = p->s;
     PGresult *r = NULL;
@@ -243,22 +243,28 @@ static int history(push *p)
     }
     /* The working copy's daily_days is the store's as read at open, or the
      * one this transaction set. */
-    int64_t daily = s->hist.loaded ? s->hist.daily_days : strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-    int64_t rolled = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
-    int64_t latest = PQgetisnull(r, 0, 2) ? INT64_MIN : strtoll(PQgetvalue(r, 0, 2), NULL, 10);
+    p->daily = s->hist.loaded ? s->hist.daily_days : strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    p->rolled = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
+    p->latest = PQgetisnull(r, 0, 2) ? INT64_MIN : strtoll(PQgetvalue(r, 0, 2), NULL, 10);
     PQclear(r);
-    int64_t day = fdx_history_txn_day(s);
+    return FDX_OK;
+}
+
+/* Adds the day's history of the upserted cells and moves the daily window on. */
+static int history_write(push *p)
+{
+    int64_t day = fdx_history_txn_day(p->s);
     char bucket[32], lo[32], hi[32], dd[32], lat[32];
-    text_of(bucket, day < rolled ? fdx_month_start(day) : day);
-    const char *vals[3] = {bucket};
-    rc = run(p, fdx_sql_pg_history_add, 1, vals, "writing history", NULL);
+    text_of(bucket, day < p->rolled ? fdx_month_start(day) : day);
+    const char *vals[1] = {bucket};
+    int rc = run(p, fdx_sql_pg_history_add, 1, vals, "writing history", NULL);
     if (rc != FDX_OK)
         return rc;
-    if (latest < day)
-        latest = day;
-    int64_t keep_from = fdx_month_start(latest - daily + 1);
-    if (keep_from > rolled) {
-        text_of(lo, rolled);
+    if (p->latest < day)
+        p->latest = day;
+    int64_t keep_from = fdx_month_start(p->latest - p->daily + 1);
+    if (keep_from > p->rolled) {
+        text_of(lo, p->rolled);
         text_of(hi, keep_from);
         const char *range[] = {lo, hi};
         rc = run(p, fdx_sql_pg_history_rollup, 2, range, "rolling up history", NULL);
@@ -266,11 +272,11 @@ static int history(push *p)
             rc = run(p, fdx_sql_pg_history_rollup_clear, 2, range, "rolling up history", NULL);
         if (rc != FDX_OK)
             return rc;
-        rolled = keep_from;
+        p->rolled = keep_from;
     }
-    text_of(dd, daily);
-    text_of(lo, rolled);
-    text_of(lat, latest);
+    text_of(dd, p->daily);
+    text_of(lo, p->rolled);
+    text_of(lat, p->latest);
     const char *cfg[] = {dd, lo, lat};
     return run(p, fdx_sql_pg_history_config_write, 3, cfg, "writing the history settings", NULL);
 }
@@ -347,11 +353,13 @@ static int push_once(push *p)
         if (rc == FDX_OK)
             rc = stage(p, fdx_sql_push_dispatches, fdx_sql_pg_stage_copy_dispatches);
         if (rc == FDX_OK)
-            rc = history(p); /* takes the turn before the cells are touched */
+            rc = history_lock(p); /* the turn is taken before any cell is touched */
         if (rc == FDX_OK)
             rc = upsert(p, fdx_sql_pg_upsert_misses, "writing miss cells");
         if (rc == FDX_OK)
             rc = upsert(p, fdx_sql_pg_upsert_dispatches, "writing dispatch cells");
+        if (rc == FDX_OK)
+            rc = history_write(p);
         if (rc == FDX_OK)
             rc = insert_sources(p);
         if (rc == FDX_OK) {

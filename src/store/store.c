@@ -499,6 +499,7 @@ int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
 {
     if (!s->in_txn)
         return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open");
+    s->notice[0] = '\0';
     int rc = fdx_store_flush_pending(s);
     if (rc == FDX_OK)
         rc = fdx_history_finish(s);
