@@ -139,6 +139,10 @@ const char *fdx_store_errmsg(const fdx_store *store);
  * Such a call clears the notice first. */
 const char *fdx_store_notice(const fdx_store *store);
 
+/* The store's name as messages show it: its path, or for a PostgreSQL URI
+ * the URI with its password replaced by ***. */
+const char *fdx_store_name(const fdx_store *store);
+
 /* Milliseconds to wait for another writer before FDX_EBUSY (default 10000). */
 int fdx_store_set_busy_timeout(fdx_store *store, int ms);
 /* fdx_store_open with the busy timeout already applied to the open itself

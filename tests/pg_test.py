@@ -345,6 +345,17 @@ def test_password():
                  ["fdx-ingest", secret, os.path.join(T, "missing.jsonl")]):
         r = fdx(*args)
         outs.append((args, r))
+    bad = os.path.join(T, "bad.jsonl")
+    with open(bad, "w") as f:
+        f.write("{not json\n")
+    outs.append((["fdx-ingest"], fdx("fdx-ingest", secret, bad)))
+    target = os.path.join(T, "pw-merged.db")
+    for _ in range(2):  # the second time: already merged, said with the source's name
+        outs.append((["fdx-merge"], fdx("fdx-merge", target, secret)))
+    check(outs[-1][1].returncode == 0 and "already merged" in outs[-1][1].stderr,
+          "merging a PostgreSQL store again is a no-op", outs[-1][1].stderr)
+    check(SECRET.encode() not in open(target, "rb").read(),
+          "a store merged from a URI does not keep its password")
     for args, r in outs:
         check(SECRET not in r.stdout + r.stderr, f"{args[0]} never shows the password",
               r.stdout + r.stderr)

@@ -353,7 +353,7 @@ int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
     hist_before = dst->hist;
     rc = open_source(dst, path, &src);
     if (rc == FDX_OK)
-        rc = merge_from(dst, src, path, stats);
+        rc = merge_from(dst, src, src->path, stats); /* a URI's password left out */
     fdx_store_close(src);
     if (rc == FDX_OK)
         return fdx_store_exec(dst, FDX_STMT_RELEASE) == FDX_OK ? FDX_OK : FDX_ERROR;

@@ -412,6 +412,11 @@ const char *fdx_store_errmsg(const fdx_store *s)
     return s ? s->errmsg : "out of memory";
 }
 
+const char *fdx_store_name(const fdx_store *s)
+{
+    return s && s->path ? s->path : "";
+}
+
 const char *fdx_store_notice(const fdx_store *s)
 {
     return s ? s->notice : "";
