@@ -47,10 +47,10 @@ static int pg_connect(fdx_store *s, int flags, char *working, size_t size)
         return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
     s->backend_data = pg;
     char *shown = fdx_pg_redact(s->path);
-    pg->uri = s->path;
-    s->path = shown;
     if (!shown)
         return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
+    pg->uri = s->path;
+    s->path = shown;
     int rc = fdx_pg_connect(s, pg);
     if (rc == FDX_OK)
         rc = fdx_pg_schema_ready(s, pg, !(flags & FDX_OPEN_READONLY));

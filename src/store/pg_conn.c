@@ -71,6 +71,26 @@ char *fdx_pg_redact(const char *uri)
     return out;
 }
 
+/* libpq's message about a URI it could not parse, with every quoted part
+ * (the piece it could not read, which may be the password) left out. */
+static void unquote(char *out, size_t size, const char *msg)
+{
+    size_t len = 0;
+    int quoted = 0;
+    for (; *msg && len + 5 < size; msg++) {
+        if (*msg == '"') {
+            quoted = !quoted;
+            if (quoted) {
+                memcpy(out + len, "\"***\"", 5);
+                len += 5;
+            }
+        } else if (!quoted && *msg != '\n') {
+            out[len++] = *msg;
+        }
+    }
+    out[len] = '\0';
+}
+
 /* text with every occurrence of secret replaced by ***, trailing newlines
  * dropped and inner ones turned into "; ". */
 static void scrub(char *out, size_t size, const char *text, const char *secret)
@@ -137,7 +157,7 @@ static int read_password(fdx_store *s, fdx_pg *pg)
     PQconninfoOption *opts = PQconninfoParse(pg->uri, &err);
     if (!opts) {
         char clean[512];
-        scrub(clean, sizeof clean, err ? err : "out of memory", NULL);
+        unquote(clean, sizeof clean, err ? err : "out of memory");
         PQfreemem(err);
         return fdx_store_fail(s, FDX_EMISUSE, "%s: not a valid PostgreSQL URI: %s", s->path, clean);
     }
