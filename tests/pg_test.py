@@ -176,6 +176,18 @@ def test_tools(lite, pg, db):
         a, b = fdx("fdx-top", *args, lite), fdx("fdx-top", *args, pg)
         check(a.returncode == b.returncode == 0 and a.stdout == b.stdout,
               f"fdx-top {' '.join(args)}: the same for both stores", a.stderr + b.stderr)
+    # an ingest without observations moves no day forward, and a new daily
+    # window rolls the history up the same way in both
+    for args in ([], ["--daily-days", "20"]):
+        a = fdx("fdx-ingest", *args, lite, "/dev/null")
+        b = fdx("fdx-ingest", *args, pg, "/dev/null")
+        check(a.returncode == b.returncode == 0, f"empty ingest {args}", a.stderr + b.stderr)
+        for top in (["--growth", "7d"], ["--since", "2026-05-01", "--until", "2026-06-21"],
+                    ["--since", "2026-06-01"]):
+            a, b = fdx("fdx-top", *top, lite), fdx("fdx-top", *top, pg)
+            check(a.returncode == b.returncode == 0 and a.stdout == b.stdout,
+                  f"after an empty ingest {args}: fdx-top {' '.join(top)} agrees",
+                  f"sqlite:\n{a.stdout}{a.stderr}\npg:\n{b.stdout}{b.stderr}")
     page = os.path.join(T, "report.html")
     r = fdx("fdx-report", pg, page)
     check(r.returncode == 0 and os.path.getsize(page) > 1000, "fdx-report of a PostgreSQL store",

@@ -257,12 +257,17 @@ static int history_write(push *p)
     char bucket[32], lo[32], hi[32], dd[32], lat[32];
     text_of(bucket, day < p->rolled ? fdx_month_start(day) : day);
     const char *vals[1] = {bucket};
-    int rc = run(p, fdx_sql_pg_history_add, 1, vals, "writing history", NULL);
+    int rc = FDX_OK;
+    /* As in SQLite, only a day that gained observations becomes the latest. */
+    if (p->added + p->updated > 0) {
+        rc = run(p, fdx_sql_pg_history_add, 1, vals, "writing history", NULL);
+        if (p->latest < day)
+            p->latest = day;
+    }
     if (rc != FDX_OK)
         return rc;
-    if (p->latest < day)
-        p->latest = day;
-    int64_t keep_from = fdx_month_start(p->latest - p->daily + 1);
+    int64_t keep_from =
+        p->latest == INT64_MIN ? p->rolled : fdx_month_start(p->latest - p->daily + 1);
     if (keep_from > p->rolled) {
         text_of(lo, p->rolled);
         text_of(hi, keep_from);
@@ -277,7 +282,7 @@ static int history_write(push *p)
     text_of(dd, p->daily);
     text_of(lo, p->rolled);
     text_of(lat, p->latest);
-    const char *cfg[] = {dd, lo, lat};
+    const char *cfg[] = {dd, lo, p->latest == INT64_MIN ? NULL : lat};
     return run(p, fdx_sql_pg_history_config_write, 3, cfg, "writing the history settings", NULL);
 }
 
@@ -339,9 +344,11 @@ static int push_once(push *p)
         snprintf(p->xid, sizeof p->xid, "%s", PQgetvalue(r, 0, 0));
         PQclear(r);
     }
-    if (rc == FDX_OK)
+    if (rc == FDX_OK && p->s->ledger.id)
         rc = insert_ledger(p);
-    if (rc == FDX_OK && !p->duplicate) {
+    else if (rc == FDX_OK && (rc = history_lock(p)) == FDX_OK) /* only the settings changed */
+        rc = history_write(p);
+    if (rc == FDX_OK && !p->duplicate && p->s->ledger.id) {
         PGresult *c = PQexec(p->pg->conn, fdx_sql_pg_stage_create); /* several statements */
         if (PQresultStatus(c) != PGRES_COMMAND_OK) {
             p->retry = fdx_pg_retryable(c);
@@ -419,7 +426,7 @@ int fdx_pg_push(fdx_store *s, fdx_pg *pg)
 {
     push p = {.s = s, .pg = pg};
     memset(&s->txn_stats, 0, sizeof s->txn_stats);
-    if (!s->ledger.id)
+    if (!s->ledger.id && !(s->hist.loaded && s->hist.dirty))
         return FDX_OK; /* the transaction changed nothing */
     int rc = FDX_OK;
     for (int attempt = 0; attempt < PUSH_ATTEMPTS; attempt++) {
