@@ -29,6 +29,8 @@ from testlib import check, finish, run_bounded
 
 BIN, GEN, CLUSTER, STATE, DATA = sys.argv[1:6]
 T = tempfile.mkdtemp(prefix="fdx-pg-test-")
+# The tools' working copies go here too: a SIGKILLed tool cannot remove its own.
+os.environ["TMPDIR"] = T
 SECRET = "Pw-s3cret-9f8e7d"
 LIMIT = 300  # seconds before a command counts as hung
 
