@@ -1,15 +1,20 @@
 # Turns every sql/*.sql file into a C string constant so the library never
 # reads SQL from disk: fdx_sql_<name> holds the text of sql/<name>.sql.
+# sql/pg/<name>.sql (PostgreSQL's dialect) becomes fdx_sql_pg_<name>.
 # A line "-- @include NAME" stands for the text of sql/NAME.sql without its
 # leading comment lines and its final newline (one statement's text shared by
 # two, such as a view and a query that cannot trust the store's views).
 # Invoked as: cmake -DSQL_DIR=... -DOUT_C=... -DOUT_H=... -P embed_sql.cmake
-file(GLOB sql_files "${SQL_DIR}/*.sql")
+file(GLOB sql_files "${SQL_DIR}/*.sql" "${SQL_DIR}/pg/*.sql")
 list(SORT sql_files)
 set(c_text "/* Generated from the files in sql/ by cmake/embed_sql.cmake. Do not edit. */\n#include \"sql_text.h\"\n\n")
 set(h_text "/* Generated from the files in sql/ by cmake/embed_sql.cmake. Do not edit. */\n#ifndef FDX_SQL_TEXT_H\n#define FDX_SQL_TEXT_H\n\n")
 foreach(f IN LISTS sql_files)
   get_filename_component(name "${f}" NAME_WE)
+  get_filename_component(dir "${f}" DIRECTORY)
+  if(dir MATCHES "/pg$")
+    set(name "pg_${name}")
+  endif()
   file(READ "${f}" body)
   string(REGEX MATCHALL "-- @include [a-z0-9_]+\n" includes "${body}")
   foreach(inc IN LISTS includes)

@@ -114,7 +114,11 @@ typedef struct fdx_store fdx_store;
 
 /*
  * Opens (and with FDX_OPEN_CREATE, creates) the store at path, migrating an
- * older schema unless read-only. The store's schema must be exactly the one
+ * older schema unless read-only. A path that is a postgresql:// or
+ * postgres:// URI opens a store kept in PostgreSQL (docs/FLEET.md): a
+ * read-only handle works on one snapshot of it, and a writer's commit is
+ * applied to it in one PostgreSQL transaction; fdx_store_merge and
+ * fdx_store_prune refuse it. The store's schema must be exactly the one
  * fdx creates (FDX_ENOTSTORE otherwise, naming what differs); an empty file
  * is not a store for a read-only open. Like sqlite3_open_v2, *out is set even
  * on failure (to NULL only when memory ran out) so fdx_store_errmsg can
@@ -132,10 +136,16 @@ int fdx_store_close(fdx_store *store);
  * say is in its out-parameters, or in fdx_store_notice. */
 const char *fdx_store_errmsg(const fdx_store *store);
 
-/* What the last call that leaves notices (fdx_store_merge) found worth saying
- * without failing, such as "already merged, nothing to do"; "" when it had
- * nothing to say. Such a call clears the notice first. */
+/* What the last call that leaves notices (fdx_store_merge, fdx_store_commit)
+ * found worth saying without failing, such as "already merged, nothing to
+ * do", or for a PostgreSQL store that another writer committed the same run
+ * id meanwhile (the commit then adds nothing); "" when it had nothing to say.
+ * Such a call clears the notice first. */
 const char *fdx_store_notice(const fdx_store *store);
+
+/* The store's name as messages show it: its path, or for a PostgreSQL URI
+ * the URI with its password replaced by ***. */
+const char *fdx_store_name(const fdx_store *store);
 
 /* Milliseconds to wait for another writer before FDX_EBUSY (default 10000). */
 int fdx_store_set_busy_timeout(fdx_store *store, int ms);

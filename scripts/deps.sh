@@ -12,7 +12,9 @@ for cmd_pkg in cc:build-essential make:build-essential cmake:cmake pkg-config:pk
                readelf:binutils nm:binutils jq:jq chromium:chromium; do
   command -v "${cmd_pkg%%:*}" >/dev/null 2>&1 || need_pkgs+=("${cmd_pkg#*:}")
 done
-for lib in libsqlite3-dev libcjson-dev check fonts-dejavu-core; do
+# postgresql and libpq-dev: the PostgreSQL store is built against libpq, and the
+# suite tests it against a server of its own (scripts/pg_cluster.sh).
+for lib in libsqlite3-dev libcjson-dev libpq-dev postgresql check fonts-dejavu-core; do
   dpkg-query -W -f='${Status}' "$lib" 2>/dev/null | grep -q 'install ok installed' \
     || need_pkgs+=("$lib")
 done

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "sql_text.h"
+#include "store/pg_conn.h"
 #include "test_util.h"
 
 static char *dir;
@@ -1058,6 +1059,35 @@ START_TEST(missing_directory_is_named)
 }
 END_TEST
 
+/* A URI's password never reaches a message: user:PASSWORD@ and every
+ * password= parameter are hidden, the rest stays as given. */
+START_TEST(pg_uri_password_is_redacted)
+{
+    static const char *const cases[][2] = {
+        {"postgresql://u:pw@h/db", "postgresql://u:***@h/db"},
+        {"postgres://u:p%40w@h:5432/db?sslmode=require",
+         "postgres://u:***@h:5432/db?sslmode=require"},
+        {"postgresql:///db?host=/run/pg&password=zz&user=u",
+         "postgresql:///db?host=/run/pg&password=***&user=u"},
+        {"postgresql://u:a@h/db?password=b", "postgresql://u:***@h/db?password=***"},
+        {"postgresql://u@h/db?connect_timeout=2", "postgresql://u@h/db?connect_timeout=2"},
+        {"postgresql://h1,h2:5433/db", "postgresql://h1,h2:5433/db"},
+        {"postgresql:///db?%70assword=x", "postgresql:///db?***"},
+        {"postgresql://u:x@y@h/db", "postgresql://u:***@h/db"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *got = fdx_pg_redact(cases[i][0]);
+        ck_assert_ptr_nonnull(got);
+        ck_assert_str_eq(got, cases[i][1]);
+        free(got);
+    }
+    ck_assert(fdx_pg_is_uri("postgres://x"));
+    ck_assert(fdx_pg_is_uri("postgresql:///x"));
+    ck_assert(!fdx_pg_is_uri("postgresql:x"));
+    ck_assert(!fdx_pg_is_uri("./postgresql://x"));
+}
+END_TEST
+
 Suite *store_suite(void)
 {
     Suite *s = suite_create("store");
@@ -1066,6 +1096,7 @@ Suite *store_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, golden_vectors, 0, (int)(sizeof golden / sizeof golden[0]));
     tcase_add_test(tc, unkeyed_and_cpu_cells_aggregate_across_ingests);
+    tcase_add_test(tc, pg_uri_password_is_redacted);
     tcase_add_test(tc, empty_structure_key_differs_from_unkeyed);
     tcase_add_test(tc, counts_saturate_within_one_ingest);
     tcase_add_test(tc, counts_saturate_across_ingests);

@@ -326,16 +326,23 @@ static int run(const char *dbpath, char **paths, int n, const options *o, fdx_re
     }
     if (rc == FDX_OK)
         rc = commit(db, rejects, &cs);
+    /* Another writer committed the same run id meanwhile: said, and no summary. */
+    int noop = rc == FDX_OK && *fdx_store_notice(db);
+    if (noop)
+        fprintf(stderr, "%s: %s\n", prog, fdx_store_notice(db));
+    char shown[4096];
+    snprintf(shown, sizeof shown, "%s", db ? fdx_store_name(db) : dbpath);
     fdx_store_close(db); /* rolls back anything uncommitted */
     if ((rc == FDX_OK || rc == FDX_EDATA) && d.total - d.old_lines > d.shown)
         fprintf(stderr, "... and %llu more bad lines\n", d.total - d.old_lines - d.shown);
     if (rc == FDX_EDATA) {
         tool_error(prog, "%llu bad line%s: nothing ingested, %s unchanged", d.total,
-                   d.total == 1 ? "" : "s", dbpath);
+                   d.total == 1 ? "" : "s", shown);
     }
     if (rc != FDX_OK)
         return EXIT_FAIL;
-    summarise(&stats, &cs, &d, o);
+    if (!noop)
+        summarise(&stats, &cs, &d, o);
     return EXIT_OK;
 }
 

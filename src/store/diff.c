@@ -6,13 +6,15 @@
  */
 #include "store/conn.h"
 
-static int check_other(fdx_store *s, const char *path)
+/* Opens the other store; *file is the SQLite database to attach (a store
+ * kept elsewhere is attached through its working copy, held open meanwhile). */
+static int open_other(fdx_store *s, const char *path, fdx_store **other, const char **file)
 {
-    fdx_store *other;
-    int rc = fdx_store_open(path, FDX_OPEN_FOR_READING, &other);
+    int rc = fdx_store_open(path, FDX_OPEN_FOR_READING, other);
     if (rc != FDX_OK)
-        fdx_store_fail(s, rc, "%s", fdx_store_errmsg(other));
-    fdx_store_close(other);
+        fdx_store_fail(s, rc, "%s", fdx_store_errmsg(*other));
+    else if ((*other)->backend)
+        *file = sqlite3_db_filename((*other)->db, "main");
     return rc;
 }
 
@@ -56,17 +58,24 @@ int fdx_store_diff(fdx_store *s, const char *other_path, fdx_diff_fn fn, void *c
     sqlite3_stmt *st;
     if (s->in_txn)
         return fdx_store_fail(s, FDX_EMISUSE, "not allowed while a transaction is open");
-    int rc = check_other(s, other_path);
+    fdx_store *other = NULL;
+    const char *file = other_path;
+    int rc = open_other(s, other_path, &other, &file);
     if (rc == FDX_OK)
         rc = fdx_store_stmt(s, FDX_STMT_DIFF_ATTACH, &st);
-    if (rc != FDX_OK)
+    if (rc != FDX_OK) {
+        fdx_store_close(other);
         return rc;
-    sqlite3_bind_text(st, 1, other_path, -1, SQLITE_STATIC);
+    }
+    sqlite3_bind_text(st, 1, file, -1, SQLITE_STATIC);
     int src = sqlite3_step(st);
     sqlite3_reset(st);
-    if (src != SQLITE_DONE)
+    if (src != SQLITE_DONE) {
+        fdx_store_close(other);
         return fdx_store_fail_sqlite(s, src, "opening the other store");
+    }
     rc = report(s, fn, ctx);
     int detach = fdx_store_exec(s, FDX_STMT_DIFF_DETACH);
+    fdx_store_close(other);
     return rc != FDX_OK ? rc : detach;
 }

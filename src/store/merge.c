@@ -14,6 +14,7 @@
  */
 #include <string.h>
 
+#include "store/backend.h"
 #include "store/conn.h"
 #include "store/ledger.h"
 #include "store/merge_sqlite.h"
@@ -36,6 +37,8 @@ int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
     dst->notice[0] = '\0';
     if (!dst->in_txn)
         return fdx_store_fail(dst, FDX_EMISUSE, "no transaction is open (call fdx_store_begin)");
+    if (fdx_backend_allows(dst, "merge") != FDX_OK)
+        return FDX_ERROR;
     fdx_store *src = NULL;
     fdx_commit_stats stats_before = dst->txn_stats;
     fdx_merge_stats merge_before = *stats;
@@ -53,7 +56,7 @@ int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
     fdx_merge_applied applied;
     rc = open_source(dst, path, &src);
     if (rc == FDX_OK)
-        rc = fdx_merge_stage(src, path, &fdx_merge_sqlite_ops, dst, &known, &applied, stats);
+        rc = fdx_merge_stage(src, src->path, &fdx_merge_sqlite_ops, dst, &known, &applied, stats);
     fdx_store_close(src);
     if (rc == FDX_OK) {
         int skip = known != FDX_MERGE_NEW;

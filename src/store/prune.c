@@ -9,6 +9,7 @@
 
 #include "codec/encode.h"
 #include "common/when.h"
+#include "store/backend.h"
 #include "store/conn.h"
 #include "store/ledger.h"
 #include "store/row.h"
@@ -122,6 +123,8 @@ int fdx_store_prune(fdx_store *s, const fdx_prune_filter *f, fdx_prune_stats *st
         return fdx_store_fail(s, FDX_EMISUSE, "a prune needs at least one filter");
     if (s->ledger.pruned)
         return fdx_store_fail(s, FDX_EMISUSE, "one prune per transaction");
+    if (fdx_backend_allows(s, "prune") != FDX_OK)
+        return FDX_ERROR;
     fdx_buf json = FDX_BUF_INIT;
     char before[FDX_DAY_TEXT];
     describe(f, &json, before);

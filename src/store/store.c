@@ -14,6 +14,7 @@
 #include "codec/record_cell.h"
 #include "common/fsutil.h"
 #include "sql_text.h"
+#include "store/backend.h"
 #include "store/conn.h"
 #include "store/history.h"
 #include "store/identity.h"
@@ -267,6 +268,30 @@ static int open_db(fdx_store *s, const char *path, int flags)
     return rc;
 }
 
+/* A store kept by another backend: connect, then open a working copy and
+ * let the backend fill it. The copy is always writable; the handle is
+ * read-only when asked to be. */
+static int open_backend(fdx_store *s, const fdx_backend_ops *be, int flags)
+{
+    char working[4096];
+    if ((flags & (FDX_OPEN_CREATE | FDX_OPEN_READONLY)) == (FDX_OPEN_CREATE | FDX_OPEN_READONLY))
+        return fdx_store_fail(s, FDX_EMISUSE, "FDX_OPEN_CREATE and FDX_OPEN_READONLY conflict");
+    s->backend = be;
+    int rc = be->connect(s, flags, working, sizeof working);
+    if (rc != FDX_OK)
+        return rc;
+    char *msg = NULL;
+    rc = open_db(s, working, FDX_OPEN_CREATE);
+    s->on_disk = 0; /* the working copy is not the store: nothing to watch */
+    if (rc == FDX_OK && sqlite3_exec(s->db, fdx_sql_working_copy, NULL, NULL, &msg) != SQLITE_OK) {
+        rc = fdx_store_fail(s, FDX_ERROR, "%s: configuring the working copy: %s", s->path,
+                            msg ? msg : "error");
+        sqlite3_free(msg);
+    }
+    s->readonly = (flags & FDX_OPEN_READONLY) != 0;
+    return rc == FDX_OK ? be->fill(s) : rc;
+}
+
 int fdx_store_open(const char *path, int flags, fdx_store **out)
 {
     return fdx_store_open_v2(path, flags, FDX_DEFAULT_BUSY_MS, out);
@@ -292,7 +317,8 @@ int fdx_store_open_v2(const char *path, int flags, int busy_ms, fdx_store **out)
     /* Readers never create, migrate or convert what they read. */
     if (flags & FDX_OPEN_FOR_READING)
         flags = FDX_OPEN_READONLY;
-    int rc = open_db(s, path, flags);
+    const fdx_backend_ops *be = fdx_backend_for(path);
+    int rc = be ? open_backend(s, be, flags) : open_db(s, path, flags);
     s->open_failed = rc != FDX_OK;
     return rc;
 }
@@ -368,6 +394,8 @@ int fdx_store_close(fdx_store *s)
     int rc = close_db(s);
     if (removed)
         remove_companions(s->path);
+    if (s->backend)
+        s->backend->close(s);
     fdx_agg_free(s->pending);
     fdx_agg_free(s->path_agg);
     fdx_agg_free(s->saved);
@@ -382,6 +410,11 @@ int fdx_store_close(fdx_store *s)
 const char *fdx_store_errmsg(const fdx_store *s)
 {
     return s ? s->errmsg : "out of memory";
+}
+
+const char *fdx_store_name(const fdx_store *s)
+{
+    return s && s->path ? s->path : "";
 }
 
 const char *fdx_store_notice(const fdx_store *s)
@@ -471,6 +504,7 @@ int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
 {
     if (!s->in_txn)
         return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open");
+    s->notice[0] = '\0';
     int rc = fdx_store_flush_pending(s);
     if (rc == FDX_OK)
         rc = fdx_history_finish(s);
@@ -478,6 +512,8 @@ int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
         rc = fdx_ledger_finish(s);
     if (rc == FDX_OK)
         rc = still_there(s);
+    if (rc == FDX_OK && s->backend)
+        rc = s->backend->push(s);
     if (rc == FDX_OK)
         rc = fdx_store_exec(s, FDX_STMT_COMMIT);
     if (rc != FDX_OK) {

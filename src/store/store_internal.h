@@ -124,9 +124,15 @@ typedef struct fdx_history_config {
     int64_t next_cell_id;
 } fdx_history_config;
 
+struct fdx_backend_ops;
+
 struct fdx_store {
     sqlite3 *db;
-    char *path;
+    char *path; /* as shown in messages (a URI without its password) */
+    /* Where the store lives when s->db is only its working copy (backend.h);
+     * NULL for an SQLite store. */
+    const struct fdx_backend_ops *backend;
+    void *backend_data;
     char errmsg[1024];
     char notice[1024]; /* see fdx_store_notice */
     int in_txn;

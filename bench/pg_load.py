@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Loading PostgreSQL: cells per second that fdx-ingest puts into a PostgreSQL
+store, against a per-row INSERT ... ON CONFLICT DO UPDATE loop written the way
+a user would (psycopg2, one statement per feed line, one transaction), on the
+same generated feed, each into an empty database. fdx-ingest into an SQLite
+store is measured too, for scale. Numbers are reported, never asserted.
+
+  pg_load.py [--build DIR] [--lines N] [--cells N] [--uri URI]
+
+Without --uri, a throwaway server is started with scripts/pg_cluster.sh and
+removed afterwards. The psycopg2 loop needs python3-psycopg2; without it the
+runner says so and measures fdx alone.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CLUSTER = os.path.join(HERE, "..", "scripts", "pg_cluster.sh")
+FLIP = 1 << 63
+
+
+def psql(uri, sql):
+    subprocess.run(["psql", "-qAtX", "-v", "ON_ERROR_STOP=1", uri, "-c", sql], check=True,
+                   capture_output=True)
+
+
+def fresh_db(admin, name):
+    psql(admin, f"DROP DATABASE IF EXISTS {name}")
+    psql(admin, f"CREATE DATABASE {name}")
+    return admin.replace("///postgres?", f"///{name}?")
+
+
+def timed(cmd):
+    t = time.monotonic()
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"{cmd[0]} failed: {r.stderr}")
+    return time.monotonic() - t
+
+
+def signed(h):
+    v = h ^ FLIP
+    return v - (1 << 64) if v >= FLIP else v
+
+
+def row_loop(uri, feed):
+    """The user's loop: one upsert per line, miss and dispatch tables alike."""
+    import psycopg2
+    conn = psycopg2.connect(uri)
+    cur = conn.cursor()
+    t = time.monotonic()
+    for name in ("misses.jsonl", "dispatches.jsonl"):
+        for line in open(os.path.join(feed, name), encoding="utf-8"):
+            r = json.loads(line)
+            hw = r["hw"]
+            cc = hw.get("compute_capability", [-1, -1])
+            impl = r.get("fallback") or r["chosen"]
+            common = (impl["backend"], impl["op"], json.dumps(impl["dtypes"], separators=(",", ":")),
+                      impl["kernel_source"], signed(impl["kernel_revision_hash"]), cc[0], cc[1],
+                      hw["hardware_sku"], hw["driver_version"], max(r.get("count", 1), 1))
+            if "wanted" in r:
+                cur.execute(
+                    "INSERT INTO miss_cell (wanted, backend, op, dtypes, kernel_source,"
+                    " kernel_revision_hash, cc_major, cc_minor, hardware_sku, driver_version,"
+                    " count) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+                    " ON CONFLICT (wanted, kernel_source, kernel_revision_hash, backend, op,"
+                    " dtypes, cc_major, cc_minor, hardware_sku, driver_version)"
+                    " DO UPDATE SET count = miss_cell.count + excluded.count",
+                    (r["wanted"],) + common)
+            else:
+                key = r.get("structure_key")
+                cands = json.dumps(r.get("candidates", []), separators=(",", ":"))
+                cur.execute(
+                    "INSERT INTO dispatch_cell (keyed, structure_key, backend, op, dtypes,"
+                    " kernel_source, kernel_revision_hash, cc_major, cc_minor, hardware_sku,"
+                    " driver_version, count, candidates) VALUES (%s, %s, %s, %s, %s, %s, %s,"
+                    " %s, %s, %s, %s, %s, %s)"
+                    " ON CONFLICT (keyed, structure_key, kernel_source, kernel_revision_hash,"
+                    " backend, op, dtypes, cc_major, cc_minor, hardware_sku, driver_version)"
+                    " DO UPDATE SET count = dispatch_cell.count + excluded.count,"
+                    " candidates = CASE WHEN excluded.candidates = '[]'"
+                    " THEN dispatch_cell.candidates ELSE excluded.candidates END",
+                    (int(key is not None), key or "") + common + (cands,))
+    conn.commit()
+    conn.close()
+    return time.monotonic() - t
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(HERE, "..", "build"))
+    ap.add_argument("--lines", type=int, default=50000)
+    ap.add_argument("--cells", type=int, default=20000)
+    ap.add_argument("--uri", help="postgresql:// URI of a database to create others from")
+    a = ap.parse_args()
+    work = tempfile.mkdtemp(prefix="fdx-pg-load-")
+    state = os.path.join(work, "cluster.state")
+    ingest = os.path.join(a.build, "fdx-ingest")
+    try:
+        admin = a.uri
+        if not admin:
+            subprocess.run(["bash", CLUSTER, "start", state], check=True)
+            admin = subprocess.run(["bash", CLUSTER, "uri", state], check=True,
+                                   capture_output=True, text=True).stdout.strip()
+        feed_root = os.path.join(work, "feed")
+        subprocess.run([sys.executable, os.path.join(HERE, "gen_feed.py"), feed_root, "--runs",
+                        "1", "--lines", str(a.lines), "--cells", str(a.cells), "--seed", "5"],
+                       check=True)
+        feed = os.path.join(feed_root, sorted(os.listdir(feed_root))[0])
+        lite = os.path.join(work, "s.db")
+        t_lite = timed([ingest, "-q", lite, feed])
+        pg = fresh_db(admin, "fdx_load_fdx")
+        timed([ingest, "-q", pg, "/dev/null"])  # the tables, outside the measurement
+        t_pg = timed([ingest, "-q", pg, feed])
+        cells = int(subprocess.run(["psql", "-qAtX", pg, "-c",
+                                    "SELECT (SELECT count(*) FROM miss_cell) +"
+                                    " (SELECT count(*) FROM dispatch_cell)"],
+                                   capture_output=True, text=True, check=True).stdout)
+        lines = 2 * a.lines
+        print(f"feed: {lines} lines, {cells} distinct cells")
+        print(f"fdx-ingest into SQLite:      {t_lite:7.2f} s  {cells / t_lite:10.0f} cells/s")
+        print(f"fdx-ingest into PostgreSQL:  {t_pg:7.2f} s  {cells / t_pg:10.0f} cells/s")
+        try:
+            import psycopg2  # noqa: F401
+        except ImportError:
+            print(f"per-row INSERT ... ON CONFLICT loop: skipped (psycopg2 cannot be imported "
+                  f"by {sys.executable}: apt-get install python3-psycopg2, and run this with "
+                  f"/usr/bin/python3)")
+            return 0
+        loop = fresh_db(admin, "fdx_load_loop")
+        timed([ingest, "-q", loop, "/dev/null"])
+        t_loop = row_loop(loop, feed)
+        print(f"per-row INSERT ... ON CONFLICT (psycopg2): {t_loop:7.2f} s  "
+              f"{cells / t_loop:10.0f} cells/s  (fdx-ingest is {t_loop / t_pg:.1f}x faster)")
+        return 0
+    finally:
+        if not a.uri:
+            subprocess.run(["bash", CLUSTER, "stop", state])
+        subprocess.run(["rm", "-rf", work])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

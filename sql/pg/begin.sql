@@ -1,0 +1,2 @@
+-- Starts a write transaction on the PostgreSQL store.
+BEGIN;

@@ -1,0 +1,143 @@
+-- What is wrong with the fdx tables of the current schema, one row per
+-- problem (none: the store is as schema.sql makes it). A store on a shared
+-- server is as untrusted as an SQLite file from another host: a table replaced
+-- by a view, a column of another type or collation, a trigger or a rule would
+-- make fdx read something other than cells, so each is refused by name.
+WITH want (tbl, col, typ, is_c, not_null) AS (VALUES
+    ('fdx_meta', 'one', 'integer', false, true),
+    ('fdx_meta', 'schema_version', 'integer', false, true),
+    ('miss_cell', 'wanted', 'text', true, true),
+    ('miss_cell', 'backend', 'text', true, true),
+    ('miss_cell', 'op', 'text', true, true),
+    ('miss_cell', 'dtypes', 'text', true, true),
+    ('miss_cell', 'kernel_source', 'text', true, true),
+    ('miss_cell', 'kernel_revision_hash', 'bigint', false, true),
+    ('miss_cell', 'cc_major', 'bigint', false, true),
+    ('miss_cell', 'cc_minor', 'bigint', false, true),
+    ('miss_cell', 'hardware_sku', 'text', true, true),
+    ('miss_cell', 'driver_version', 'text', true, true),
+    ('miss_cell', 'count', 'bigint', false, true),
+    ('miss_cell', 'first_ingest', 'bigint', false, false),
+    ('miss_cell', 'last_ingest', 'bigint', false, false),
+    ('miss_cell', 'cell_id', 'bigint', false, true),
+    ('dispatch_cell', 'keyed', 'bigint', false, true),
+    ('dispatch_cell', 'structure_key', 'text', true, true),
+    ('dispatch_cell', 'backend', 'text', true, true),
+    ('dispatch_cell', 'op', 'text', true, true),
+    ('dispatch_cell', 'dtypes', 'text', true, true),
+    ('dispatch_cell', 'kernel_source', 'text', true, true),
+    ('dispatch_cell', 'kernel_revision_hash', 'bigint', false, true),
+    ('dispatch_cell', 'cc_major', 'bigint', false, true),
+    ('dispatch_cell', 'cc_minor', 'bigint', false, true),
+    ('dispatch_cell', 'hardware_sku', 'text', true, true),
+    ('dispatch_cell', 'driver_version', 'text', true, true),
+    ('dispatch_cell', 'candidates', 'text', true, true),
+    ('dispatch_cell', 'count', 'bigint', false, true),
+    ('dispatch_cell', 'first_ingest', 'bigint', false, false),
+    ('dispatch_cell', 'last_ingest', 'bigint', false, false),
+    ('dispatch_cell', 'candidates_set_at', 'bigint', false, false),
+    ('dispatch_cell', 'cell_id', 'bigint', false, true),
+    ('ingest_ledger', 'id', 'bigint', false, true),
+    ('ingest_ledger', 'run_id', 'text', true, false),
+    ('ingest_ledger', 'kind', 'text', false, true),
+    ('ingest_ledger', 'content_hash', 'text', false, false),
+    ('ingest_ledger', 'sources', 'bigint', false, true),
+    ('ingest_ledger', 'bytes', 'bigint', false, true),
+    ('ingest_ledger', 'lines', 'bigint', false, true),
+    ('ingest_ledger', 'records', 'bigint', false, true),
+    ('ingest_ledger', 'skipped', 'bigint', false, true),
+    ('ingest_ledger', 'cells_added', 'bigint', false, true),
+    ('ingest_ledger', 'cells_updated', 'bigint', false, true),
+    ('ingest_ledger', 'committed_at', 'text', false, true),
+    ('ingest_ledger', 'captured_at', 'bigint', false, false),
+    ('ingest_source', 'ledger_id', 'bigint', false, true),
+    ('ingest_source', 'position', 'bigint', false, true),
+    ('ingest_source', 'path', 'text', false, true),
+    ('ingest_source', 'content_hash', 'text', false, true),
+    ('ingest_source', 'bytes', 'bigint', false, true),
+    ('ingest_source', 'lines', 'bigint', false, true),
+    ('ingest_source', 'records', 'bigint', false, true),
+    ('ingest_source', 'skipped', 'bigint', false, true),
+    ('store_identity', 'one', 'bigint', false, true),
+    ('store_identity', 'id', 'text', false, true),
+    ('store_identity', 'created_at', 'text', false, true),
+    ('store_identity', 'file_dev', 'bigint', false, false),
+    ('store_identity', 'file_ino', 'bigint', false, false),
+    ('merged_store', 'store_id', 'text', false, true),
+    ('merged_store', 'ledger_high', 'bigint', false, true),
+    ('merged_store', 'source', 'text', false, true),
+    ('merged_store', 'merged_at', 'text', false, true),
+    ('merged_store', 'ledger_digest', 'text', false, false),
+    ('merged_store', 'how', 'text', false, false),
+    ('history_config', 'one', 'bigint', false, true),
+    ('history_config', 'daily_days', 'bigint', false, true),
+    ('history_config', 'rolled_before', 'bigint', false, true),
+    ('history_config', 'latest_day', 'bigint', false, false),
+    ('history_config', 'next_cell_id', 'bigint', false, true),
+    ('history_origin', 'id', 'bigint', false, true),
+    ('history_origin', 'store_id', 'text', false, true),
+    ('cell_history', 'cell', 'bigint', false, true),
+    ('cell_history', 'day', 'bigint', false, true),
+    ('cell_history', 'origin', 'bigint', false, true),
+    ('cell_history', 'count', 'bigint', false, true),
+    ('merged_ledger', 'store_id', 'text', false, true),
+    ('merged_ledger', 'id', 'bigint', false, true),
+    ('merged_ledger', 'run_id', 'text', false, false),
+    ('merged_ledger', 'kind', 'text', false, true),
+    ('merged_ledger', 'records', 'bigint', false, true),
+    ('merged_ledger', 'cells_added', 'bigint', false, true),
+    ('merged_ledger', 'cells_updated', 'bigint', false, true),
+    ('merged_ledger', 'captured_at', 'bigint', false, false),
+    ('merged_ledger', 'committed_at', 'text', false, true),
+    ('prune_log', 'ledger_id', 'bigint', false, true),
+    ('prune_log', 'filter', 'text', false, true),
+    ('prune_log', 'miss_cells', 'bigint', false, true),
+    ('prune_log', 'dispatch_cells', 'bigint', false, true),
+    ('prune_log', 'observations', 'bigint', false, true)
+),
+tables AS (SELECT DISTINCT tbl FROM want),
+rel AS (
+    SELECT c.oid, c.relname, c.relkind
+    FROM pg_catalog.pg_class AS c
+    WHERE c.relnamespace = current_schema()::regnamespace
+      AND c.relname IN (SELECT tbl FROM tables)
+),
+have AS (
+    SELECT r.relname AS tbl, a.attname AS col, format_type(a.atttypid, a.atttypmod) AS typ,
+           coalesce(co.collname = 'C', false) AS is_c, a.attnotnull AS not_null
+    FROM rel AS r
+    JOIN pg_catalog.pg_attribute AS a ON a.attrelid = r.oid AND a.attnum > 0 AND NOT a.attisdropped
+    LEFT JOIN pg_catalog.pg_collation AS co ON co.oid = a.attcollation
+)
+SELECT 'the table ' || t.tbl || ' is missing'
+FROM tables AS t WHERE NOT EXISTS (SELECT 1 FROM rel WHERE relname = t.tbl)
+UNION ALL
+SELECT r.relname::text || ' is not a plain table (relkind ' || r.relkind::text || ')'
+FROM rel AS r WHERE r.relkind <> 'r'
+UNION ALL
+SELECT 'the column ' || w.tbl || '.' || w.col || ' is missing'
+FROM want AS w
+WHERE EXISTS (SELECT 1 FROM rel WHERE relname = w.tbl)
+  AND NOT EXISTS (SELECT 1 FROM have AS h WHERE h.tbl = w.tbl AND h.col = w.col)
+UNION ALL
+SELECT 'the column ' || h.tbl || '.' || h.col || ' is ' || h.typ
+       || CASE WHEN h.not_null THEN ' NOT NULL' ELSE '' END
+       || CASE WHEN h.is_c THEN ' COLLATE "C"' ELSE '' END
+       || ', not ' || w.typ || CASE WHEN w.not_null THEN ' NOT NULL' ELSE '' END
+       || CASE WHEN w.is_c THEN ' COLLATE "C"' ELSE '' END
+FROM have AS h JOIN want AS w ON w.tbl = h.tbl AND w.col = h.col
+WHERE (h.typ, h.is_c, h.not_null) IS DISTINCT FROM (w.typ, w.is_c, w.not_null)
+UNION ALL
+SELECT 'the table ' || h.tbl || ' has a column ' || h.col || ' fdx does not make'
+FROM have AS h
+WHERE NOT EXISTS (SELECT 1 FROM want AS w WHERE w.tbl = h.tbl AND w.col = h.col)
+UNION ALL
+SELECT 'the table ' || r.relname::text || ' has a trigger ' || t.tgname
+FROM rel AS r JOIN pg_catalog.pg_trigger AS t ON t.tgrelid = r.oid AND NOT t.tgisinternal
+UNION ALL
+SELECT 'the table ' || r.relname::text || ' has a rule ' || w.rulename
+FROM rel AS r JOIN pg_catalog.pg_rewrite AS w ON w.ev_class = r.oid
+UNION ALL
+SELECT 'the table ' || r.relname::text || ' has row-level security'
+FROM rel AS r JOIN pg_catalog.pg_class AS c ON c.oid = r.oid
+WHERE c.relrowsecurity;

@@ -1,0 +1,2 @@
+-- Commits the PostgreSQL transaction.
+COMMIT;

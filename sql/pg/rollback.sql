@@ -1,0 +1,2 @@
+-- Undoes the PostgreSQL transaction.
+ROLLBACK;

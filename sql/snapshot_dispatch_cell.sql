@@ -1,0 +1,6 @@
+-- Adds one dispatch_cell row read from a PostgreSQL store to its working copy.
+INSERT INTO dispatch_cell (keyed, structure_key, backend, op, dtypes, kernel_source,
+                          kernel_revision_hash, cc_major, cc_minor, hardware_sku,
+                          driver_version, candidates, count, first_ingest, last_ingest,
+                          candidates_set_at, cell_id)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17);

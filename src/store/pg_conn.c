@@ -1,0 +1,211 @@
+/*
+ * The PostgreSQL connection: libpq parses the URI (and reads PGPASSFILE,
+ * PGSERVICE, PGSSLMODE ...); fdx only tells a URI by its scheme and keeps
+ * its password out of every message, since messages end up in logs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sql_text.h"
+#include "store/conn.h"
+#include "store/pg_conn.h"
+
+int fdx_pg_is_uri(const char *path)
+{
+    return path &&
+           (strncmp(path, "postgresql://", 13) == 0 || strncmp(path, "postgres://", 11) == 0);
+}
+
+/* Appends n bytes of p to out at *len (out has room: see fdx_pg_redact). */
+static void put(char *out, size_t *len, const char *p, size_t n)
+{
+    memcpy(out + *len, p, n);
+    *len += n;
+}
+
+char *fdx_pg_redact(const char *uri)
+{
+    size_t n = strlen(uri);
+    char *out = malloc(n * 4 + 8); /* every "=v" or ":v" can become "=***" */
+    if (!out)
+        return NULL;
+    size_t len = 0;
+    const char *p = strstr(uri, "://");
+    p = p ? p + 3 : uri;
+    put(out, &len, uri, (size_t)(p - uri));
+    size_t auth = strcspn(p, "/?#");
+    const char *at = NULL;
+    for (const char *q = p; q < p + auth; q++)
+        if (*q == '@')
+            at = q;
+    if (at) {
+        const char *colon = memchr(p, ':', (size_t)(at - p));
+        if (colon) {
+            put(out, &len, p, (size_t)(colon - p + 1));
+            put(out, &len, "***", 3);
+            p = at;
+        }
+    }
+    /* The query: every password=... (or its percent-encoded key) hidden. */
+    while (*p) {
+        size_t k = strcspn(p, "?&");
+        put(out, &len, p, k);
+        p += k;
+        if (!*p)
+            break;
+        put(out, &len, p, 1);
+        p++;
+        size_t field = strcspn(p, "&#");
+        const char *eq = memchr(p, '=', field);
+        if (eq && ((size_t)(eq - p) == 8 && strncmp(p, "password", 8) == 0)) {
+            put(out, &len, p, (size_t)(eq - p + 1));
+            put(out, &len, "***", 3);
+            p += field;
+        } else if (eq && memchr(p, '%', (size_t)(eq - p))) {
+            put(out, &len, "***", 3); /* an encoded key could spell password */
+            p += field;
+        }
+    }
+    out[len] = '\0';
+    return out;
+}
+
+/* libpq's message about a URI it could not parse, with every quoted part
+ * (the piece it could not read, which may be the password) left out. */
+static void unquote(char *out, size_t size, const char *msg)
+{
+    size_t len = 0;
+    int quoted = 0;
+    for (; *msg && len + 5 < size; msg++) {
+        if (*msg == '"') {
+            quoted = !quoted;
+            if (quoted) {
+                memcpy(out + len, "\"***\"", 5);
+                len += 5;
+            }
+        } else if (!quoted && *msg != '\n') {
+            out[len++] = *msg;
+        }
+    }
+    out[len] = '\0';
+}
+
+/* text with every occurrence of secret replaced by ***, trailing newlines
+ * dropped and inner ones turned into "; ". */
+static void scrub(char *out, size_t size, const char *text, const char *secret)
+{
+    size_t len = 0, sn = secret && *secret ? strlen(secret) : 0;
+    while (*text && len + 4 < size) {
+        if (sn && strncmp(text, secret, sn) == 0) {
+            memcpy(out + len, "***", 3);
+            len += 3;
+            text += sn;
+        } else if (*text == '\n') {
+            text++;
+            if (*text && len + 3 < size) {
+                memcpy(out + len, "; ", 2);
+                len += 2;
+            }
+        } else {
+            out[len++] = *text++;
+        }
+    }
+    out[len] = '\0';
+}
+
+static int code_of(fdx_pg *pg, const PGresult *r)
+{
+    if (!pg->conn || PQstatus(pg->conn) != CONNECTION_OK)
+        return FDX_EIO;
+    const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+    if (!state)
+        return FDX_ERROR;
+    if (strncmp(state, "08", 2) == 0 || strncmp(state, "57P", 3) == 0)
+        return FDX_EIO;
+    if (strcmp(state, "42501") == 0)
+        return FDX_EREADONLY; /* insufficient privilege */
+    if (strncmp(state, "53", 2) == 0)
+        return strcmp(state, "53200") == 0 ? FDX_ENOMEM : FDX_EIO;
+    if (strncmp(state, "22", 2) == 0 || strncmp(state, "23", 2) == 0)
+        return FDX_EDATA;
+    return FDX_ERROR;
+}
+
+int fdx_pg_fail(fdx_store *s, fdx_pg *pg, const PGresult *r, const char *what)
+{
+    const char *msg = r ? PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+    const char *detail = r ? PQresultErrorField(r, PG_DIAG_MESSAGE_DETAIL) : NULL;
+    char both[1024];
+    if (msg && detail) {
+        snprintf(both, sizeof both, "%s (%s)", msg, detail);
+        msg = both;
+    }
+    if (!msg || !*msg)
+        msg = pg->conn ? PQerrorMessage(pg->conn) : "out of memory";
+    if (!*msg)
+        msg = "unknown error";
+    char clean[768];
+    scrub(clean, sizeof clean, msg, pg->password);
+    return fdx_store_fail(s, code_of(pg, r), "%s: %s: %s", s->path, what, clean);
+}
+
+/* The password libpq would use from the URI itself, for scrubbing. */
+static int read_password(fdx_store *s, fdx_pg *pg)
+{
+    char *err = NULL;
+    PQconninfoOption *opts = PQconninfoParse(pg->uri, &err);
+    if (!opts) {
+        char clean[512];
+        unquote(clean, sizeof clean, err ? err : "out of memory");
+        PQfreemem(err);
+        return fdx_store_fail(s, FDX_EMISUSE, "%s: not a valid PostgreSQL URI: %s", s->path, clean);
+    }
+    for (PQconninfoOption *o = opts; o->keyword; o++)
+        if (strcmp(o->keyword, "password") == 0 && o->val && *o->val)
+            pg->password = strdup(o->val);
+    PQconninfoFree(opts);
+    return FDX_OK;
+}
+
+int fdx_pg_connect(fdx_store *s, fdx_pg *pg)
+{
+    int rc = read_password(s, pg);
+    if (rc != FDX_OK)
+        return rc;
+    /* Later keywords override earlier ones: the URI's own connect_timeout
+     * wins over the default; the encoding is fdx's (feeds are UTF-8). */
+    const char *timeout = getenv("PGCONNECT_TIMEOUT");
+    const char *keys[] = {"connect_timeout", "application_name", "dbname", "client_encoding", NULL};
+    const char *vals[] = {timeout && *timeout ? timeout : "10", "fdx", pg->uri, "UTF8", NULL};
+    pg->conn = PQconnectdbParams(keys, vals, 1);
+    if (!pg->conn)
+        return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
+    if (PQstatus(pg->conn) != CONNECTION_OK)
+        return fdx_pg_fail(s, pg, NULL, "cannot connect");
+    PGresult *r = PQexec(pg->conn, fdx_sql_pg_connection);
+    int ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+    rc = ok ? FDX_OK : fdx_pg_fail(s, pg, r, "configuring the connection");
+    PQclear(r);
+    return rc;
+}
+
+PGresult *fdx_pg_exec(fdx_pg *pg, const char *sql, int n, const char *const *values)
+{
+    return PQexecParams(pg->conn, sql, n, NULL, values, NULL, NULL, 0);
+}
+
+int fdx_pg_run(fdx_store *s, fdx_pg *pg, const char *sql, const char *what)
+{
+    PGresult *r = fdx_pg_exec(pg, sql, 0, NULL);
+    ExecStatusType st = PQresultStatus(r);
+    int rc = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? FDX_OK : fdx_pg_fail(s, pg, r, what);
+    PQclear(r);
+    return rc;
+}
+
+int fdx_pg_retryable(const PGresult *r)
+{
+    const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+    return state && (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0);
+}

@@ -1,0 +1,441 @@
+/*
+ * A write transaction on a PostgreSQL store runs into the store's working
+ * copy, which starts without cells: at commit the copy holds exactly what the
+ * transaction adds, aggregated and checked by the code every store uses. The
+ * push applies it in one PostgreSQL transaction: the ledger row first (its
+ * UNIQUE run_id is what makes --run-id exactly-once between concurrent
+ * writers), the history settings locked (pushes take turns, so retention is
+ * applied as in SQLite), the cells COPYed into staging tables and upserted in
+ * one statement per table, their history added for the day.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/buf.h"
+#include "common/when.h"
+#include "sql_text.h"
+#include "store/conn.h"
+#include "store/history.h"
+#include "store/pg_push.h"
+
+#define PUSH_ATTEMPTS 8
+
+typedef struct push {
+    fdx_store *s;
+    fdx_pg *pg;
+    int retry;                    /* the last failure may be cured by running again */
+    int duplicate;                /* the run id was taken */
+    char xid[32];                 /* the transaction's id ("" until known) */
+    char ledger[32];              /* the PostgreSQL ledger id */
+    char content[FDX_SHA256_HEX]; /* the transaction's content hash ("" for none) */
+    uint64_t added, updated;
+    int64_t daily, rolled, latest; /* history_config, locked */
+} push;
+
+/* Runs sql; *out (optional) keeps a TUPLES_OK result for the caller. */
+static int run(push *p, const char *sql, int n, const char *const *vals, const char *what,
+               PGresult **out)
+{
+    PGresult *r = fdx_pg_exec(p->pg, sql, n, vals);
+    ExecStatusType st = PQresultStatus(r);
+    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
+        if (out)
+            *out = r;
+        else
+            PQclear(r);
+        return FDX_OK;
+    }
+    /* A lost connection aborted the transaction: running it again is safe. */
+    p->retry = fdx_pg_retryable(r) || PQstatus(p->pg->conn) != CONNECTION_OK;
+    int rc = fdx_pg_fail(p->s, p->pg, r, what);
+    PQclear(r);
+    return rc;
+}
+
+static void copy_text(fdx_buf *b, const unsigned char *t, int n)
+{
+    for (int i = 0; i < n; i++) {
+        switch (t[i]) {
+        case '\\': fdx_buf_append(b, "\\\\", 2); break;
+        case '\t': fdx_buf_append(b, "\\t", 2); break;
+        case '\n': fdx_buf_append(b, "\\n", 2); break;
+        case '\r': fdx_buf_append(b, "\\r", 2); break;
+        default: fdx_buf_putc(b, (char)t[i]);
+        }
+    }
+}
+
+/* One row of st as a line of COPY's text format. */
+static void copy_row(fdx_buf *b, sqlite3_stmt *st)
+{
+    int n = sqlite3_column_count(st);
+    for (int i = 0; i < n; i++) {
+        if (i)
+            fdx_buf_putc(b, '\t');
+        int type = sqlite3_column_type(st, i);
+        if (type == SQLITE_NULL) {
+            fdx_buf_append(b, "\\N", 2);
+        } else if (type == SQLITE_INTEGER) {
+            char num[24];
+            int len = snprintf(num, sizeof num, "%lld", (long long)sqlite3_column_int64(st, i));
+            fdx_buf_append(b, num, (size_t)len);
+        } else {
+            const unsigned char *t = sqlite3_column_text(st, i);
+            copy_text(b, t, sqlite3_column_bytes(st, i));
+        }
+    }
+    fdx_buf_putc(b, '\n');
+}
+
+static int copy_flush(push *p, fdx_buf *b)
+{
+    if (b->oom)
+        return fdx_store_fail(p->s, FDX_ENOMEM, "out of memory");
+    if (b->len && PQputCopyData(p->pg->conn, b->data, (int)b->len) != 1)
+        return fdx_pg_fail(p->s, p->pg, NULL, "sending cells");
+    fdx_buf_clear(b);
+    return FDX_OK;
+}
+
+/* COPYs the rows of the local query local_sql into staging (copy_sql). */
+static int stage(push *p, const char *local_sql, const char *copy_sql)
+{
+    sqlite3_stmt *st = NULL;
+    fdx_store *s = p->s;
+    if (sqlite3_prepare_v2(s->db, local_sql, -1, &st, NULL) != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return fdx_store_fail_sqlite(s, sqlite3_errcode(s->db), "reading the transaction");
+    }
+    PGresult *r = fdx_pg_exec(p->pg, copy_sql, 0, NULL);
+    int rc = FDX_OK;
+    if (PQresultStatus(r) != PGRES_COPY_IN) {
+        p->retry = fdx_pg_retryable(r);
+        rc = fdx_pg_fail(s, p->pg, r, "staging cells");
+    }
+    PQclear(r);
+    fdx_buf b = FDX_BUF_INIT;
+    int src = SQLITE_DONE;
+    while (rc == FDX_OK && (src = sqlite3_step(st)) == SQLITE_ROW) {
+        copy_row(&b, st);
+        if (b.len >= 1 << 16)
+            rc = copy_flush(p, &b);
+    }
+    sqlite3_finalize(st);
+    if (rc == FDX_OK && src != SQLITE_DONE)
+        rc = fdx_store_fail_sqlite(s, src, "reading the transaction");
+    if (rc == FDX_OK)
+        rc = copy_flush(p, &b);
+    fdx_buf_free(&b);
+    if (PQputCopyEnd(p->pg->conn, rc == FDX_OK ? NULL : "aborted") != 1 && rc == FDX_OK)
+        rc = fdx_pg_fail(s, p->pg, NULL, "staging cells");
+    while ((r = PQgetResult(p->pg->conn)) != NULL) {
+        if (rc == FDX_OK && PQresultStatus(r) != PGRES_COMMAND_OK) {
+            p->retry = fdx_pg_retryable(r);
+            rc = fdx_pg_fail(s, p->pg, r, "staging cells");
+        }
+        PQclear(r);
+    }
+    return rc;
+}
+
+/* Reads a row of two counts (added, updated) and adds them up. */
+static int upsert(push *p, const char *sql, const char *what)
+{
+    PGresult *r = NULL;
+    const char *vals[] = {p->ledger};
+    int rc = run(p, sql, 1, vals, what, &r);
+    if (rc != FDX_OK)
+        return rc;
+    p->added += strtoull(PQgetvalue(r, 0, 0), NULL, 10);
+    p->updated += strtoull(PQgetvalue(r, 0, 1), NULL, 10);
+    PQclear(r);
+    return FDX_OK;
+}
+
+static void text_of(char out[32], long long v)
+{
+    snprintf(out, 32, "%lld", v);
+}
+
+/* The local ledger row as the values of pg/ledger_insert.sql. */
+static int insert_ledger(push *p)
+{
+    fdx_store *s = p->s;
+    sqlite3_stmt *st = NULL;
+    char nums[6][32];
+    const char *vals[9] = {NULL};
+    int rc = FDX_OK;
+    if (sqlite3_prepare_v2(s->db, fdx_sql_push_ledger, -1, &st, NULL) != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return fdx_store_fail_sqlite(s, sqlite3_errcode(s->db), "reading the ledger");
+    }
+    sqlite3_bind_int64(st, 1, s->ledger.id);
+    int src = sqlite3_step(st);
+    if (src != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return fdx_store_fail_sqlite(s, src, "reading the ledger");
+    }
+    for (int i = 0; i < 3; i++)
+        vals[i] = (const char *)sqlite3_column_text(st, i);
+    snprintf(p->content, sizeof p->content, "%s", vals[2] ? vals[2] : "");
+    for (int i = 0; i < 5; i++) {
+        text_of(nums[i], (long long)sqlite3_column_int64(st, 3 + i));
+        vals[3 + i] = nums[i];
+    }
+    text_of(nums[5], (long long)sqlite3_column_int64(st, 9));
+    vals[8] = sqlite3_column_type(st, 9) == SQLITE_NULL ? NULL : nums[5];
+    PGresult *r = NULL;
+    rc = run(p, fdx_sql_pg_ledger_insert, 9, vals, "writing the ledger", &r);
+    sqlite3_finalize(st);
+    if (rc != FDX_OK)
+        return rc;
+    if (PQntuples(r) == 0)
+        p->duplicate = 1;
+    else
+        snprintf(p->ledger, sizeof p->ledger, "%s", PQgetvalue(r, 0, 0));
+    PQclear(r);
+    return FDX_OK;
+}
+
+static int insert_sources(push *p)
+{
+    fdx_store *s = p->s;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, fdx_sql_push_sources, -1, &st, NULL) != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return fdx_store_fail_sqlite(s, sqlite3_errcode(s->db), "reading the ledger");
+    }
+    sqlite3_bind_int64(st, 1, s->ledger.id);
+    int rc = FDX_OK, src;
+    while (rc == FDX_OK && (src = sqlite3_step(st)) == SQLITE_ROW) {
+        char nums[6][32];
+        const char *vals[8] = {p->ledger};
+        static const int num_cols[] = {0, 3, 4, 5, 6};
+        static const int num_pos[] = {1, 4, 5, 6, 7};
+        for (int i = 0; i < 5; i++) {
+            text_of(nums[i], (long long)sqlite3_column_int64(st, num_cols[i]));
+            vals[num_pos[i]] = nums[i];
+        }
+        vals[2] = (const char *)sqlite3_column_text(st, 1);
+        vals[3] = (const char *)sqlite3_column_text(st, 2);
+        rc = run(p, fdx_sql_pg_source_insert, 8, vals, "writing the ledger", NULL);
+    }
+    if (rc == FDX_OK && src != SQLITE_DONE)
+        rc = fdx_store_fail_sqlite(s, src, "reading the ledger");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Takes the push's turn: locks history_config and reads the retention. */
+static int history_lock(push *p)
+{
+    fdx_store *s = p->s;
+    PGresult *r = NULL;
+    int rc = run(p, fdx_sql_pg_history_config_lock, 0, NULL, "reading the history settings", &r);
+    if (rc != FDX_OK)
+        return rc;
+    if (PQntuples(r) != 1) {
+        PQclear(r);
+        return fdx_store_fail(s, FDX_ENOTSTORE, "%s: the history settings are missing", s->path);
+    }
+    /* The working copy's daily_days is the store's as read at open, or the
+     * one this transaction set. */
+    p->daily = s->hist.loaded ? s->hist.daily_days : strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    p->rolled = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
+    p->latest = PQgetisnull(r, 0, 2) ? INT64_MIN : strtoll(PQgetvalue(r, 0, 2), NULL, 10);
+    PQclear(r);
+    return FDX_OK;
+}
+
+/* Adds the day's history of the upserted cells and moves the daily window on. */
+static int history_write(push *p)
+{
+    int64_t day = fdx_history_txn_day(p->s);
+    char bucket[32], lo[32], hi[32], dd[32], lat[32];
+    text_of(bucket, day < p->rolled ? fdx_month_start(day) : day);
+    const char *vals[1] = {bucket};
+    int rc = run(p, fdx_sql_pg_history_add, 1, vals, "writing history", NULL);
+    if (rc != FDX_OK)
+        return rc;
+    if (p->latest < day)
+        p->latest = day;
+    int64_t keep_from = fdx_month_start(p->latest - p->daily + 1);
+    if (keep_from > p->rolled) {
+        text_of(lo, p->rolled);
+        text_of(hi, keep_from);
+        const char *range[] = {lo, hi};
+        rc = run(p, fdx_sql_pg_history_rollup, 2, range, "rolling up history", NULL);
+        if (rc == FDX_OK)
+            rc = run(p, fdx_sql_pg_history_rollup_clear, 2, range, "rolling up history", NULL);
+        if (rc != FDX_OK)
+            return rc;
+        p->rolled = keep_from;
+    }
+    text_of(dd, p->daily);
+    text_of(lo, p->rolled);
+    text_of(lat, p->latest);
+    const char *cfg[] = {dd, lo, lat};
+    return run(p, fdx_sql_pg_history_config_write, 3, cfg, "writing the history settings", NULL);
+}
+
+/* Whether the transaction the connection lost while committing committed:
+ * asked of the server over a new connection. */
+static int learn_outcome(push *p, int *committed)
+{
+    PQreset(p->pg->conn);
+    if (PQstatus(p->pg->conn) != CONNECTION_OK)
+        return fdx_pg_fail(p->s, p->pg, NULL, "reconnecting after a lost COMMIT");
+    PGresult *r = NULL;
+    const char *vals[] = {p->xid};
+    int rc = run(p, fdx_sql_pg_txid_status, 1, vals, "asking whether the commit went through", &r);
+    if (rc != FDX_OK)
+        return rc;
+    *committed = !PQgetisnull(r, 0, 0) && strcmp(PQgetvalue(r, 0, 0), "committed") == 0;
+    PQclear(r);
+    return FDX_OK;
+}
+
+static int commit(push *p)
+{
+    PGresult *r = fdx_pg_exec(p->pg, fdx_sql_pg_commit, 0, NULL);
+    int ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+    int lost = !ok && PQstatus(p->pg->conn) != CONNECTION_OK;
+    int rc = ok ? FDX_OK : fdx_pg_fail(p->s, p->pg, r, "committing");
+    if (!ok)
+        p->retry = fdx_pg_retryable(r);
+    PQclear(r);
+    if (!lost || !*p->xid)
+        return rc;
+    char lost_msg[sizeof p->s->errmsg];
+    memcpy(lost_msg, p->s->errmsg, sizeof lost_msg);
+    int committed = 0;
+    if (learn_outcome(p, &committed) != FDX_OK) {
+        fdx_store_fail(p->s, FDX_EIO,
+                       "%s: the connection was lost during COMMIT and whether it went through "
+                       "is unknown (%s): a run with the same --run-id finds out and never "
+                       "counts twice",
+                       p->s->path, lost_msg);
+        return FDX_EIO;
+    }
+    if (committed)
+        return FDX_OK;
+    memcpy(p->s->errmsg, lost_msg, sizeof lost_msg);
+    p->retry = 1; /* it did not commit: running it again is safe */
+    return rc;
+}
+
+static int push_once(push *p)
+{
+    PGresult *r = NULL;
+    p->added = p->updated = 0;
+    p->duplicate = 0;
+    p->xid[0] = '\0';
+    int rc = run(p, fdx_sql_pg_begin, 0, NULL, "starting the transaction", NULL);
+    if (rc == FDX_OK &&
+        (rc = run(p, fdx_sql_pg_txid, 0, NULL, "starting the transaction", &r)) == FDX_OK) {
+        snprintf(p->xid, sizeof p->xid, "%s", PQgetvalue(r, 0, 0));
+        PQclear(r);
+    }
+    if (rc == FDX_OK)
+        rc = insert_ledger(p);
+    if (rc == FDX_OK && !p->duplicate) {
+        PGresult *c = PQexec(p->pg->conn, fdx_sql_pg_stage_create); /* several statements */
+        if (PQresultStatus(c) != PGRES_COMMAND_OK) {
+            p->retry = fdx_pg_retryable(c);
+            rc = fdx_pg_fail(p->s, p->pg, c, "staging cells");
+        }
+        PQclear(c);
+        if (rc == FDX_OK)
+            rc = stage(p, fdx_sql_push_misses, fdx_sql_pg_stage_copy_misses);
+        if (rc == FDX_OK)
+            rc = stage(p, fdx_sql_push_dispatches, fdx_sql_pg_stage_copy_dispatches);
+        if (rc == FDX_OK)
+            rc = history_lock(p); /* the turn is taken before any cell is touched */
+        if (rc == FDX_OK)
+            rc = upsert(p, fdx_sql_pg_upsert_misses, "writing miss cells");
+        if (rc == FDX_OK)
+            rc = upsert(p, fdx_sql_pg_upsert_dispatches, "writing dispatch cells");
+        if (rc == FDX_OK)
+            rc = history_write(p);
+        if (rc == FDX_OK)
+            rc = insert_sources(p);
+        if (rc == FDX_OK) {
+            char a[32], u[32];
+            text_of(a, (long long)p->added);
+            text_of(u, (long long)p->updated);
+            const char *vals[] = {p->ledger, a, u};
+            rc = run(p, fdx_sql_pg_ledger_counts, 3, vals, "writing the ledger", NULL);
+        }
+    }
+    if (rc == FDX_OK && !p->duplicate)
+        return commit(p);
+    if (PQstatus(p->pg->conn) == CONNECTION_OK)
+        PQclear(PQexec(p->pg->conn, fdx_sql_pg_rollback));
+    return rc;
+}
+
+/* Another writer committed this run id: the same content is the no-op it
+ * is; other content is refused as fdx-ingest refuses it. */
+static int duplicate(push *p)
+{
+    fdx_store *s = p->s;
+    PGresult *r = NULL;
+    const char *vals[] = {s->ledger.run_id};
+    int rc = run(p, fdx_sql_pg_ledger_find_run, 1, vals, "reading the ledger", &r);
+    if (rc != FDX_OK)
+        return rc;
+    if (PQntuples(r) != 1) {
+        PQclear(r);
+        return fdx_store_fail(s, FDX_ERROR, "%s: run id '%s' was taken and then went away", s->path,
+                              s->ledger.run_id);
+    }
+    int same = strcmp(PQgetvalue(r, 0, 1), p->content) == 0;
+    if (same)
+        fdx_store_note(s,
+                       "run id '%s' was ingested by another writer at %s (ledger id %s); "
+                       "nothing to do",
+                       s->ledger.run_id, PQgetvalue(r, 0, 2), PQgetvalue(r, 0, 0));
+    else
+        rc = fdx_store_fail(s, FDX_EDATA,
+                            "run id '%s' was already ingested at %s (ledger id %s) with "
+                            "different content; use a new run id for new data",
+                            s->ledger.run_id, PQgetvalue(r, 0, 2), PQgetvalue(r, 0, 0));
+    PQclear(r);
+    return rc;
+}
+
+static void backoff(int attempt)
+{
+    long ms = (10L << attempt) + rand() % (10L << attempt);
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+int fdx_pg_push(fdx_store *s, fdx_pg *pg)
+{
+    push p = {.s = s, .pg = pg};
+    memset(&s->txn_stats, 0, sizeof s->txn_stats);
+    if (!s->ledger.id)
+        return FDX_OK; /* the transaction changed nothing */
+    int rc = FDX_OK;
+    for (int attempt = 0; attempt < PUSH_ATTEMPTS; attempt++) {
+        p.retry = 0;
+        rc = push_once(&p);
+        if (rc == FDX_OK || !p.retry)
+            break;
+        if (PQstatus(pg->conn) != CONNECTION_OK)
+            PQreset(pg->conn);
+        backoff(attempt);
+    }
+    if (rc != FDX_OK)
+        return rc;
+    if (p.duplicate)
+        return duplicate(&p);
+    s->txn_stats.cells_added = p.added;
+    s->txn_stats.cells_updated = p.updated;
+    return FDX_OK;
+}

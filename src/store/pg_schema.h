@@ -1,0 +1,17 @@
+/*
+ * The fdx tables in a PostgreSQL database (pg_schema.c).
+ */
+#ifndef FDX_STORE_PG_SCHEMA_H
+#define FDX_STORE_PG_SCHEMA_H
+
+#include "store/pg_conn.h"
+
+/* The layout version sql/pg/schema.sql writes into fdx_meta. */
+#define FDX_PG_SCHEMA_VERSION 1
+
+/* Checks that the current schema holds exactly fdx's tables; a writer
+ * (create) first creates them when fdx_meta is missing, under an advisory
+ * lock so that concurrent first writers create them once. */
+int fdx_pg_schema_ready(fdx_store *s, fdx_pg *pg, int create);
+
+#endif

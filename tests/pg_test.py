@@ -1,0 +1,491 @@
+#!/usr/bin/env python3
+"""The PostgreSQL store, against the server the pg_cluster fixture started.
+
+Every section works in a database of its own. The same feeds ingested into an
+SQLite store and into a PostgreSQL store export byte for byte the same (the
+golden vector sets, generated feeds, and a feed of edge cases: candidates
+replaced and kept, counts saturating at 2^63-1, unicode keys); every tool
+takes the URI; --run-id is exactly-once, also between concurrent writers and
+after an ingest killed at a random point or a server restart; concurrent
+ingests give exact totals; the password of a URI never shows; a PostgreSQL
+store whose tables were altered is refused, as a crafted SQLite file is; bad
+URIs fail with exit 1 and a message instead of hanging; the least-privilege
+roles of docs/FLEET.md work and can do no more.
+
+Usage: pg_test.py BINDIR GEN_FEED PG_CLUSTER_SH STATE DATA_DIR
+"""
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from testlib import check, finish, run_bounded
+
+BIN, GEN, CLUSTER, STATE, DATA = sys.argv[1:6]
+T = tempfile.mkdtemp(prefix="fdx-pg-test-")
+SECRET = "Pw-s3cret-9f8e7d"
+LIMIT = 300  # seconds before a command counts as hung
+
+
+def tool(name):
+    return os.path.join(BIN, name)
+
+
+def fdx(name, *args, env=None):
+    cmd = [tool(name), *args]
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, errors="replace",
+                              timeout=LIMIT, env=env)
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess(cmd, -9, "", f"timed out after {LIMIT} s")
+
+
+def uri(db, user="postgres", password=None):
+    base = subprocess.run(["bash", CLUSTER, "uri", STATE, db], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    base = base.replace("user=postgres", f"user={user}")
+    if password:
+        base = base.replace("postgresql:///", f"postgresql://{user}:{password}@/")
+    return base
+
+
+def psql(sql, db="postgres", user="postgres"):
+    r = subprocess.run(["psql", "-v", "ON_ERROR_STOP=1", "-qAtX", uri(db, user), "-c", sql],
+                       capture_output=True, text=True)
+    return r
+
+
+_dbs = [0]
+
+
+def new_db():
+    _dbs[0] += 1
+    name = f"fdx_t{_dbs[0]}"
+    psql(f"DROP DATABASE IF EXISTS {name}")
+    r = psql(f"CREATE DATABASE {name}")
+    if r.returncode != 0:
+        raise RuntimeError(r.stderr)
+    return name
+
+
+def runs_of(d):
+    return sorted(os.path.join(d, x) for x in os.listdir(d)
+                  if os.path.isdir(os.path.join(d, x)))
+
+
+def export(store, out):
+    shutil.rmtree(out, ignore_errors=True)
+    return fdx("fdx-export", store, out)
+
+
+def read_dir(d):
+    return {n: open(os.path.join(d, n), "rb").read() for n in sorted(os.listdir(d))}
+
+
+def summary(r):
+    return [l for l in r.stderr.splitlines() if "cells added" in l]
+
+
+def same_as_sqlite(name, run_dirs, at=None):
+    """Ingests run_dirs one by one into both kinds of store; the exports and the
+    counts each ingest reports must agree."""
+    db = new_db()
+    lite = os.path.join(T, f"{name}.db")
+    pg = uri(db)
+    for i, rd in enumerate(run_dirs):
+        extra = ["--at", at[i]] if at else []
+        a = fdx("fdx-ingest", *extra, lite, rd)
+        b = fdx("fdx-ingest", *extra, pg, rd)
+        check(a.returncode == 0 and b.returncode == 0, f"{name}: ingest {rd}",
+              a.stderr + b.stderr)
+        check(summary(a) == summary(b), f"{name}: {rd}: same counts reported",
+              f"sqlite: {summary(a)}\npg: {summary(b)}")
+    ea, eb = export(lite, os.path.join(T, name + "-lite")), export(pg, os.path.join(T, name + "-pg"))
+    check(ea.returncode == 0 and eb.returncode == 0, f"{name}: export", ea.stderr + eb.stderr)
+    if ea.returncode == 0 and eb.returncode == 0:
+        check(read_dir(os.path.join(T, name + "-lite")) == read_dir(os.path.join(T, name + "-pg")),
+              f"{name}: the exports are byte-identical")
+    for kind in ("misses", "dispatches"):
+        ka = fdx("fdx-export", "--kind", kind, lite, "-")
+        kb = fdx("fdx-export", "--kind", kind, pg, "-")
+        check(ka.returncode == 0 and ka.stdout == kb.stdout, f"{name}: --kind {kind} to stdout",
+              ka.stderr + kb.stderr)
+    return lite, pg, db
+
+
+IMPL = {"backend": "Cuda", "op": "MatMul", "dtypes": ["F16", "F16"], "kernel_source": "k",
+        "kernel_revision_hash": 18446744073709551615}
+HW = {"compute_capability": [9, 0], "hardware_sku": "H100", "driver_version": "560"}
+
+
+def write_run(d, misses, dispatches):
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "misses.jsonl"), "w", encoding="utf-8") as f:
+        for m in misses:
+            f.write(json.dumps(dict(schema=2, **m), ensure_ascii=False) + "\n")
+    with open(os.path.join(d, "dispatches.jsonl"), "w", encoding="utf-8") as f:
+        for x in dispatches:
+            f.write(json.dumps(dict(schema=2, **x), ensure_ascii=False) + "\n")
+    return d
+
+
+def edge_runs():
+    """Candidates replaced, kept by an empty list and by none; counts that
+    saturate; unicode and escape-needing keys (tabs, backslashes, newlines)."""
+    big = 2 ** 63 - 10
+    cand = lambda lat: [{"impl_id": IMPL, "latency_ns": lat}]
+    keys = ["mm:ü:ß:日本", "tab\there", "back\\slash\\N", "new\nline", "cr\rret", "emoji😀"]
+    r0 = write_run(os.path.join(T, "edge", "run_0"),
+                   [dict(wanted=k, fallback=IMPL, count=big if i == 0 else 3, hw=HW)
+                    for i, k in enumerate(keys)],
+                   [dict(structure_key="sat", chosen=IMPL, candidates=cand(5), count=big, hw=HW),
+                    dict(structure_key="keep", chosen=IMPL, candidates=cand(7), count=1, hw=HW),
+                    dict(chosen=IMPL, candidates=[], count=2, hw={"hardware_sku": "cpu",
+                                                                  "driver_version": "n/a"})])
+    r1 = write_run(os.path.join(T, "edge", "run_1"),
+                   [dict(wanted=keys[0], fallback=IMPL, count=100, hw=HW)],
+                   [dict(structure_key="sat", chosen=IMPL, candidates=cand(9), count=big, hw=HW),
+                    dict(structure_key="keep", chosen=IMPL, candidates=[], count=1, hw=HW),
+                    dict(structure_key="keep", chosen=IMPL, count=1, hw=HW)])
+    return [r0, r1]
+
+
+def test_same_exports():
+    for vec in ("basic", "nasty"):
+        same_as_sqlite(vec, runs_of(os.path.join(DATA, vec, "input")))
+    gen = os.path.join(T, "gen")
+    subprocess.run([sys.executable, GEN, gen, "--runs", "4", "--lines", "3000", "--cells", "700",
+                    "--seed", "7"], check=True)
+    # capture days far enough apart that retention rolls January into a month
+    lite, pg, db = same_as_sqlite("generated", runs_of(gen),
+                                  at=["2026-01-05", "2026-01-20", "2026-06-20", "2026-06-21"])
+    same_as_sqlite("edge", edge_runs())
+    return lite, pg, db
+
+
+def test_tools(lite, pg, db):
+    for args in (["-n", "5"], ["--json"], ["--growth", "7d"], ["--growth", "30d"], ["--sql"],
+                 ["--since", "2026-01-01", "--until", "2026-02-01"],
+                 ["--since", "2026-06-21"], ["--op", "MatMul", "--cc", "8.9"]):
+        a, b = fdx("fdx-top", *args, lite), fdx("fdx-top", *args, pg)
+        check(a.returncode == b.returncode == 0 and a.stdout == b.stdout,
+              f"fdx-top {' '.join(args)}: the same for both stores", a.stderr + b.stderr)
+    page = os.path.join(T, "report.html")
+    r = fdx("fdx-report", pg, page)
+    check(r.returncode == 0 and os.path.getsize(page) > 1000, "fdx-report of a PostgreSQL store",
+          r.stderr)
+    # diff, PostgreSQL on either side, against an SQLite store with one run less
+    fewer = os.path.join(T, "fewer.db")
+    for rd in runs_of(os.path.join(DATA, "nasty", "input"))[:-1]:
+        fdx("fdx-ingest", fewer, rd)
+    a = fdx("fdx-diff", fewer, lite)
+    b = fdx("fdx-diff", fewer, pg)
+    c = fdx("fdx-diff", pg, fewer)
+    d = fdx("fdx-diff", lite, fewer)
+    check(a.returncode == b.returncode == 0 and a.stdout == b.stdout and "0 cells changed"
+          not in a.stderr, "fdx-diff SQLITE PG is fdx-diff SQLITE SQLITE", a.stderr + b.stderr)
+    check(c.returncode == d.returncode == 0 and c.stdout == d.stdout,
+          "fdx-diff PG SQLITE is fdx-diff SQLITE SQLITE", c.stderr + d.stderr)
+    e = fdx("fdx-diff", pg, pg)
+    check(e.returncode == 0 and "0 cells changed" in e.stderr, "fdx-diff PG PG", e.stderr)
+    # merge from PostgreSQL into SQLite; into PostgreSQL is refused cleanly
+    m = os.path.join(T, "merged.db")
+    r = fdx("fdx-merge", m, pg)
+    ea, eb = export(m, os.path.join(T, "m1")), export(lite, os.path.join(T, "m2"))
+    check(r.returncode == 0 and read_dir(os.path.join(T, "m1")) == read_dir(os.path.join(T, "m2")),
+          "fdx-merge SQLITE PG brings every cell", r.stderr)
+    before = fdx("fdx-export", "--kind", "misses", pg, "-").stdout
+    r = fdx("fdx-merge", pg, fewer)
+    check(r.returncode == 1 and "not supported" in r.stderr, "fdx-merge into PG fails cleanly",
+          r.stderr)
+    r = fdx("fdx-prune", "--op", "MatMul", pg)
+    check(r.returncode == 1 and "not supported" in r.stderr, "fdx-prune of PG fails cleanly",
+          r.stderr)
+    check(fdx("fdx-export", "--kind", "misses", pg, "-").stdout == before,
+          "the refused merge and prune left the store as it was")
+    r = fdx("fdx-ingest", "postgres://" + uri(db)[len("postgresql://"):],
+            os.path.join(DATA, "basic", "input", "run_0000"))
+    check(r.returncode == 0, "a postgres:// URI is a PostgreSQL store too", r.stderr)
+
+
+def totals(store):
+    out = {}
+    for kind in ("misses", "dispatches"):
+        r = fdx("fdx-export", "--kind", kind, store, "-")
+        for line in r.stdout.splitlines():
+            rec = json.loads(line)
+            # candidates: the list set last wins, and concurrent writers commit
+            # in any order
+            key = json.dumps({k: v for k, v in rec.items() if k not in ("count", "candidates")},
+                             sort_keys=True)
+            out[key] = rec.get("count", 1)
+    return out
+
+
+def test_run_id():
+    db = new_db()
+    pg = uri(db)
+    rd = os.path.join(DATA, "basic", "input", "run_0000")
+    a = fdx("fdx-ingest", "--run-id", "r-1", pg, rd)
+    first = totals(pg)
+    b = fdx("fdx-ingest", "--run-id", "r-1", pg, rd)
+    check(a.returncode == 0 and b.returncode == 0 and "nothing to do" in b.stderr,
+          "a repeated --run-id is a no-op", a.stderr + b.stderr)
+    check(totals(pg) == first, "a repeated --run-id adds nothing")
+    c = fdx("fdx-ingest", "--run-id", "r-1", pg, os.path.join(DATA, "basic", "input", "run_0001"))
+    check(c.returncode == 1 and "different content" in c.stderr,
+          "a --run-id with other content is refused", c.stderr)
+    # concurrent duplicates: every process but one finds the run id taken
+    db = new_db()
+    pg = uri(db)
+    fdx("fdx-ingest", pg, "/dev/null")
+    procs = [subprocess.Popen([tool("fdx-ingest"), "--run-id", "same", pg, rd],
+                              stderr=subprocess.PIPE, text=True) for _ in range(6)]
+    errs = [p.communicate(timeout=LIMIT)[1] for p in procs]
+    check(all(p.returncode == 0 for p in procs), "concurrent duplicates all succeed",
+          "\n".join(errs))
+    check(sum("cells added" in e for e in errs) == 1 and
+          sum("nothing to do" in e for e in errs) == 5, "exactly one duplicate ingested",
+          "\n".join(errs))
+    check(totals(pg) == first, "concurrent duplicates count once")
+
+
+def test_concurrent():
+    db = new_db()  # no tables yet: the writers race to create them
+    pg = uri(db)
+    feeds = os.path.join(T, "conc")
+    subprocess.run([sys.executable, GEN, feeds, "--runs", "8", "--lines", "1500", "--cells",
+                    "300", "--seed", "3"], check=True)
+    rds = runs_of(feeds)
+    procs = [subprocess.Popen([tool("fdx-ingest"), "--run-id", f"c{i}", pg, rd],
+                              stderr=subprocess.PIPE, text=True) for i, rd in enumerate(rds)]
+    errs = [p.communicate(timeout=LIMIT)[1] for p in procs]
+    check(all(p.returncode == 0 for p in procs), "8 concurrent ingests succeed", "\n".join(errs))
+    lite = os.path.join(T, "conc.db")
+    for rd in rds:
+        fdx("fdx-ingest", lite, rd)
+    check(totals(pg) == totals(lite), "8 concurrent ingests give exact totals")
+    return rds, lite
+
+
+def test_killed(rds, lite):
+    rng = random.Random(11)
+    want = totals(lite)
+    for attempt in range(6):
+        db = new_db()
+        pg = uri(db)
+        fdx("fdx-ingest", pg, "/dev/null")
+        for i, rd in enumerate(rds):
+            p = subprocess.Popen([tool("fdx-ingest"), "--run-id", f"k{i}", pg, rd],
+                                 stderr=subprocess.DEVNULL)
+            time.sleep(rng.uniform(0, 0.15))
+            p.send_signal(signal.SIGKILL)
+            p.wait()
+        mid = fdx("fdx-export", "--kind", "misses", pg, "-")
+        check(mid.returncode == 0, f"kill round {attempt}: the store reads after the kills",
+              mid.stderr)
+        for i, rd in enumerate(rds):
+            r = fdx("fdx-ingest", "--run-id", f"k{i}", pg, rd)
+            check(r.returncode == 0, f"kill round {attempt}: rerun {i}", r.stderr)
+        check(totals(pg) == want, f"kill round {attempt}: every run counted exactly once")
+
+
+def test_restart(rds, lite):
+    db = new_db()
+    pg = uri(db)
+    fdx("fdx-ingest", pg, "/dev/null")
+    stop = threading.Event()
+    failures = []
+
+    def writer():
+        for i, rd in enumerate(rds):
+            r = fdx("fdx-ingest", "--run-id", f"s{i}", pg, rd)
+            if r.returncode != 0:
+                failures.append(r.stderr)
+        stop.set()
+
+    t = threading.Thread(target=writer)
+    t.start()
+    time.sleep(0.3)
+    r = subprocess.run(["bash", CLUSTER, "restart", STATE], capture_output=True, text=True)
+    check(r.returncode == 0, "the server restarts", r.stderr)
+    t.join(LIMIT)
+    for msg in failures:
+        check("postgresql" in msg or "PostgreSQL" in msg or "connect" in msg,
+              "an ingest cut by the restart says why", msg)
+    for i, rd in enumerate(rds):
+        r = fdx("fdx-ingest", "--run-id", f"s{i}", pg, rd)
+        check(r.returncode == 0, f"after the restart, run {i} completes", r.stderr)
+    check(totals(pg) == totals(lite), "a restart mid-run loses nothing and counts nothing twice")
+
+
+def test_password():
+    db = new_db()
+    secret = uri(db, password=SECRET)
+    rd = os.path.join(DATA, "basic", "input", "run_0000")
+    outs = []
+    for args in (["fdx-ingest", "--progress", secret, rd],
+                 ["fdx-ingest", "--run-id", "p", secret, rd],
+                 ["fdx-ingest", "--run-id", "p", secret, rd],
+                 ["fdx-export", "--progress", secret, os.path.join(T, "pw")],
+                 ["fdx-top", "--sql", secret], ["fdx-top", secret],
+                 ["fdx-report", secret, os.path.join(T, "pw.html")],
+                 ["fdx-diff", secret, secret], ["fdx-merge", secret, secret],
+                 ["fdx-prune", "--op", "x", secret],
+                 ["fdx-export", secret.replace(db, "no_such_db"), os.path.join(T, "pw2")],
+                 ["fdx-ingest", secret + "&sslmode=bogus", rd],
+                 ["fdx-ingest", secret.replace("port=5433", "port=1"), rd],
+                 ["fdx-export", uri(db) + "&password=" + SECRET, os.path.join(T, "pw3")],
+                 ["fdx-ingest", secret, os.path.join(T, "missing.jsonl")],
+                 ["fdx-ingest", secret.replace(SECRET, SECRET + "%zz"), rd],
+                 ["fdx-ingest", secret.replace(SECRET, SECRET + "%41"), rd],
+                 ["fdx-export", uri(db) + "&password=" + SECRET + "%zz", os.path.join(T, "pw4")]):
+        r = fdx(*args)
+        outs.append((args, r))
+    bad = os.path.join(T, "bad.jsonl")
+    with open(bad, "w") as f:
+        f.write("{not json\n")
+    outs.append((["fdx-ingest"], fdx("fdx-ingest", secret, bad)))
+    target = os.path.join(T, "pw-merged.db")
+    for _ in range(2):  # the second time: already merged, said with the source's name
+        outs.append((["fdx-merge"], fdx("fdx-merge", target, secret)))
+    check(outs[-1][1].returncode == 0 and "already merged" in outs[-1][1].stderr,
+          "merging a PostgreSQL store again is a no-op", outs[-1][1].stderr)
+    check(SECRET.encode() not in open(target, "rb").read(),
+          "a store merged from a URI does not keep its password")
+    for args, r in outs:
+        check(SECRET not in r.stdout + r.stderr, f"{args[0]} never shows the password",
+              r.stdout + r.stderr)
+    failed = [r for a, r in outs if r.returncode != 0 and "postgresql://" in r.stderr]
+    check(len(failed) >= 5 and all("***" in r.stderr for r in failed),
+          "failures name the store with the password hidden",
+          "\n".join(r.stderr for r in failed))
+    html = open(os.path.join(T, "pw.html"), encoding="utf-8").read()
+    check(SECRET not in html, "the report page never shows the password")
+
+
+def crafted(name, sql, expect):
+    db = new_db()
+    pg = uri(db)
+    fdx("fdx-ingest", pg, os.path.join(DATA, "basic", "input", "run_0000"))
+    r = psql(sql, db)
+    check(r.returncode == 0, f"{name}: altering the store", r.stderr)
+    for args in (["fdx-export", pg, os.path.join(T, "crafted")], ["fdx-top", pg],
+                 ["fdx-ingest", pg, os.path.join(DATA, "basic", "input", "run_0001")]):
+        r = fdx(*args)
+        check(r.returncode == 1 and expect in r.stderr and "Traceback" not in r.stderr,
+              f"{name}: {args[0]} refuses it (exit 1, naming {expect!r})",
+              f"exit {r.returncode}\n{r.stderr}")
+
+
+def test_crafted():
+    drop = "DROP VIEW miss_cells, dispatch_cells, miss_demand CASCADE; "
+    crafted("column type", drop + "ALTER TABLE miss_cell ALTER COLUMN count TYPE numeric",
+            "miss_cell.count")
+    crafted("trigger", "CREATE FUNCTION f() RETURNS trigger LANGUAGE plpgsql AS "
+            "'BEGIN RETURN NEW; END'; CREATE TRIGGER sneaky BEFORE INSERT ON dispatch_cell "
+            "FOR EACH ROW EXECUTE FUNCTION f()", "sneaky")
+    crafted("view", "ALTER TABLE cell_history RENAME TO h2; CREATE VIEW cell_history AS "
+            "SELECT * FROM h2", "cell_history")
+    crafted("missing table", "DROP TABLE prune_log", "prune_log")
+    crafted("collation", drop + "ALTER TABLE miss_cell ALTER COLUMN wanted TYPE text COLLATE \"POSIX\"",
+            "miss_cell.wanted")
+    # rows fdx would not write: refused by the same checks as an SQLite store's
+    db = new_db()
+    pg = uri(db)
+    fdx("fdx-ingest", pg, os.path.join(DATA, "basic", "input", "run_0000"))
+    psql("UPDATE dispatch_cell SET candidates = '[{\"forged\": 1}]' WHERE keyed = 1", db)
+    r = fdx("fdx-export", pg, os.path.join(T, "forged"))
+    check(r.returncode == 1 and "dispatch_cell" in r.stderr and "candidates" in r.stderr,
+          "forged candidates are refused by fdx-export", r.stderr)
+    r = fdx("fdx-report", pg, os.path.join(T, "forged.html"))
+    check(r.returncode == 1, "forged candidates are refused by fdx-report", r.stderr)
+    db = new_db()
+    pg = uri(db)
+    fdx("fdx-ingest", pg, os.path.join(DATA, "basic", "input", "run_0000"))
+    psql("UPDATE miss_cell SET dtypes = 'not json'", db)
+    r = fdx("fdx-export", pg, os.path.join(T, "forged2"))
+    check(r.returncode == 1 and "miss_cell" in r.stderr, "forged dtypes are refused", r.stderr)
+    r = fdx("fdx-export", uri(new_db()), os.path.join(T, "empty"))
+    check(r.returncode == 1 and "not an fdx store" in r.stderr,
+          "a database without fdx tables is not a store for a reader", r.stderr)
+
+
+def test_bad_uris():
+    rd = os.path.join(DATA, "basic", "input", "run_0000")
+    cases = [("wrong port", uri("postgres").replace("port=5433", "port=1")),
+             ("no such socket directory", "postgresql:///x?host=/nonexistent-fdx-dir"),
+             ("unreachable host", "postgresql://10.255.255.1:5432/x?connect_timeout=2"),
+             ("no such database", uri("fdx_no_such_db")),
+             ("malformed", "postgresql://[::1/x")]
+    for name, u in cases:
+        for args in (["fdx-ingest", u, rd], ["fdx-export", u, os.path.join(T, "bad")]):
+            r = fdx(*args)
+            check(r.returncode == 1 and r.stderr.strip() and "Traceback" not in r.stderr,
+                  f"{name}: {args[0]} fails with exit 1 and a message",
+                  f"exit {r.returncode}\n{r.stderr}")
+
+
+ROLES = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs",
+                          "fleet_roles.sql"), encoding="utf-8").read()
+
+
+def test_roles():
+    db = new_db()
+    admin = uri(db)
+    r = fdx("fdx-ingest", admin, "/dev/null")
+    check(r.returncode == 0, "the owner creates the store", r.stderr)
+    psql("DROP ROLE IF EXISTS fdx_writer; DROP ROLE IF EXISTS fdx_reader", db)
+    r = psql(ROLES, db)
+    check(r.returncode == 0, "docs/fleet_roles.sql runs", r.stderr)
+    writer, reader = uri(db, "fdx_writer"), uri(db, "fdx_reader")
+    rds = runs_of(os.path.join(DATA, "basic", "input"))
+    for rd in rds:
+        r = fdx("fdx-ingest", "--run-id", rd, writer, rd)
+        check(r.returncode == 0, "fdx_writer ingests", r.stderr)
+    r = fdx("fdx-ingest", "--run-id", rds[0], writer, rds[0])
+    check(r.returncode == 0 and "nothing to do" in r.stderr, "fdx_writer's run ids hold",
+          r.stderr)
+    r = fdx("fdx-export", reader, os.path.join(T, "reader"))
+    check(r.returncode == 0, "fdx_reader exports", r.stderr)
+    r = fdx("fdx-ingest", reader, rds[0])
+    check(r.returncode == 1 and "permission denied" in r.stderr, "fdx_reader cannot ingest",
+          r.stderr)
+    for sql in ("DELETE FROM miss_cell", "DROP TABLE miss_cell", "CREATE TABLE x (a int)",
+                "TRUNCATE ingest_ledger", "DELETE FROM ingest_ledger",
+                "ALTER TABLE miss_cell ADD COLUMN y int",
+                "CREATE TRIGGER t BEFORE INSERT ON miss_cell FOR EACH ROW "
+                "EXECUTE FUNCTION suppress_redundant_updates_trigger()"):
+        r = psql(sql, db, "fdx_writer")
+        check(r.returncode != 0 and ("must be owner" in r.stderr or "permission denied" in r.stderr),
+              f"fdx_writer cannot: {sql}", r.stderr)
+        r = psql(sql, db, "fdx_reader")
+        check(r.returncode != 0, f"fdx_reader cannot: {sql}", r.stderr)
+    r = psql("SELECT count(*) FROM miss_cells", db, "fdx_reader")
+    check(r.returncode == 0 and int(r.stdout) > 0, "fdx_reader queries the views", r.stderr)
+
+
+def main():
+    try:
+        test_tools(*test_same_exports())
+        test_run_id()
+        rds, conc = test_concurrent()
+        test_killed(rds, conc)
+        test_restart(rds, conc)
+        test_password()
+        test_crafted()
+        test_bad_uris()
+        test_roles()
+    finally:
+        shutil.rmtree(T, ignore_errors=True)
+    return finish("pg")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
