@@ -19,6 +19,7 @@
 #include "sql_text.h"
 #include "store/conn.h"
 #include "store/history.h"
+#include "store/pg_merge.h"
 #include "store/pg_push.h"
 
 #define PUSH_ATTEMPTS 8
@@ -32,6 +33,7 @@ typedef struct push {
     char ledger[32];              /* the PostgreSQL ledger id */
     char content[FDX_SHA256_HEX]; /* the transaction's content hash ("" for none) */
     uint64_t added, updated;
+    int cells;                     /* the transaction upserted cells (not only merged) */
     int64_t daily, rolled, latest; /* history_config, locked */
 } push;
 
@@ -90,30 +92,29 @@ static void copy_row(fdx_buf *b, sqlite3_stmt *st)
     fdx_buf_putc(b, '\n');
 }
 
-static int copy_flush(push *p, fdx_buf *b)
+static int copy_flush(fdx_store *s, fdx_pg *pg, fdx_buf *b)
 {
     if (b->oom)
-        return fdx_store_fail(p->s, FDX_ENOMEM, "out of memory");
-    if (b->len && PQputCopyData(p->pg->conn, b->data, (int)b->len) != 1)
-        return fdx_pg_fail(p->s, p->pg, NULL, "sending cells");
+        return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
+    if (b->len && PQputCopyData(pg->conn, b->data, (int)b->len) != 1)
+        return fdx_pg_fail(s, pg, NULL, "sending cells");
     fdx_buf_clear(b);
     return FDX_OK;
 }
 
-/* COPYs the rows of the local query local_sql into staging (copy_sql). */
-static int stage(push *p, const char *local_sql, const char *copy_sql)
+int fdx_pg_copy_in(fdx_store *s, fdx_pg *pg, const char *local_sql, const char *copy_sql,
+                   int *retry)
 {
     sqlite3_stmt *st = NULL;
-    fdx_store *s = p->s;
     if (sqlite3_prepare_v2(s->db, local_sql, -1, &st, NULL) != SQLITE_OK) {
         sqlite3_finalize(st);
         return fdx_store_fail_sqlite(s, sqlite3_errcode(s->db), "reading the transaction");
     }
-    PGresult *r = fdx_pg_exec(p->pg, copy_sql, 0, NULL);
+    PGresult *r = fdx_pg_exec(pg, copy_sql, 0, NULL);
     int rc = FDX_OK;
     if (PQresultStatus(r) != PGRES_COPY_IN) {
-        p->retry = fdx_pg_retryable(r);
-        rc = fdx_pg_fail(s, p->pg, r, "staging cells");
+        *retry = fdx_pg_retryable(r) || PQstatus(pg->conn) != CONNECTION_OK;
+        rc = fdx_pg_fail(s, pg, r, "staging cells");
     }
     PQclear(r);
     fdx_buf b = FDX_BUF_INIT;
@@ -121,24 +122,32 @@ static int stage(push *p, const char *local_sql, const char *copy_sql)
     while (rc == FDX_OK && (src = sqlite3_step(st)) == SQLITE_ROW) {
         copy_row(&b, st);
         if (b.len >= 1 << 16)
-            rc = copy_flush(p, &b);
+            rc = copy_flush(s, pg, &b);
     }
     sqlite3_finalize(st);
     if (rc == FDX_OK && src != SQLITE_DONE)
         rc = fdx_store_fail_sqlite(s, src, "reading the transaction");
     if (rc == FDX_OK)
-        rc = copy_flush(p, &b);
+        rc = copy_flush(s, pg, &b);
     fdx_buf_free(&b);
-    if (PQputCopyEnd(p->pg->conn, rc == FDX_OK ? NULL : "aborted") != 1 && rc == FDX_OK)
-        rc = fdx_pg_fail(s, p->pg, NULL, "staging cells");
-    while ((r = PQgetResult(p->pg->conn)) != NULL) {
+    if (PQputCopyEnd(pg->conn, rc == FDX_OK ? NULL : "aborted") != 1 && rc == FDX_OK)
+        rc = fdx_pg_fail(s, pg, NULL, "staging cells");
+    while ((r = PQgetResult(pg->conn)) != NULL) {
         if (rc == FDX_OK && PQresultStatus(r) != PGRES_COMMAND_OK) {
-            p->retry = fdx_pg_retryable(r);
-            rc = fdx_pg_fail(s, p->pg, r, "staging cells");
+            *retry = fdx_pg_retryable(r) || PQstatus(pg->conn) != CONNECTION_OK;
+            rc = fdx_pg_fail(s, pg, r, "staging cells");
         }
         PQclear(r);
     }
+    if (rc != FDX_OK && PQstatus(pg->conn) != CONNECTION_OK)
+        *retry = 1;
     return rc;
+}
+
+/* COPYs the rows of the local query local_sql into staging (copy_sql). */
+static int stage(push *p, const char *local_sql, const char *copy_sql)
+{
+    return fdx_pg_copy_in(p->s, p->pg, local_sql, copy_sql, &p->retry);
 }
 
 /* Reads a row of two counts (added, updated) and adds them up. */
@@ -260,7 +269,7 @@ static int history_write(push *p)
     int rc = run(p, fdx_sql_pg_history_add, 1, vals, "writing history", NULL);
     if (rc != FDX_OK)
         return rc;
-    if (p->latest < day)
+    if (p->cells && p->latest < day)
         p->latest = day;
     int64_t keep_from = fdx_month_start(p->latest - p->daily + 1);
     if (keep_from > p->rolled) {
@@ -327,6 +336,21 @@ static int commit(push *p)
     return rc;
 }
 
+/* The merges the transaction made (pg_merge.c), after its cells. */
+static int merge(push *p)
+{
+    fdx_pg_merged m;
+    p->cells = p->added + p->updated > 0;
+    int rc = fdx_pg_merge_apply(p->s, p->pg, p->ledger, p->rolled, &m, &p->retry);
+    if (rc != FDX_OK)
+        return rc;
+    p->added += m.added;
+    p->updated += m.updated;
+    if (m.latest_day > p->latest)
+        p->latest = m.latest_day;
+    return FDX_OK;
+}
+
 static int push_once(push *p)
 {
     PGresult *r = NULL;
@@ -358,6 +382,8 @@ static int push_once(push *p)
             rc = upsert(p, fdx_sql_pg_upsert_misses, "writing miss cells");
         if (rc == FDX_OK)
             rc = upsert(p, fdx_sql_pg_upsert_dispatches, "writing dispatch cells");
+        if (rc == FDX_OK)
+            rc = merge(p);
         if (rc == FDX_OK)
             rc = history_write(p);
         if (rc == FDX_OK)
@@ -431,6 +457,8 @@ int fdx_pg_push(fdx_store *s, fdx_pg *pg)
             PQreset(pg->conn);
         backoff(attempt);
     }
+    if (rc == FDX_OK)
+        rc = fdx_pg_merge_forget(s);
     if (rc != FDX_OK)
         return rc;
     if (p.duplicate)
