@@ -14,7 +14,6 @@ or after it, and a rerun completes it exactly once.
 
 Usage: pg_merge_test.py BINDIR GEN_FEED PG_CLUSTER_SH STATE
 """
-import json
 import os
 import random
 import shutil
@@ -26,6 +25,7 @@ import tempfile
 import threading
 import time
 
+import pglib
 from testlib import check, finish, run_bounded
 
 BIN, GEN, CLUSTER, STATE = sys.argv[1:5]
@@ -41,27 +41,8 @@ def j(*p):
     return os.path.join(T, *p)
 
 
-def uri(db):
-    return subprocess.run(["bash", CLUSTER, "uri", STATE, db], capture_output=True, text=True,
-                          check=True).stdout.strip()
-
-
-def psql(sql, db="postgres"):
-    return subprocess.run(["psql", "-v", "ON_ERROR_STOP=1", "-qAtX", "-F", "\t", uri(db), "-c",
-                           sql], capture_output=True, text=True)
-
-
-_dbs = [0]
-
-
-def new_db():
-    _dbs[0] += 1
-    name = f"fdx_m{_dbs[0]}"
-    psql(f"DROP DATABASE IF EXISTS {name}")
-    r = psql(f"CREATE DATABASE {name}")
-    if r.returncode != 0:
-        raise RuntimeError(r.stderr)
-    return name
+PG = pglib.Cluster(CLUSTER, STATE, "fdx_m")
+uri, psql, new_db = PG.uri, PG.psql, PG.new_db
 
 
 def gen(name, runs, seed, sample_seed, cells=150, lines=1200):
@@ -120,17 +101,7 @@ def history(store, db=None):
 
 
 def totals(store):
-    """Counts per key; candidates left out (concurrent writers commit in any
-    order, and the list set last wins)."""
-    out = {}
-    for kind in ("misses", "dispatches"):
-        r = fdx("fdx-export", "--kind", kind, store, "-")
-        for line in r.stdout.splitlines():
-            rec = json.loads(line)
-            key = json.dumps({k: v for k, v in rec.items() if k not in ("count", "candidates")},
-                             sort_keys=True)
-            out[key] = rec.get("count", 1)
-    return out
+    return pglib.totals(fdx, store)
 
 
 def same(name, lite, db):

@@ -20,8 +20,8 @@
 #include "sql_text.h"
 #include "store/conn.h"
 #include "store/merge_sqlite.h"
+#include "store/pg_copy.h"
 #include "store/pg_merge.h"
-#include "store/pg_push.h"
 
 /* Staging is merge_sqlite.c's: the source is checked and staged the same way
  * for every target. */

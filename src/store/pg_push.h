@@ -14,10 +14,4 @@
  * content is the same, FDX_EDATA otherwise. */
 int fdx_pg_push(fdx_store *s, fdx_pg *pg);
 
-/* COPYs the rows of local_sql (a query of the working copy) with copy_sql (a
- * COPY ... FROM STDIN in text format); *retry is set when running the
- * PostgreSQL transaction again may cure the failure. */
-int fdx_pg_copy_in(fdx_store *s, fdx_pg *pg, const char *local_sql, const char *copy_sql,
-                   int *retry);
-
 #endif
