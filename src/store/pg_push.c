@@ -184,7 +184,8 @@ static int history_write(push *p)
         return rc;
     if (p->cells && p->latest < day)
         p->latest = day;
-    int64_t keep_from = fdx_month_start(p->latest - p->daily + 1);
+    int64_t keep_from =
+        p->latest == INT64_MIN ? INT64_MIN : fdx_month_start(p->latest - p->daily + 1);
     if (keep_from > p->rolled) {
         text_of(lo, p->rolled);
         text_of(hi, keep_from);
@@ -199,7 +200,7 @@ static int history_write(push *p)
     text_of(dd, p->daily);
     text_of(lo, p->rolled);
     text_of(lat, p->latest);
-    const char *cfg[] = {dd, lo, lat};
+    const char *cfg[] = {dd, lo, p->latest == INT64_MIN ? NULL : lat};
     return run(p, fdx_sql_pg_history_config_write, 3, cfg, "writing the history settings", NULL);
 }
 
