@@ -2,8 +2,10 @@
 """Loading PostgreSQL: cells per second that fdx-ingest puts into a PostgreSQL
 store, against a per-row INSERT ... ON CONFLICT DO UPDATE loop written the way
 a user would (psycopg2, one statement per feed line, one transaction), on the
-same generated feed, each into an empty database. fdx-ingest into an SQLite
-store is measured too, for scale. Numbers are reported, never asserted.
+same generated feed, each into an empty database; and cells per second that
+fdx-merge folds an SQLite store of that feed into an empty PostgreSQL store
+(and into an SQLite one). fdx-ingest into an SQLite store is measured too, for
+scale. Numbers are reported, never asserted.
 
   pg_load.py [--build DIR] [--lines N] [--cells N] [--uri URI]
 
@@ -125,6 +127,13 @@ def main():
         print(f"feed: {lines} lines, {cells} distinct cells")
         print(f"fdx-ingest into SQLite:      {t_lite:7.2f} s  {cells / t_lite:10.0f} cells/s")
         print(f"fdx-ingest into PostgreSQL:  {t_pg:7.2f} s  {cells / t_pg:10.0f} cells/s")
+        merge = os.path.join(a.build, "fdx-merge")
+        t_mlite = timed([merge, "-q", os.path.join(work, "m.db"), lite])
+        into = fresh_db(admin, "fdx_load_merge")
+        timed([ingest, "-q", into, "/dev/null"])
+        t_mpg = timed([merge, "-q", into, lite])
+        print(f"fdx-merge into SQLite:       {t_mlite:7.2f} s  {cells / t_mlite:10.0f} cells/s")
+        print(f"fdx-merge into PostgreSQL:   {t_mpg:7.2f} s  {cells / t_mpg:10.0f} cells/s")
         try:
             import psycopg2  # noqa: F401
         except ImportError:

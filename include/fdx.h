@@ -117,8 +117,8 @@ typedef struct fdx_store fdx_store;
  * older schema unless read-only. A path that is a postgresql:// or
  * postgres:// URI opens a store kept in PostgreSQL (docs/FLEET.md): a
  * read-only handle works on one snapshot of it, and a writer's commit is
- * applied to it in one PostgreSQL transaction; fdx_store_merge and
- * fdx_store_prune refuse it. The store's schema must be exactly the one
+ * applied to it in one PostgreSQL transaction (fdx_store_merge's sources
+ * too); fdx_store_prune refuses it. The store's schema must be exactly the one
  * fdx creates (FDX_ENOTSTORE otherwise, naming what differs); an empty file
  * is not a store for a read-only open. Like sqlite3_open_v2, *out is set even
  * on failure (to NULL only when memory ran out) so fdx_store_errmsg can

@@ -1,6 +1,7 @@
 -- Apply, step 2: each staged cell's id in this store, and its tombstone
--- (pruned_cell) if this store pruned that key before.
-UPDATE temp.merge_cell AS s SET
+-- (pruned_cell) if this store pruned that key before. The same text serves
+-- PostgreSQL (pg/merge_targets.sql): merge_cell is the TEMP table.
+UPDATE merge_cell AS s SET
     target = CASE s.kind
         WHEN 'miss' THEN
             (SELECT cell_id FROM miss_cell AS m

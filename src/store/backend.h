@@ -28,6 +28,8 @@ typedef struct fdx_backend_ops {
     const char *(*refuses)(const fdx_store *s, const char *op);
     /* Disconnects and removes the working copy (after s->db is closed). */
     void (*close)(fdx_store *s);
+    /* The merge target of merge_stage.h for this backend's stores. */
+    const struct fdx_merge_target_ops *merge_target;
 } fdx_backend_ops;
 
 /* FDX_OK, or FDX_ERROR with the backend's reason when s's backend cannot do op. */

@@ -195,6 +195,18 @@ int fdx_store_exec(fdx_store *s, fdx_stmt_id id)
     return FDX_OK;
 }
 
+int fdx_store_script(fdx_store *s, const char *sql, const char *what)
+{
+    char *msg = NULL;
+    int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
+    if (rc == SQLITE_OK)
+        return FDX_OK;
+    rc = fdx_store_fail(s, fdx_store_code_of_sqlite(rc), "%s: %s", what,
+                        msg ? msg : sqlite3_errstr(rc));
+    sqlite3_free(msg);
+    return rc;
+}
+
 int fdx_store_in_read(fdx_store *s, int (*body)(fdx_store *s, void *ctx), void *ctx)
 {
     int own = sqlite3_get_autocommit(s->db);

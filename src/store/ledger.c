@@ -81,8 +81,12 @@ int fdx_ledger_finish(fdx_store *s)
 {
     fdx_txn_ledger *l = &s->ledger;
     int changed = l->sources || l->records || l->merged || l->pruned || l->run_id;
-    if (!changed)
-        return l->id ? delete_row(s) : FDX_OK;
+    if (!changed) {
+        int rc = l->id ? delete_row(s) : FDX_OK;
+        if (rc == FDX_OK)
+            l->id = 0; /* no row: a backend's push has nothing to apply */
+        return rc;
+    }
     sqlite3_stmt *st;
     int rc = fdx_ledger_open_row(s);
     if (rc == FDX_OK)

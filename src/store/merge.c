@@ -56,7 +56,9 @@ int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
     fdx_merge_applied applied;
     rc = open_source(dst, path, &src);
     if (rc == FDX_OK)
-        rc = fdx_merge_stage(src, src->path, &fdx_merge_sqlite_ops, dst, &known, &applied, stats);
+        rc = fdx_merge_stage(src, src->path,
+                             dst->backend ? dst->backend->merge_target : &fdx_merge_sqlite_ops, dst,
+                             &known, &applied, stats);
     fdx_store_close(src);
     if (rc == FDX_OK) {
         int skip = known != FDX_MERGE_NEW;

@@ -12,18 +12,6 @@
 #include "store/merge_sqlite.h"
 #include "store/store_flush.h"
 
-static int run_script(fdx_store *dst, const char *sql, const char *what)
-{
-    char *msg = NULL;
-    int rc = sqlite3_exec(dst->db, sql, NULL, NULL, &msg);
-    if (rc == SQLITE_OK)
-        return FDX_OK;
-    rc = fdx_store_fail(dst, fdx_store_code_of_sqlite(rc), "%s: %s", what,
-                        msg ? msg : sqlite3_errstr(rc));
-    sqlite3_free(msg);
-    return rc;
-}
-
 /* Steps a statement that returns no rows; *changes (when given) gets the
  * rows it changed. */
 static int step(fdx_store *dst, sqlite3_stmt *st, const char *what, uint64_t *changes)
@@ -76,9 +64,11 @@ static int begin(void *t, const fdx_merge_source *src)
 {
     fdx_store *dst = t;
     (void)src;
-    int rc = run_script(dst, fdx_sql_merge_stage_create, "creating the merge's staging tables");
+    int rc =
+        fdx_store_script(dst, fdx_sql_merge_stage_create, "creating the merge's staging tables");
     if (rc == FDX_OK)
-        rc = run_script(dst, fdx_sql_merge_stage_clear, "emptying the merge's staging tables");
+        rc =
+            fdx_store_script(dst, fdx_sql_merge_stage_clear, "emptying the merge's staging tables");
     return rc;
 }
 
@@ -251,7 +241,7 @@ static void end(void *t)
     fdx_store *dst = t;
     char saved[sizeof dst->errmsg];
     memcpy(saved, dst->errmsg, sizeof saved);
-    run_script(dst, fdx_sql_merge_stage_clear, "emptying the merge's staging tables");
+    fdx_store_script(dst, fdx_sql_merge_stage_clear, "emptying the merge's staging tables");
     memcpy(dst->errmsg, saved, sizeof saved);
 }
 

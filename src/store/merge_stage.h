@@ -31,8 +31,14 @@
  * target; fail() gives the target a message from the reader (a source that
  * is not valid), so that one handle holds the whole story. The SQLite target
  * (merge_sqlite.c) stages into TEMP tables and applies with set-based
- * statements; another backend implements the same ops (for instance COPY
- * into staging tables and INSERT ... ON CONFLICT).
+ * statements. A backend's store names its target in fdx_backend_ops
+ * (backend.h). The PostgreSQL target (pg_merge.c) stages the same way into
+ * its working copy, which holds none of the store's cells, so its apply only
+ * keeps the staged rows in the working copy's transaction: the push at
+ * commit applies every kept source, in order, in its one PostgreSQL
+ * transaction (COPY into TEMP tables, then set-based statements mirroring
+ * the SQLite ones), and the counts the apply reports are PostgreSQL's, in
+ * the commit's statistics.
  */
 #ifndef FDX_STORE_MERGE_STAGE_H
 #define FDX_STORE_MERGE_STAGE_H

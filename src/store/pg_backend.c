@@ -12,6 +12,7 @@
 #include "store/backend.h"
 #include "store/conn.h"
 #include "store/pg_conn.h"
+#include "store/pg_merge.h"
 #include "store/pg_push.h"
 #include "store/pg_schema.h"
 #include "store/pg_snapshot.h"
@@ -74,9 +75,6 @@ static int pg_push(fdx_store *s)
 static const char *pg_refuses(const fdx_store *s, const char *op)
 {
     (void)s;
-    if (strcmp(op, "merge") == 0)
-        return "merging into a PostgreSQL store is not supported yet: merge into an SQLite "
-               "store, or ingest the feeds (fdx-export of the source) into PostgreSQL";
     if (strcmp(op, "prune") == 0)
         return "pruning a PostgreSQL store is not supported yet";
     return NULL;
@@ -106,7 +104,8 @@ static void pg_close(fdx_store *s)
     s->backend_data = NULL;
 }
 
-static const fdx_backend_ops pg_ops = {pg_connect, pg_fill, pg_push, pg_refuses, pg_close};
+static const fdx_backend_ops pg_ops = {pg_connect, pg_fill,  pg_push,
+                                       pg_refuses, pg_close, &fdx_merge_pg_ops};
 
 const fdx_backend_ops *fdx_backend_for(const char *path)
 {

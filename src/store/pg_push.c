@@ -14,11 +14,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/buf.h"
 #include "common/when.h"
 #include "sql_text.h"
 #include "store/conn.h"
 #include "store/history.h"
+#include "store/pg_copy.h"
+#include "store/pg_merge.h"
 #include "store/pg_push.h"
 
 #define PUSH_ATTEMPTS 8
@@ -32,6 +33,7 @@ typedef struct push {
     char ledger[32];              /* the PostgreSQL ledger id */
     char content[FDX_SHA256_HEX]; /* the transaction's content hash ("" for none) */
     uint64_t added, updated;
+    int cells;                     /* the transaction upserted cells (not only merged) */
     int64_t daily, rolled, latest; /* history_config, locked */
 } push;
 
@@ -55,90 +57,10 @@ static int run(push *p, const char *sql, int n, const char *const *vals, const c
     return rc;
 }
 
-static void copy_text(fdx_buf *b, const unsigned char *t, int n)
-{
-    for (int i = 0; i < n; i++) {
-        switch (t[i]) {
-        case '\\': fdx_buf_append(b, "\\\\", 2); break;
-        case '\t': fdx_buf_append(b, "\\t", 2); break;
-        case '\n': fdx_buf_append(b, "\\n", 2); break;
-        case '\r': fdx_buf_append(b, "\\r", 2); break;
-        default: fdx_buf_putc(b, (char)t[i]);
-        }
-    }
-}
-
-/* One row of st as a line of COPY's text format. */
-static void copy_row(fdx_buf *b, sqlite3_stmt *st)
-{
-    int n = sqlite3_column_count(st);
-    for (int i = 0; i < n; i++) {
-        if (i)
-            fdx_buf_putc(b, '\t');
-        int type = sqlite3_column_type(st, i);
-        if (type == SQLITE_NULL) {
-            fdx_buf_append(b, "\\N", 2);
-        } else if (type == SQLITE_INTEGER) {
-            char num[24];
-            int len = snprintf(num, sizeof num, "%lld", (long long)sqlite3_column_int64(st, i));
-            fdx_buf_append(b, num, (size_t)len);
-        } else {
-            const unsigned char *t = sqlite3_column_text(st, i);
-            copy_text(b, t, sqlite3_column_bytes(st, i));
-        }
-    }
-    fdx_buf_putc(b, '\n');
-}
-
-static int copy_flush(push *p, fdx_buf *b)
-{
-    if (b->oom)
-        return fdx_store_fail(p->s, FDX_ENOMEM, "out of memory");
-    if (b->len && PQputCopyData(p->pg->conn, b->data, (int)b->len) != 1)
-        return fdx_pg_fail(p->s, p->pg, NULL, "sending cells");
-    fdx_buf_clear(b);
-    return FDX_OK;
-}
-
 /* COPYs the rows of the local query local_sql into staging (copy_sql). */
 static int stage(push *p, const char *local_sql, const char *copy_sql)
 {
-    sqlite3_stmt *st = NULL;
-    fdx_store *s = p->s;
-    if (sqlite3_prepare_v2(s->db, local_sql, -1, &st, NULL) != SQLITE_OK) {
-        sqlite3_finalize(st);
-        return fdx_store_fail_sqlite(s, sqlite3_errcode(s->db), "reading the transaction");
-    }
-    PGresult *r = fdx_pg_exec(p->pg, copy_sql, 0, NULL);
-    int rc = FDX_OK;
-    if (PQresultStatus(r) != PGRES_COPY_IN) {
-        p->retry = fdx_pg_retryable(r);
-        rc = fdx_pg_fail(s, p->pg, r, "staging cells");
-    }
-    PQclear(r);
-    fdx_buf b = FDX_BUF_INIT;
-    int src = SQLITE_DONE;
-    while (rc == FDX_OK && (src = sqlite3_step(st)) == SQLITE_ROW) {
-        copy_row(&b, st);
-        if (b.len >= 1 << 16)
-            rc = copy_flush(p, &b);
-    }
-    sqlite3_finalize(st);
-    if (rc == FDX_OK && src != SQLITE_DONE)
-        rc = fdx_store_fail_sqlite(s, src, "reading the transaction");
-    if (rc == FDX_OK)
-        rc = copy_flush(p, &b);
-    fdx_buf_free(&b);
-    if (PQputCopyEnd(p->pg->conn, rc == FDX_OK ? NULL : "aborted") != 1 && rc == FDX_OK)
-        rc = fdx_pg_fail(s, p->pg, NULL, "staging cells");
-    while ((r = PQgetResult(p->pg->conn)) != NULL) {
-        if (rc == FDX_OK && PQresultStatus(r) != PGRES_COMMAND_OK) {
-            p->retry = fdx_pg_retryable(r);
-            rc = fdx_pg_fail(s, p->pg, r, "staging cells");
-        }
-        PQclear(r);
-    }
-    return rc;
+    return fdx_pg_copy_in(p->s, p->pg, local_sql, copy_sql, &p->retry);
 }
 
 /* Reads a row of two counts (added, updated) and adds them up. */
@@ -257,17 +179,13 @@ static int history_write(push *p)
     char bucket[32], lo[32], hi[32], dd[32], lat[32];
     text_of(bucket, day < p->rolled ? fdx_month_start(day) : day);
     const char *vals[1] = {bucket};
-    int rc = FDX_OK;
-    /* As in SQLite, only a day that gained observations becomes the latest. */
-    if (p->added + p->updated > 0) {
-        rc = run(p, fdx_sql_pg_history_add, 1, vals, "writing history", NULL);
-        if (p->latest < day)
-            p->latest = day;
-    }
+    int rc = run(p, fdx_sql_pg_history_add, 1, vals, "writing history", NULL);
     if (rc != FDX_OK)
         return rc;
+    if (p->cells && p->latest < day)
+        p->latest = day;
     int64_t keep_from =
-        p->latest == INT64_MIN ? p->rolled : fdx_month_start(p->latest - p->daily + 1);
+        p->latest == INT64_MIN ? INT64_MIN : fdx_month_start(p->latest - p->daily + 1);
     if (keep_from > p->rolled) {
         text_of(lo, p->rolled);
         text_of(hi, keep_from);
@@ -332,6 +250,21 @@ static int commit(push *p)
     return rc;
 }
 
+/* The merges the transaction made (pg_merge.c), after its cells. */
+static int merge(push *p)
+{
+    fdx_pg_merged m;
+    p->cells = p->added + p->updated > 0;
+    int rc = fdx_pg_merge_apply(p->s, p->pg, p->ledger, p->rolled, &m, &p->retry);
+    if (rc != FDX_OK)
+        return rc;
+    p->added += m.added;
+    p->updated += m.updated;
+    if (m.latest_day > p->latest)
+        p->latest = m.latest_day;
+    return FDX_OK;
+}
+
 static int push_once(push *p)
 {
     PGresult *r = NULL;
@@ -344,11 +277,9 @@ static int push_once(push *p)
         snprintf(p->xid, sizeof p->xid, "%s", PQgetvalue(r, 0, 0));
         PQclear(r);
     }
-    if (rc == FDX_OK && p->s->ledger.id)
+    if (rc == FDX_OK)
         rc = insert_ledger(p);
-    else if (rc == FDX_OK && (rc = history_lock(p)) == FDX_OK) /* only the settings changed */
-        rc = history_write(p);
-    if (rc == FDX_OK && !p->duplicate && p->s->ledger.id) {
+    if (rc == FDX_OK && !p->duplicate) {
         PGresult *c = PQexec(p->pg->conn, fdx_sql_pg_stage_create); /* several statements */
         if (PQresultStatus(c) != PGRES_COMMAND_OK) {
             p->retry = fdx_pg_retryable(c);
@@ -365,6 +296,8 @@ static int push_once(push *p)
             rc = upsert(p, fdx_sql_pg_upsert_misses, "writing miss cells");
         if (rc == FDX_OK)
             rc = upsert(p, fdx_sql_pg_upsert_dispatches, "writing dispatch cells");
+        if (rc == FDX_OK)
+            rc = merge(p);
         if (rc == FDX_OK)
             rc = history_write(p);
         if (rc == FDX_OK)
@@ -426,7 +359,7 @@ int fdx_pg_push(fdx_store *s, fdx_pg *pg)
 {
     push p = {.s = s, .pg = pg};
     memset(&s->txn_stats, 0, sizeof s->txn_stats);
-    if (!s->ledger.id && !(s->hist.loaded && s->hist.dirty))
+    if (!s->ledger.id)
         return FDX_OK; /* the transaction changed nothing */
     int rc = FDX_OK;
     for (int attempt = 0; attempt < PUSH_ATTEMPTS; attempt++) {
@@ -438,6 +371,8 @@ int fdx_pg_push(fdx_store *s, fdx_pg *pg)
             PQreset(pg->conn);
         backoff(attempt);
     }
+    if (rc == FDX_OK)
+        rc = fdx_pg_merge_forget(s);
     if (rc != FDX_OK)
         return rc;
     if (p.duplicate)

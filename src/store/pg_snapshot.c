@@ -34,6 +34,8 @@ static const table tables[] = {
     {"miss_cell", fdx_sql_pg_pull_miss_cell, fdx_sql_snapshot_miss_cell, 1},
     {"dispatch_cell", fdx_sql_pg_pull_dispatch_cell, fdx_sql_snapshot_dispatch_cell, 1},
     {"cell_history", fdx_sql_pg_pull_cell_history, fdx_sql_snapshot_cell_history, 1},
+    {"pruned_cell", fdx_sql_pg_pull_pruned_cell, fdx_sql_snapshot_pruned_cell, 1},
+    {"pruned_history", fdx_sql_pg_pull_pruned_history, fdx_sql_snapshot_pruned_history, 1},
 };
 
 /* Binds row i of r to st: integers as integers, text as text. */

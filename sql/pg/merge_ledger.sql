@@ -1,0 +1,4 @@
+-- Apply, step 11: the ledger rows of the source and of the stores merged into
+-- it, each kept once (../merge_apply_ledger.sql reads the same in both
+-- dialects).
+-- @include merge_apply_ledger

@@ -1,0 +1,2 @@
+-- Apply: the latest day the merge wrote history on (NULL: none).
+SELECT max(day) FROM merge_delta;

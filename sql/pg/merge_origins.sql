@@ -1,0 +1,4 @@
+-- Apply, step 1: numbers every store the staged history names that this
+-- store has no origin number for (../merge_apply_origins.sql reads the same in
+-- both dialects).
+-- @include merge_apply_origins

@@ -1,0 +1,4 @@
+-- Apply, step 2: each staged cell's id in this store, and its tombstone if
+-- this store pruned that key before (../merge_apply_targets.sql reads the same
+-- in both dialects).
+-- @include merge_apply_targets
