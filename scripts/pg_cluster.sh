@@ -10,7 +10,12 @@
 set -euo pipefail
 cmd=${1:?usage: pg_cluster.sh start|stop|restart|uri STATE [DB]}
 state=${2:?usage: pg_cluster.sh start|stop|restart|uri STATE [DB]}
-PORT=5433
+
+# A TCP port nothing listens on, though the server listens only on its socket
+# (the port names the socket file and is part of every URI).
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
 
 bindir() {
   local d
@@ -38,6 +43,8 @@ start)
   bin=$(bindir) || { echo "pg_cluster: no initdb found after installing postgresql" >&2; exit 1; }
   dir=$(mktemp -d "${TMPDIR:-/tmp}/fdx-pg-cluster-XXXXXX")
   echo "$dir" >"$state"
+  PORT=$(free_port)
+  echo "$PORT" >"$dir/port"
   chmod 755 "$dir"
   if [ "$(id -u)" -eq 0 ]; then chown postgres: "$dir"; fi
   if ! as_owner "$bin/initdb" -D "$dir/data" -A trust -U postgres -E UTF8 --locale=C.UTF-8 \
@@ -73,6 +80,7 @@ restart)
   ;;
 uri)
   dir=$(cat "$state")
+  PORT=$(cat "$dir/port")
   echo "postgresql:///${3:-postgres}?host=$dir&port=$PORT&user=postgres"
   ;;
 *)

@@ -14,6 +14,7 @@ roles of docs/FLEET.md work and can do no more.
 
 Usage: pg_test.py BINDIR GEN_FEED PG_CLUSTER_SH STATE DATA_DIR
 """
+import re
 import json
 import os
 import random
@@ -319,7 +320,7 @@ def test_password():
                  ["fdx-prune", "--op", "x", secret],
                  ["fdx-export", secret.replace(db, "no_such_db"), os.path.join(T, "pw2")],
                  ["fdx-ingest", secret + "&sslmode=bogus", rd],
-                 ["fdx-ingest", secret.replace("port=5433", "port=1"), rd],
+                 ["fdx-ingest", re.sub(r"port=\d+", "port=1", secret), rd],
                  ["fdx-export", uri(db) + "&password=" + SECRET, os.path.join(T, "pw3")],
                  ["fdx-ingest", secret, os.path.join(T, "missing.jsonl")],
                  ["fdx-ingest", secret.replace(SECRET, SECRET + "%zz"), rd],
@@ -398,7 +399,7 @@ def test_crafted():
 
 def test_bad_uris():
     rd = os.path.join(DATA, "basic", "input", "run_0000")
-    cases = [("wrong port", uri("postgres").replace("port=5433", "port=1")),
+    cases = [("wrong port", re.sub(r"port=\d+", "port=1", uri("postgres"))),
              ("no such socket directory", "postgresql:///x?host=/nonexistent-fdx-dir"),
              ("unreachable host", "postgresql://10.255.255.1:5432/x?connect_timeout=2"),
              ("no such database", uri("fdx_no_such_db")),

@@ -18,7 +18,7 @@ int64_t fdx_days_from_civil(int64_t y, unsigned m, unsigned d);
 int64_t fdx_month_start(int64_t day);
 
 /* A day number as YYYY-MM-DD. */
-#define FDX_DAY_TEXT 16
+#define FDX_DAY_TEXT 48
 void fdx_day_format(int64_t day, char out[FDX_DAY_TEXT]);
 
 #endif

@@ -184,7 +184,7 @@ int fdx_store_step_retrying(fdx_store *s, sqlite3_stmt *st)
 
 int fdx_store_exec(fdx_store *s, fdx_stmt_id id)
 {
-    sqlite3_stmt *st;
+    sqlite3_stmt *st = NULL;
     int rc = fdx_store_stmt(s, id, &st);
     if (rc != FDX_OK)
         return rc;

@@ -29,13 +29,13 @@ static int next_row(void *ctx, fdx_buf *line, char *err, size_t errsz)
         return 0;
     if (rc != SQLITE_ROW) {
         int code = fdx_store_fail_sqlite(r->s, rc, "reading cells");
-        snprintf(err, errsz, "%s", r->s->errmsg);
+        snprintf(err, errsz, "%.*s", (int)(errsz - 1), r->s->errmsg);
         return -code;
     }
     fdx_row row;
     int code = fdx_row_read(&r->reader, r->st, &row);
     if (code != FDX_OK) {
-        snprintf(err, errsz, "%s", r->s->errmsg);
+        snprintf(err, errsz, "%.*s", (int)(errsz - 1), r->s->errmsg);
         return -code;
     }
     fdx_buf_append(line, row.line.p, row.line.n);

@@ -72,7 +72,7 @@ static int read_identity(fdx_store *s, char id[FDX_STORE_ID_HEX], file_mark *m)
 
 int fdx_identity_read(fdx_store *s, char id[FDX_STORE_ID_HEX])
 {
-    file_mark m;
+    file_mark m = {0};
     return read_identity(s, id, &m);
 }
 
@@ -190,7 +190,7 @@ static int relabel(fdx_store *s, const char *old_id)
 int fdx_identity_check_file(fdx_store *s, int may_fork)
 {
     char id[FDX_STORE_ID_HEX];
-    file_mark m;
+    file_mark m = {0};
     struct stat fs;
     const char *file = sqlite3_db_filename(s->db, "main");
     if (!file || !*file)
