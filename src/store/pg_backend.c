@@ -13,6 +13,7 @@
 #include "store/conn.h"
 #include "store/pg_conn.h"
 #include "store/pg_merge.h"
+#include "store/pg_prune.h"
 #include "store/pg_push.h"
 #include "store/pg_schema.h"
 #include "store/pg_snapshot.h"
@@ -72,11 +73,16 @@ static int pg_push(fdx_store *s)
     return fdx_pg_push(s, pg_of(s));
 }
 
+static int pg_prune(fdx_store *s, const char *const values[7], const char *json,
+                    fdx_prune_stats *stats)
+{
+    return fdx_pg_prune_count(s, pg_of(s), values, json, stats);
+}
+
 static const char *pg_refuses(const fdx_store *s, const char *op)
 {
     (void)s;
-    if (strcmp(op, "prune") == 0)
-        return "pruning a PostgreSQL store is not supported yet";
+    (void)op;
     return NULL;
 }
 
@@ -97,6 +103,7 @@ static void pg_close(fdx_store *s)
         return;
     if (pg->working[0])
         remove_working(pg->working);
+    fdx_pg_prune_forget(pg);
     PQfinish(pg->conn);
     free(pg->uri);
     free(pg->password);
@@ -104,7 +111,7 @@ static void pg_close(fdx_store *s)
     s->backend_data = NULL;
 }
 
-static const fdx_backend_ops pg_ops = {pg_connect, pg_fill,  pg_push,
+static const fdx_backend_ops pg_ops = {pg_connect, pg_fill,  pg_push,          pg_prune,
                                        pg_refuses, pg_close, &fdx_merge_pg_ops};
 
 const fdx_backend_ops *fdx_backend_for(const char *path)

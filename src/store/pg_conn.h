@@ -15,6 +15,8 @@ typedef struct fdx_pg {
     char *uri;      /* as given: never shown */
     char *password; /* as libpq reads it from the URI, for scrubbing; NULL: none */
     char working[4096];
+    char *prune[8]; /* a pending prune (pg_prune.h): 7 filter values, its JSON */
+    int pruning;
 } fdx_pg;
 
 /* Whether path is a postgresql:// or postgres:// URI. */

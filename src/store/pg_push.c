@@ -20,6 +20,7 @@
 #include "store/history.h"
 #include "store/pg_copy.h"
 #include "store/pg_merge.h"
+#include "store/pg_prune.h"
 #include "store/pg_push.h"
 
 #define PUSH_ATTEMPTS 8
@@ -298,6 +299,8 @@ static int push_once(push *p)
             rc = upsert(p, fdx_sql_pg_upsert_dispatches, "writing dispatch cells");
         if (rc == FDX_OK)
             rc = merge(p);
+        if (rc == FDX_OK && p->s->ledger.pruned)
+            rc = fdx_pg_prune_apply(p->s, p->pg, p->ledger, &p->retry);
         if (rc == FDX_OK)
             rc = history_write(p);
         if (rc == FDX_OK)
@@ -371,6 +374,7 @@ int fdx_pg_push(fdx_store *s, fdx_pg *pg)
             PQreset(pg->conn);
         backoff(attempt);
     }
+    fdx_pg_prune_forget(pg);
     if (rc == FDX_OK)
         rc = fdx_pg_merge_forget(s);
     if (rc != FDX_OK)

@@ -133,16 +133,26 @@ int fdx_store_prune(fdx_store *s, const fdx_prune_filter *f, fdx_prune_stats *st
         rc = fdx_store_flush_pending(s);
     if (rc == FDX_OK)
         rc = fdx_ledger_open_row(s);
-    if (rc == FDX_OK)
+    if (rc == FDX_OK && s->backend && s->backend->prune) {
+        const char *values[7] = {f->driver_version,
+                                 f->kernel_revision,
+                                 f->kernel_source,
+                                 f->op,
+                                 f->compute_capability,
+                                 f->hardware_sku,
+                                 before};
+        rc = s->backend->prune(s, values, json.data, stats);
+    } else if (rc == FDX_OK) {
         rc = remove_cells(s, FDX_STMT_PRUNE_MISSES, f, before, &stats->miss_cells,
                           &stats->observations);
-    if (rc == FDX_OK)
-        rc = remove_cells(s, FDX_STMT_PRUNE_DISPATCHES, f, before, &stats->dispatch_cells,
-                          &stats->observations);
-    if (rc == FDX_OK)
-        rc = fdx_store_exec(s, FDX_STMT_PRUNE_TOMB_HISTORY);
-    if (rc == FDX_OK)
-        rc = fdx_store_exec(s, FDX_STMT_PRUNE_HISTORY);
+        if (rc == FDX_OK)
+            rc = remove_cells(s, FDX_STMT_PRUNE_DISPATCHES, f, before, &stats->dispatch_cells,
+                              &stats->observations);
+        if (rc == FDX_OK)
+            rc = fdx_store_exec(s, FDX_STMT_PRUNE_TOMB_HISTORY);
+        if (rc == FDX_OK)
+            rc = fdx_store_exec(s, FDX_STMT_PRUNE_HISTORY);
+    }
     if (rc == FDX_OK)
         rc = log_prune(s, &json, stats);
     if (rc == FDX_OK)
