@@ -4,9 +4,10 @@
 Every section works in a database of its own. The same feeds ingested into an
 SQLite store and into a PostgreSQL store export byte for byte the same (the
 golden vector sets, generated feeds, and a feed of edge cases: candidates
-replaced and kept, counts saturating at 2^63-1, unicode keys); every tool
-takes the URI; --run-id is exactly-once, also between concurrent writers and
-after an ingest killed at a random point or a server restart; concurrent
+replaced and kept, counts saturating at 2^63-1, unicode keys); the twelve
+views hold the same rows in both, also after merges; every tool takes the URI;
+--run-id is exactly-once, also between concurrent writers and after an ingest
+killed at a random point or a server restart; concurrent
 ingests give exact totals; the password of a URI never shows; a PostgreSQL
 store whose tables were altered is refused, as a crafted SQLite file is; bad
 URIs fail with exit 1 and a message instead of hanging; the least-privilege
@@ -148,6 +149,93 @@ def test_same_exports():
     same_as_sqlite("edge", edge_runs())
     return lite, pg, db
 
+
+
+VIEWS = ("miss_cells", "dispatch_cells", "miss_demand", "miss_demand_by_device",
+         "dispatch_candidates", "dispatch_regret", "miss_daily", "dispatch_daily",
+         "miss_daily_by_store", "dispatch_daily_by_store", "fleet_ledger", "miss_growth_7d")
+# Compared apart: the wall clock of each commit, and cell ids, which each kind
+# of store allocates its own way (a PostgreSQL sequence skips the ids of
+# upserts that updated); they must still be unique per store.
+VOLATILE = {"fleet_ledger": ("committed_at",), "miss_cells": ("cell_id",),
+            "dispatch_cells": ("cell_id",)}
+
+
+def view_rows(lite, db, view):
+    """The rows of a view in both stores, typed: PostgreSQL's rows as JSON
+    (a boolean is SQLite's 1 or 0, a numeric its integer or real)."""
+    import sqlite3
+    con = sqlite3.connect(lite)
+    cur = con.execute(f"SELECT * FROM {view} LIMIT 0")
+    cols = [c[0] for c in cur.description]
+    order = ", ".join(str(i + 1) for i in range(len(cols)))
+    a = [list(r) for r in con.execute(f"SELECT * FROM {view} ORDER BY {order}")]
+    own_a = con.execute("SELECT id FROM store_identity").fetchone()[0]
+    con.close()
+    own_b = psql("SELECT id FROM store_identity", db).stdout.strip()
+    r = psql(f"SELECT coalesce(json_agg(json_build_array({', '.join(cols)})), '[]') FROM "
+             f"(SELECT * FROM {view} ORDER BY {order}) AS t", db)
+    b = [[int(v) if isinstance(v, bool) else v for v in row] for row in json.loads(r.stdout)] \
+        if r.returncode == 0 else []
+    skip = [cols.index(c) for c in VOLATILE.get(view, ())]
+    if view == "fleet_ledger":  # a merge is captured when it runs
+        for row in a + b:
+            if row[cols.index("kind")] == "merge":
+                row[cols.index("day")] = row[cols.index("captured_at")] = None
+    for i in skip:
+        check(len({row[i] for row in a}) == len(a) and len({row[i] for row in b}) == len(b),
+              f"views: {view}.{cols[i]} is unique in each store")
+    # each store names itself by its own random id; the host stores' ids agree
+    norm = lambda rows, own: sorted(json.dumps(
+        [None if i in skip else "<this store>" if v == own else v for i, v in enumerate(row)],
+        ensure_ascii=False) for row in rows)
+    return cols, norm(a, own_a), norm(b, own_b) if r.returncode == 0 else r.stderr
+
+
+def view_runs():
+    """Misses and dispatches on GPUs and a CPU, candidates measured, unmeasured
+    and beaten, revision hashes above and below 2^63."""
+    cpu = {"hardware_sku": "cpu", "driver_version": "n/a"}
+    ada = {"compute_capability": [8, 9], "hardware_sku": "L4", "driver_version": "550"}
+    low = dict(IMPL, kernel_revision_hash=12345, backend="Triton", dtypes=["F32"])
+    alt = dict(IMPL, kernel_source="k2", kernel_revision_hash=2 ** 63 + 7)
+    runs = []
+    for i in range(4):
+        cands = [{"impl_id": IMPL, "latency_ns": 900 + i}, {"impl_id": low, "latency_ns": 300 + i},
+                 {"impl_id": alt}]
+        runs.append(write_run(
+            os.path.join(T, "views", f"run_{i}"),
+            [dict(wanted="mm:a", fallback=IMPL, count=i + 1, hw=HW),
+             dict(wanted="mm:a", fallback=low, count=2, hw=cpu),
+             dict(wanted=f"mm:{'b' if i < 2 else 'c'}", fallback=low, count=5 * i + 1, hw=ada)],
+            [dict(structure_key="s1", chosen=IMPL, candidates=cands, count=i + 1, hw=HW),
+             dict(structure_key="s2", chosen=low, candidates=cands[1:], count=1, hw=ada),
+             dict(chosen=low, candidates=[{"impl_id": low, "latency_ns": 50},
+                                          {"impl_id": IMPL, "latency_ns": 40}], count=3, hw=cpu),
+             dict(structure_key="s3", chosen=IMPL, count=2, hw=cpu)]))
+    return runs
+
+
+def test_views():
+    """Every view of the SQLite store, in the PostgreSQL store that absorbed the
+    same feeds and the same merges: the same columns and the same rows."""
+    runs = view_runs()
+    lite, pg, db = same_as_sqlite("views", runs[:3], at=["2026-03-01", "2026-03-06", "2026-03-12"])
+    hosts = []
+    for n, day in (("a", "2026-03-04"), ("b", "2026-03-11")):
+        host = os.path.join(T, f"views-host-{n}.db")
+        r = fdx("fdx-ingest", "--at", day, host, runs[3] if n == "a" else runs[0])
+        check(r.returncode == 0, f"views: host {n} ingests", r.stderr)
+        hosts.append(host)
+    for target in (lite, pg):
+        r = fdx("fdx-merge", target, *hosts)
+        check(r.returncode == 0, f"views: merge into {target.split('?')[0][-20:]}", r.stderr)
+    for view in VIEWS:
+        cols, a, b = view_rows(lite, db, view)
+        check(isinstance(b, list), f"views: PostgreSQL has {view}", b if isinstance(b, str) else "")
+        check(len(a) > 0, f"views: {view} has rows to compare")
+        check(a == b, f"views: {view} ({', '.join(cols)}) has the same rows in both",
+              "\n".join(["sqlite:", *a[:8], "pg:", *(b[:8] if isinstance(b, list) else [])]))
 
 def test_tools(lite, pg, db):
     for args in (["-n", "5"], ["--json"], ["--growth", "7d"], ["--growth", "30d"], ["--sql"],
@@ -365,7 +453,10 @@ def crafted(name, sql, expect):
 
 
 def test_crafted():
-    drop = "DROP VIEW miss_cells, dispatch_cells, miss_demand CASCADE; "
+    drop = ("DROP VIEW miss_cells, dispatch_cells, miss_demand, miss_demand_by_device, "
+            "dispatch_candidates, miss_growth_7d CASCADE; ")
+    # layout 2 had six of the views: such a store is refused, not half-used
+    crafted("previous layout", "UPDATE fdx_meta SET schema_version = 2", "layout version 2")
     crafted("column type", drop + "ALTER TABLE miss_cell ALTER COLUMN count TYPE numeric",
             "miss_cell.count")
     crafted("trigger", "CREATE FUNCTION f() RETURNS trigger LANGUAGE plpgsql AS "
@@ -447,13 +538,16 @@ def test_roles():
               f"fdx_writer cannot: {sql}", r.stderr)
         r = psql(sql, db, "fdx_reader")
         check(r.returncode != 0, f"fdx_reader cannot: {sql}", r.stderr)
-    r = psql("SELECT count(*) FROM miss_cells", db, "fdx_reader")
-    check(r.returncode == 0 and int(r.stdout) > 0, "fdx_reader queries the views", r.stderr)
+    for view in VIEWS:
+        r = psql(f"SELECT count(*) FROM {view}", db, "fdx_reader")
+        check(r.returncode == 0 and r.stdout.strip().isdigit(), f"fdx_reader queries {view}",
+              r.stderr)
 
 
 def main():
     try:
         test_tools(*test_same_exports())
+        test_views()
         test_run_id()
         rds, conc = test_concurrent()
         test_killed(rds, conc)

@@ -221,6 +221,98 @@ FROM miss_cell
 GROUP BY wanted
 ORDER BY misses DESC, wanted;
 
+CREATE VIEW miss_demand_by_device AS
+SELECT wanted, cc_major, cc_minor,
+       CASE WHEN cc_major < 0 THEN 'cpu' ELSE cc_major || '.' || cc_minor END
+           AS compute_capability,
+       hardware_sku,
+       least(sum(count), 9223372036854775807)::bigint AS misses,
+       count(DISTINCT (backend, op, dtypes, kernel_source, kernel_revision_hash)) AS fallbacks,
+       count(*) AS cells
+FROM miss_cell
+GROUP BY wanted, cc_major, cc_minor, hardware_sku
+ORDER BY misses DESC, wanted, cc_major, cc_minor, hardware_sku;
+
+-- One row per candidate of every dispatch cell (views.sql); position counts
+-- from 0 as SQLite's json_each does, latency_ns is numeric (a U64), and the
+-- candidate's hash is compared as the unsigned decimal the candidates JSON holds.
+CREATE VIEW dispatch_candidates AS
+SELECT CASE WHEN x.keyed = 1 THEN x.structure_key END AS structure_key,
+       x.backend AS chosen_backend, x.op AS chosen_op,
+       coalesce((SELECT string_agg(v, ',' ORDER BY o)
+                 FROM jsonb_array_elements_text(x.dtypes::jsonb) WITH ORDINALITY AS t (v, o)),
+                '') AS chosen_dtypes,
+       x.kernel_source AS chosen_source,
+       lpad(to_hex(x.h), 16, '0') AS chosen_revision,
+       x.cc_major, x.cc_minor,
+       CASE WHEN x.cc_major < 0 THEN 'cpu' ELSE x.cc_major || '.' || x.cc_minor END
+           AS compute_capability,
+       x.hardware_sku, x.driver_version, x.count, x.position,
+       x.cand -> 'impl_id' ->> 'backend' AS backend,
+       x.cand -> 'impl_id' ->> 'op' AS op,
+       coalesce((SELECT string_agg(v, ',' ORDER BY o)
+                 FROM jsonb_array_elements_text(x.cand -> 'impl_id' -> 'dtypes')
+                      WITH ORDINALITY AS t (v, o)),
+                '') AS dtypes,
+       x.cand -> 'impl_id' ->> 'kernel_source' AS kernel_source,
+       lpad(to_hex(CASE WHEN x.u::numeric > 9223372036854775807
+                        THEN (x.u::numeric - 18446744073709551616)::bigint
+                        ELSE x.u::numeric::bigint END), 16, '0') AS kernel_revision,
+       (x.cand ->> 'latency_ns')::numeric AS latency_ns,
+       (x.cand -> 'impl_id' ->> 'backend' = x.backend
+        AND x.cand -> 'impl_id' ->> 'op' = x.op
+        AND x.cand -> 'impl_id' -> 'dtypes' = x.dtypes::jsonb
+        AND x.cand -> 'impl_id' ->> 'kernel_source' = x.kernel_source
+        AND x.u = CASE WHEN x.h >= 0 THEN x.h::text
+                       ELSE (x.h::numeric + 18446744073709551616)::text END) AS is_chosen
+FROM (SELECT d.*, c.o - 1 AS position, c.cand,
+             (c.cand -> 'impl_id' -> 'kernel_revision_hash')::text AS u,
+             d.kernel_revision_hash # -9223372036854775808 AS h
+      FROM dispatch_cell AS d,
+           jsonb_array_elements(d.candidates::jsonb) WITH ORDINALITY AS c (cand, o)) AS x;
+
+-- Where a measured candidate beat the measured chosen implementation
+-- (views.sql). Of several fastest candidates of a cell, the first in the list
+-- names best_backend, best_source and best_revision.
+CREATE VIEW dispatch_regret AS
+WITH measured AS (
+    SELECT * FROM dispatch_candidates WHERE latency_ns IS NOT NULL
+),
+chosen AS (
+    SELECT structure_key, chosen_backend, chosen_op, chosen_dtypes, chosen_source,
+           chosen_revision, cc_major, cc_minor, compute_capability, hardware_sku,
+           driver_version, count, min(latency_ns) AS chosen_ns
+    FROM measured WHERE is_chosen
+    GROUP BY structure_key, chosen_backend, chosen_op, chosen_dtypes, chosen_source,
+             chosen_revision, cc_major, cc_minor, compute_capability, hardware_sku,
+             driver_version, count
+),
+best AS (
+    SELECT DISTINCT ON (structure_key, chosen_backend, chosen_op, chosen_dtypes, chosen_source,
+                        chosen_revision, compute_capability, hardware_sku, driver_version)
+           structure_key, chosen_backend, chosen_op, chosen_dtypes, chosen_source,
+           chosen_revision, compute_capability, hardware_sku, driver_version,
+           latency_ns AS best_ns, backend AS best_backend, kernel_source AS best_source,
+           kernel_revision AS best_revision
+    FROM measured WHERE NOT is_chosen
+    ORDER BY structure_key, chosen_backend, chosen_op, chosen_dtypes, chosen_source,
+             chosen_revision, compute_capability, hardware_sku, driver_version, latency_ns,
+             position
+)
+SELECT c.structure_key, c.chosen_backend, c.chosen_op, c.chosen_dtypes, c.chosen_source,
+       c.chosen_revision, c.cc_major, c.cc_minor, c.compute_capability, c.hardware_sku,
+       c.driver_version, c.count, c.chosen_ns, b.best_ns, b.best_backend, b.best_source,
+       b.best_revision, round((c.chosen_ns::float8 / b.best_ns::float8)::numeric, 3) AS speedup
+FROM chosen AS c
+JOIN best AS b
+  ON b.structure_key IS NOT DISTINCT FROM c.structure_key
+ AND b.chosen_backend = c.chosen_backend AND b.chosen_op = c.chosen_op
+ AND b.chosen_dtypes = c.chosen_dtypes AND b.chosen_source = c.chosen_source
+ AND b.chosen_revision = c.chosen_revision AND b.compute_capability = c.compute_capability
+ AND b.hardware_sku = c.hardware_sku AND b.driver_version = c.driver_version
+WHERE b.best_ns < c.chosen_ns
+ORDER BY speedup DESC, c.structure_key NULLS FIRST;
+
 CREATE VIEW miss_daily AS
 SELECT to_char(date '1970-01-01' + h.day::integer, 'YYYY-MM-DD') AS day,
        CASE WHEN h.day < (SELECT rolled_before FROM history_config) THEN 'month' ELSE 'day' END
@@ -247,6 +339,24 @@ GROUP BY c.cell_id, h.day, c.structure_key, c.backend, c.op, c.dtypes, c.kernel_
          c.kernel_revision, c.cc_major, c.cc_minor, c.compute_capability, c.hardware_sku,
          c.driver_version, c.candidates;
 
+CREATE VIEW miss_daily_by_store AS
+SELECT to_char(date '1970-01-01' + h.day::integer, 'YYYY-MM-DD') AS day,
+       CASE WHEN h.origin = 0 THEN (SELECT id FROM store_identity)
+            ELSE (SELECT store_id FROM history_origin WHERE id = h.origin) END AS store,
+       c.wanted, c.backend, c.op, c.dtypes, c.kernel_source, c.kernel_revision, c.cc_major,
+       c.cc_minor, c.compute_capability, c.hardware_sku, c.driver_version, h.count
+FROM miss_cells AS c
+JOIN cell_history AS h ON h.cell = c.cell_id;
+
+CREATE VIEW dispatch_daily_by_store AS
+SELECT to_char(date '1970-01-01' + h.day::integer, 'YYYY-MM-DD') AS day,
+       CASE WHEN h.origin = 0 THEN (SELECT id FROM store_identity)
+            ELSE (SELECT store_id FROM history_origin WHERE id = h.origin) END AS store,
+       c.structure_key, c.backend, c.op, c.dtypes, c.kernel_source, c.kernel_revision,
+       c.cc_major, c.cc_minor, c.compute_capability, c.hardware_sku, c.driver_version, h.count
+FROM dispatch_cells AS c
+JOIN cell_history AS h ON h.cell = c.cell_id;
+
 CREATE VIEW fleet_ledger AS
 SELECT (SELECT id FROM store_identity) AS store, id, run_id, kind, records, cells_added,
        cells_updated, to_char(to_timestamp(captured_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
@@ -261,4 +371,25 @@ SELECT store_id, id, run_id, kind, records, cells_added, cells_updated,
        committed_at
 FROM merged_ledger;
 
-INSERT INTO fdx_meta (one, schema_version) VALUES (1, 2);
+-- Demand growth per wanted key over the last 7 days of the history against
+-- the 7 before (views.sql); sums saturate at 2^63-1.
+CREATE VIEW miss_growth_7d AS
+WITH w AS (SELECT latest_day - 6 AS lo FROM history_config),
+per AS (
+    SELECT c.wanted,
+           least(coalesce(sum(CASE WHEN h.day >= w.lo THEN h.count END), 0),
+                 9223372036854775807)::bigint AS recent,
+           least(coalesce(sum(CASE WHEN h.day >= w.lo - 7 AND h.day < w.lo THEN h.count END), 0),
+                 9223372036854775807)::bigint AS previous,
+           coalesce(sum(CASE WHEN h.day < w.lo THEN h.count END), 0) AS before
+    FROM miss_cell AS c
+    JOIN cell_history AS h ON h.cell = c.cell_id
+    CROSS JOIN w
+    GROUP BY c.wanted
+)
+SELECT wanted, recent AS misses, previous, recent - previous AS growth, before = 0 AS is_new
+FROM per
+WHERE recent > 0 OR previous > 0
+ORDER BY growth DESC, misses DESC, wanted;
+
+INSERT INTO fdx_meta (one, schema_version) VALUES (1, 3);

@@ -7,7 +7,7 @@
 #include "store/pg_conn.h"
 
 /* The layout version sql/pg/schema.sql writes into fdx_meta. */
-#define FDX_PG_SCHEMA_VERSION 2
+#define FDX_PG_SCHEMA_VERSION 3
 
 /* Checks that the current schema holds exactly fdx's tables; a writer
  * (create) first creates them when fdx_meta is missing, under an advisory
