@@ -102,7 +102,7 @@ typedef enum fdx_stmt_id {
  * they hold about this many bytes (store_flush.c), which bounds memory
  * whatever the input holds. Below it, cells recorded again by later runs of
  * the same ingest cost no second upsert. */
-#define FDX_SPILL_BYTES ((size_t)16 << 20)
+#define FDX_SPILL_BYTES ((size_t)20 << 20)
 
 /* What the ledger row of the open transaction will say. */
 typedef struct fdx_txn_ledger {
