@@ -262,6 +262,45 @@ static int memo_learn_line(fdx_line_memo *m, const char *line, fdx_buf *packed, 
 
 /* A dispatch line seen again with another count and other latencies is found
  * without parsing, with its candidates re-spliced; other shapes are not. */
+/* Line i of pass `pass`: its own structure key, a count that changes. */
+static const char *memo_line(char *buf, size_t size, int i, int pass)
+{
+    snprintf(buf, size,
+             "{\"schema\":2,\"structure_key\":\"k%d\",\"chosen\":" IMPL_A
+             ",\"candidates\":[" CAND("5") "],\"count\":%d,\"hw\":" HW_GPU "}",
+             i, pass + 1);
+    return buf;
+}
+
+/* A memo fed lines that never come back stays small; one fed the same
+ * lines run after run grows until it holds them all. */
+START_TEST(line_memo_grows_only_while_it_pays)
+{
+    fdx_line_memo once, runs;
+    memset(&once, 0, sizeof once);
+    memset(&runs, 0, sizeof runs);
+    fdx_buf packed = FDX_BUF_INIT, cands = FDX_BUF_INIT;
+    char line[1024];
+    for (int i = 0; i < 20000; i++)
+        ck_assert_int_eq(
+            memo_learn_line(&once, memo_line(line, sizeof line, i, 0), &packed, &cands), 0);
+    ck_assert_uint_lt(once.bound, (size_t)1 << 20);
+    ck_assert_uint_le(once.data.len + once.lines.keys.len, once.bound);
+    for (int pass = 0; pass < 6; pass++)
+        for (int i = 0; i < 3000; i++)
+            memo_learn_line(&runs, memo_line(line, sizeof line, i, pass), &packed, &cands);
+    int found = 0;
+    for (int i = 0; i < 3000; i++)
+        found += memo_learn_line(&runs, memo_line(line, sizeof line, i, 6), &packed, &cands);
+    ck_assert_int_eq(found, 3000);
+    ck_assert_uint_gt(runs.bound, once.bound);
+    fdx_line_memo_free(&once);
+    fdx_line_memo_free(&runs);
+    fdx_buf_free(&packed);
+    fdx_buf_free(&cands);
+}
+END_TEST
+
 START_TEST(line_memo_finds_lines_with_new_latencies)
 {
     fdx_line_memo m;
@@ -413,6 +452,7 @@ Suite *codec_suite(void)
     tcase_add_test(tc, surrogate_pairs_and_escapes_decode);
     tcase_add_test(tc, writer_escapes_exactly);
     tcase_add_test(tc, line_memo_finds_lines_with_new_latencies);
+    tcase_add_test(tc, line_memo_grows_only_while_it_pays);
     tcase_add_test(tc, mutated_lines_never_crash);
     tcase_add_test(tc, sha256_matches_known_digests);
     tcase_add_test(tc, arena_keeps_decoders_apart);

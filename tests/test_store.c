@@ -10,6 +10,7 @@
 
 #include "sql_text.h"
 #include "store/pg_conn.h"
+#include "store/store_internal.h"
 #include "test_util.h"
 
 static char *dir;
@@ -339,6 +340,14 @@ START_TEST(failed_path_is_undone_alone)
 }
 END_TEST
 
+/* A memory budget that 70,000 small cells overflow several times over. */
+static fdx_store *open_spilling(const char *path)
+{
+    fdx_store *db = tu_open(path);
+    db->spill_bytes = (size_t)1 << 20;
+    return db;
+}
+
 /* A failed ingest that had to write cells early (more than fit in memory)
  * still undoes only itself, and keeps what earlier ingests recorded. */
 START_TEST(failed_spilling_path_keeps_earlier_records)
@@ -351,13 +360,14 @@ START_TEST(failed_spilling_path_keeps_earlier_records)
                                     "k", "1") ",\"count\":1,\"hw\":" CPU "}\n",
                                 i);
     len += (size_t)snprintf(big + len, cap - len, "oops\n");
-    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    fdx_store *db = open_spilling(tu_path(dir, "s.db"));
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
     const char *first = MISS_LINE("3");
     ck_assert_int_eq(fdx_store_ingest_buffer(db, "first", first, strlen(first), NULL, NULL),
                      FDX_OK);
     ck_assert_int_eq(fdx_store_ingest_buffer(db, "big", big, len, NULL, NULL), FDX_EDATA);
     ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "big:70001:"));
+    ck_assert_uint_gt(db->spills, 1);
     ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
     char *out = tu_export(db, tu_path(dir, "out"));
     ck_assert_str_eq(out, MISS_OUT("3"));
@@ -522,7 +532,7 @@ END_TEST
 START_TEST(many_distinct_cells_spill_and_stay_exact)
 {
     /* More distinct cells than are kept in memory, each seen twice. */
-    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    fdx_store *db = open_spilling(tu_path(dir, "s.db"));
     const char *dt[] = {"F16"};
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
     char wanted[32];
@@ -534,6 +544,7 @@ START_TEST(many_distinct_cells_spill_and_stay_exact)
         }
     fdx_commit_stats cs;
     ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
+    ck_assert_uint_gt(db->spills, 1);
     ck_assert_uint_eq(cs.cells_added, 70000);
     uint64_t misses, dispatches;
     ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
@@ -584,11 +595,12 @@ static char *bad_feed_of(int first, int n, size_t *len)
  * updated when it was stored before, however many flushes wrote it. */
 START_TEST(added_cells_count_once_across_spills)
 {
-    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    fdx_store *db = open_spilling(tu_path(dir, "s.db"));
     fdx_commit_stats cs;
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK); /* a fresh store */
     record_cells(db, 0, 70000, 2);
     ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
+    ck_assert_uint_gt(db->spills, 1);
     ck_assert_uint_eq(cs.cells_added, 70000);
     ck_assert_uint_eq(cs.cells_updated, 0);
     fdx_store_close(db);
@@ -597,7 +609,7 @@ END_TEST
 
 START_TEST(updated_cells_count_once_across_spills)
 {
-    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    fdx_store *db = open_spilling(tu_path(dir, "s.db"));
     fdx_commit_stats cs;
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
     record_cells(db, 0, 70000, 1);
@@ -615,7 +627,7 @@ END_TEST
  * the transaction writes them again. */
 START_TEST(cells_of_an_undone_ingest_count_when_written_again)
 {
-    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    fdx_store *db = open_spilling(tu_path(dir, "s.db"));
     fdx_commit_stats cs;
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
     record_cells(db, 0, 70000, 1);
@@ -623,7 +635,9 @@ START_TEST(cells_of_an_undone_ingest_count_when_written_again)
     size_t len;
     char *bad = bad_feed_of(0, 70000, &len);
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    uint64_t before = db->spills;
     ck_assert_int_eq(fdx_store_ingest_buffer(db, "bad", bad, len, NULL, NULL), FDX_EDATA);
+    ck_assert_uint_gt(db->spills, before);
     record_cells(db, 69990, 20, 1);
     ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
     ck_assert_uint_eq(cs.cells_added, 10);
@@ -633,6 +647,61 @@ START_TEST(cells_of_an_undone_ingest_count_when_written_again)
     ck_assert_uint_eq(misses, 70010);
     fdx_store_close(db);
     free(bad);
+}
+END_TEST
+
+/* An ingest that fails takes back what it did to cells that earlier ingests
+ * of the same call recorded (their counts, and candidates it replaced,
+ * twice over), and the cells it added; with or without spilling. */
+static void failed_ingest_restores_cells(int spill, int threads)
+{
+    char name[32];
+    snprintf(name, sizeof name, "s%d%d.db", spill, threads);
+    fdx_store *db = spill ? open_spilling(tu_path(dir, name)) : tu_open(tu_path(dir, name));
+    const char *paths[3];
+    paths[0] = strdup(tu_path(dir, "first.jsonl"));
+    paths[1] = strdup(tu_path(dir, "bad.jsonl"));
+    paths[2] = strdup(tu_path(dir, "last.jsonl"));
+    tu_write_file(paths[0], DISP(CANDS("5"), "2") MISS_LINE("3"));
+    size_t cap = 80000 * 260, len = 0;
+    char *bad = malloc(cap);
+    len += (size_t)snprintf(bad + len, cap - len, "%s",
+                            DISP(CANDS("7"), "10") MISS_LINE("10") DISP(CANDS("9"), "10"));
+    for (int i = 0; i < (spill ? 70000 : 3000); i++) /* past one batch */
+        len += (size_t)snprintf(bad + len, cap - len,
+                                "{\"schema\":2,\"wanted\":\"n%d\",\"fallback\":" IMPL_H(
+                                    "k", "1") ",\"count\":1,\"hw\":" CPU "}\n",
+                                i);
+    len += (size_t)snprintf(bad + len, cap - len, "%s", DISP(CANDS("11"), "10") "oops\n");
+    tu_write_file(paths[1], bad);
+    tu_write_file(paths[2], MISS_LINE("1"));
+    fdx_ingest_opts opts = FDX_INGEST_OPTS_INIT;
+    opts.threads = threads;
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_paths(db, paths, 3, &opts, NULL), FDX_EDATA);
+    ck_assert_uint_eq(db->spills > 0, (uint64_t)spill);
+    fdx_commit_stats cs;
+    ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
+    ck_assert_uint_eq(cs.cells_added, 2);
+    char *out = tu_export(db, tu_path(dir, name + 1));
+    ck_assert_str_eq(out, MISS_OUT("4") DISP(CANDS("5"), "2"));
+    free(out);
+    fdx_store_close(db);
+    free(bad);
+    for (int i = 0; i < 3; i++)
+        free((char *)paths[i]);
+}
+
+START_TEST(failed_ingest_restores_cells_in_memory)
+{
+    failed_ingest_restores_cells(0, 1);
+    failed_ingest_restores_cells(0, 2);
+}
+END_TEST
+
+START_TEST(failed_spilling_ingest_restores_cells)
+{
+    failed_ingest_restores_cells(1, 2);
 }
 END_TEST
 
@@ -1206,6 +1275,8 @@ Suite *store_suite(void)
     tcase_add_test(tc, many_distinct_cells_spill_and_stay_exact);
     tcase_add_test(tc, added_cells_count_once_across_spills);
     tcase_add_test(tc, updated_cells_count_once_across_spills);
+    tcase_add_test(tc, failed_ingest_restores_cells_in_memory);
+    tcase_add_test(tc, failed_spilling_ingest_restores_cells);
     tcase_add_test(tc, cells_of_an_undone_ingest_count_when_written_again);
     tcase_add_test(tc, options_of_an_unknown_version_are_refused);
     tcase_add_test(tc, already_merged_is_a_notice_not_an_error);

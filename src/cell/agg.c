@@ -16,17 +16,29 @@
 #include <string.h>
 
 #include "common/buf.h"
-#include "common/keymap.h"
+#include "common/keymap.h" /* fdx_hash_bytes */
 
 typedef struct agg_cell {
     uint64_t hash;
-    size_t key_off;
-    size_t key_len;
     uint64_t count;
     char *cands;
-    size_t cands_len;
-    size_t cands_cap;
+    size_t key_off;
+    uint32_t key_len;
+    uint32_t cands_len;
+    uint32_t cands_cap;
+    uint32_t mark;    /* the mark under which it was added or first changed */
+    uint32_t undo_at; /* its undo entry, when it has one under the current mark */
 } agg_cell;
+
+/* What a cell held before the mark's first change to it. */
+typedef struct agg_undo {
+    uint64_t count;
+    char *cands;
+    uint32_t cell;
+    uint32_t cands_len;
+    uint32_t cands_cap;
+    uint32_t owned; /* cands moved here: the cell's list was replaced */
+} agg_undo;
 
 struct fdx_agg {
     agg_cell *cells;
@@ -36,6 +48,14 @@ struct fdx_agg {
     size_t index_cap; /* power of two */
     fdx_buf keys;
     fdx_buf scratch;
+    size_t cands_bytes; /* allocated for candidates */
+    int marked;
+    uint32_t mark;     /* numbers marks, so a cell knows whether it is logged */
+    size_t mark_cells; /* n_cells at the mark */
+    size_t mark_keys;  /* keys.len at the mark */
+    agg_undo *undo;
+    size_t n_undo;
+    size_t cap_undo;
 };
 
 fdx_agg *fdx_agg_new(void)
@@ -43,25 +63,46 @@ fdx_agg *fdx_agg_new(void)
     return calloc(1, sizeof(fdx_agg));
 }
 
+static void drop_undo(fdx_agg *agg)
+{
+    for (size_t i = 0; i < agg->n_undo; i++)
+        if (agg->undo[i].owned) {
+            agg->cands_bytes -= agg->undo[i].cands_cap;
+            free(agg->undo[i].cands);
+        }
+    agg->n_undo = 0;
+    agg->marked = 0;
+}
+
 void fdx_agg_clear(fdx_agg *agg)
 {
+    drop_undo(agg);
     for (size_t i = 0; i < agg->n_cells; i++)
         free(agg->cells[i].cands);
     agg->n_cells = 0;
+    agg->cands_bytes = 0;
     if (agg->index)
         memset(agg->index, 0, agg->index_cap * sizeof *agg->index);
     fdx_buf_clear(&agg->keys);
+    agg->mark_cells = agg->mark_keys = 0;
+}
+
+void fdx_agg_release(fdx_agg *agg)
+{
+    fdx_agg_clear(agg);
+    free(agg->cells);
+    free(agg->undo);
+    free(agg->index);
+    fdx_buf_free(&agg->keys);
+    fdx_buf_free(&agg->scratch);
+    memset(agg, 0, sizeof *agg);
 }
 
 void fdx_agg_free(fdx_agg *agg)
 {
     if (!agg)
         return;
-    fdx_agg_clear(agg);
-    free(agg->cells);
-    free(agg->index);
-    fdx_buf_free(&agg->keys);
-    fdx_buf_free(&agg->scratch);
+    fdx_agg_release(agg);
     free(agg);
 }
 
@@ -70,17 +111,29 @@ size_t fdx_agg_cells(const fdx_agg *agg)
     return agg->n_cells;
 }
 
-static int rehash(fdx_agg *agg, size_t cap)
+size_t fdx_agg_bytes(const fdx_agg *agg)
 {
-    uint32_t *index = calloc(cap, sizeof *index);
-    if (!index)
-        return FDX_ENOMEM;
+    return agg->n_cells * sizeof *agg->cells + agg->index_cap * sizeof *agg->index + agg->keys.len +
+           agg->cands_bytes + agg->n_undo * sizeof *agg->undo;
+}
+
+/* Indexes every cell in a zeroed index of cap slots. */
+static void fill_index(const fdx_agg *agg, uint32_t *index, size_t cap)
+{
     for (size_t i = 0; i < agg->n_cells; i++) {
         size_t slot = agg->cells[i].hash & (cap - 1);
         while (index[slot])
             slot = (slot + 1) & (cap - 1);
         index[slot] = (uint32_t)(i + 1);
     }
+}
+
+static int rehash(fdx_agg *agg, size_t cap)
+{
+    uint32_t *index = calloc(cap, sizeof *index);
+    if (!index)
+        return FDX_ENOMEM;
+    fill_index(agg, index, cap);
     free(agg->index);
     agg->index = index;
     agg->index_cap = cap;
@@ -99,25 +152,121 @@ static int make_room(fdx_agg *agg)
     return FDX_OK;
 }
 
-static int set_cands(agg_cell *c, fdx_str cands)
+/* ---- changes, and undoing them ---- */
+
+/* A list about to be replaced under a mark moves to the cell's undo entry. */
+static void keep_old_cands(fdx_agg *agg, agg_cell *c)
+{
+    if (!agg->marked || !c->cands || (size_t)(c - agg->cells) >= agg->mark_cells ||
+        c->mark != agg->mark)
+        return;
+    agg_undo *u = &agg->undo[c->undo_at];
+    if (u->owned)
+        return;
+    u->owned = 1;
+    c->cands = NULL;
+    c->cands_len = c->cands_cap = 0;
+}
+
+static int set_cands(fdx_agg *agg, agg_cell *c, fdx_str cands)
 {
     if (fdx_cands_empty(cands))
         return FDX_OK;
+    if (cands.n > UINT32_MAX)
+        return FDX_ENOMEM;
+    keep_old_cands(agg, c);
     if (cands.n > c->cands_cap) {
         char *p = realloc(c->cands, cands.n);
         if (!p)
             return FDX_ENOMEM;
+        agg->cands_bytes += cands.n - c->cands_cap;
         c->cands = p;
-        c->cands_cap = cands.n;
+        c->cands_cap = (uint32_t)cands.n;
     }
     memcpy(c->cands, cands.p, cands.n);
-    c->cands_len = cands.n;
+    c->cands_len = (uint32_t)cands.n;
     return FDX_OK;
 }
+
+/* Logs what cell i holds before its first change under the mark. */
+static int log_change(fdx_agg *agg, size_t i)
+{
+    agg_cell *c = &agg->cells[i];
+    if (!agg->marked || i >= agg->mark_cells || c->mark == agg->mark)
+        return FDX_OK;
+    if (fdx_grow(&agg->undo, &agg->cap_undo, agg->n_undo + 1, sizeof *agg->undo))
+        return FDX_ENOMEM;
+    agg_undo u = {c->count, c->cands, (uint32_t)i, c->cands_len, c->cands_cap, 0};
+    agg->undo[agg->n_undo] = u;
+    c->undo_at = (uint32_t)agg->n_undo++;
+    c->mark = agg->mark;
+    return FDX_OK;
+}
+
+static int change(fdx_agg *agg, size_t i, uint64_t count, fdx_str cands)
+{
+    if (log_change(agg, i) != FDX_OK || set_cands(agg, &agg->cells[i], cands) != FDX_OK)
+        return FDX_ENOMEM;
+    agg->cells[i].count = fdx_count_add(agg->cells[i].count, count);
+    return FDX_OK;
+}
+
+void fdx_agg_mark(fdx_agg *agg)
+{
+    drop_undo(agg);
+    if (++agg->mark == 0) { /* numbers wrapped: no cell may look logged */
+        for (size_t i = 0; i < agg->n_cells; i++)
+            agg->cells[i].mark = 0;
+        agg->mark = 1;
+    }
+    agg->marked = 1;
+    agg->mark_cells = agg->n_cells;
+    agg->mark_keys = agg->keys.len;
+}
+
+void fdx_agg_keep(fdx_agg *agg)
+{
+    drop_undo(agg);
+}
+
+void fdx_agg_undo(fdx_agg *agg)
+{
+    if (!agg->marked)
+        return;
+    for (size_t k = agg->n_undo; k-- > 0;) {
+        agg_undo *u = &agg->undo[k];
+        agg_cell *c = &agg->cells[u->cell];
+        c->count = u->count;
+        if (u->owned) {
+            agg->cands_bytes -= c->cands_cap;
+            free(c->cands);
+            c->cands = u->cands;
+            c->cands_len = u->cands_len;
+            c->cands_cap = u->cands_cap;
+            u->owned = 0;
+        }
+    }
+    for (size_t i = agg->mark_cells; i < agg->n_cells; i++) {
+        agg->cands_bytes -= agg->cells[i].cands_cap;
+        free(agg->cells[i].cands);
+    }
+    agg->n_cells = agg->mark_cells;
+    agg->keys.len = agg->mark_keys;
+    agg->n_undo = 0;
+    agg->marked = 0;
+    if (agg->index) { /* the index forgets the cells added since the mark */
+        memset(agg->index, 0, agg->index_cap * sizeof *agg->index);
+        fill_index(agg, agg->index, agg->index_cap);
+    }
+}
+
+/* ---- adding ---- */
 
 static int insert(fdx_agg *agg, size_t slot, uint64_t h, fdx_str key, uint64_t count, fdx_str cands)
 {
     size_t off = agg->keys.len;
+    if (key.n > UINT32_MAX)
+        return FDX_ENOMEM;
     fdx_buf_append(&agg->keys, key.p, key.n);
     if (agg->keys.oom) {
         agg->keys.oom = 0;
@@ -128,9 +277,10 @@ static int insert(fdx_agg *agg, size_t slot, uint64_t h, fdx_str key, uint64_t c
     memset(c, 0, sizeof *c);
     c->hash = h;
     c->key_off = off;
-    c->key_len = key.n;
+    c->key_len = (uint32_t)key.n;
+    c->mark = agg->mark;
     c->count = fdx_count_add(0, count);
-    if (set_cands(c, cands) != FDX_OK) {
+    if (set_cands(agg, c, cands) != FDX_OK) {
         agg->keys.len = off;
         return FDX_ENOMEM;
     }
@@ -138,12 +288,32 @@ static int insert(fdx_agg *agg, size_t slot, uint64_t h, fdx_str key, uint64_t c
     return FDX_OK;
 }
 
+static int add_hashed(fdx_agg *agg, fdx_str packed, uint64_t h, uint64_t count, fdx_str cands,
+                      size_t *index)
+{
+    if (make_room(agg) != FDX_OK)
+        return FDX_ENOMEM;
+    size_t mask = agg->index_cap - 1;
+    for (size_t slot = h & mask;; slot = (slot + 1) & mask) {
+        uint32_t at = agg->index[slot];
+        if (!at) {
+            if (index)
+                *index = agg->n_cells;
+            return insert(agg, slot, h, packed, count, cands);
+        }
+        const agg_cell *c = &agg->cells[at - 1];
+        if (c->hash == h && c->key_len == packed.n &&
+            memcmp(agg->keys.data + c->key_off, packed.p, packed.n) == 0) {
+            if (index)
+                *index = at - 1;
+            return change(agg, at - 1, count, cands);
+        }
+    }
+}
+
 int fdx_agg_add_at(fdx_agg *agg, size_t i, uint64_t count, fdx_str cands)
 {
-    if (set_cands(&agg->cells[i], cands) != FDX_OK)
-        return FDX_ENOMEM;
-    agg->cells[i].count = fdx_count_add(agg->cells[i].count, count);
-    return FDX_OK;
+    return change(agg, i, count, cands);
 }
 
 int fdx_agg_add(fdx_agg *agg, const fdx_cell *cell, uint64_t count, fdx_str cands)
@@ -162,9 +332,6 @@ int fdx_agg_add_index(fdx_agg *agg, const fdx_cell *cell, uint64_t count, fdx_st
     fdx_str key = {agg->scratch.data, agg->scratch.len};
     return fdx_agg_add_packed(agg, key, count, cands, index);
 }
-
-static int add_hashed(fdx_agg *agg, fdx_str packed, uint64_t h, uint64_t count, fdx_str cands,
-                      size_t *index);
 
 int fdx_agg_add_packed(fdx_agg *agg, fdx_str packed, uint64_t count, fdx_str cands, size_t *index)
 {
@@ -188,33 +355,7 @@ int fdx_agg_merge(fdx_agg *dst, const fdx_agg *src)
     return FDX_OK;
 }
 
-static int add_hashed(fdx_agg *agg, fdx_str packed, uint64_t h, uint64_t count, fdx_str cands,
-                      size_t *index)
-{
-    if (make_room(agg) != FDX_OK)
-        return FDX_ENOMEM;
-    const char *key = packed.p;
-    size_t len = packed.n;
-    size_t mask = agg->index_cap - 1;
-    for (size_t slot = h & mask;; slot = (slot + 1) & mask) {
-        uint32_t at = agg->index[slot];
-        if (!at) {
-            if (index)
-                *index = agg->n_cells;
-            return insert(agg, slot, h, packed, count, cands);
-        }
-        agg_cell *c = &agg->cells[at - 1];
-        if (c->hash == h && c->key_len == len &&
-            memcmp(agg->keys.data + c->key_off, key, len) == 0) {
-            if (set_cands(c, cands) != FDX_OK)
-                return FDX_ENOMEM;
-            c->count = fdx_count_add(c->count, count);
-            if (index)
-                *index = at - 1;
-            return FDX_OK;
-        }
-    }
-}
+/* ---- reading ---- */
 
 void fdx_agg_get(const fdx_agg *agg, size_t i, fdx_cell *cell, uint64_t *count, fdx_str *cands)
 {
@@ -246,7 +387,7 @@ static sort_ent sort_ent_of(const fdx_agg *agg, uint32_t i)
     sort_ent e = {cell.token.p,
                   key,
                   (uint32_t)cell.token.n,
-                  (uint32_t)c->key_len,
+                  c->key_len,
                   (uint32_t)cell.kind * 2 + (uint32_t)cell.keyed,
                   i};
     return e;

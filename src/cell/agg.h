@@ -23,6 +23,8 @@ fdx_agg *fdx_agg_new(void);
 void fdx_agg_free(fdx_agg *agg);
 /* Forgets every cell, keeping allocations for reuse. */
 void fdx_agg_clear(fdx_agg *agg);
+/* Forgets every cell and gives its memory back. */
+void fdx_agg_release(fdx_agg *agg);
 
 /*
  * Adds max(count, 1) to the cell (saturating at FDX_COUNT_MAX) and, when cands
@@ -44,6 +46,21 @@ int fdx_agg_merge(fdx_agg *dst, const fdx_agg *src);
 int fdx_agg_add_at(fdx_agg *agg, size_t i, uint64_t count, fdx_str cands);
 
 size_t fdx_agg_cells(const fdx_agg *agg);
+/* The memory the cells hold (keys, candidates, index, undo log), in bytes. */
+size_t fdx_agg_bytes(const fdx_agg *agg);
+
+/*
+ * A mark lets the changes made after it be undone, as a savepoint does: an
+ * ingest that fails takes its cells back out of the aggregate it shares
+ * with the ingests before it. fdx_agg_mark sets it (forgetting an earlier
+ * one); until fdx_agg_keep or fdx_agg_undo, each cell that was there before
+ * the mark keeps what it held on its first change (a count, and a list only
+ * when the list is replaced). fdx_agg_undo restores that and drops the cells
+ * added since; fdx_agg_keep forgets the mark. Clearing forgets it too.
+ */
+void fdx_agg_mark(fdx_agg *agg);
+void fdx_agg_keep(fdx_agg *agg);
+void fdx_agg_undo(fdx_agg *agg);
 
 /*
  * The cells' arrival numbers in key order (kind, then fdx_cell_compare: the

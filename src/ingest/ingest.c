@@ -98,12 +98,12 @@ static int path_begin(ingest *in, const char *name)
     int rc = fdx_ledger_open_row(s);
     if (rc == FDX_OK)
         rc = fdx_store_exec(s, FDX_STMT_SAVEPOINT);
+    fdx_store_begin_path(s);
     in->path = name;
     in->path_bad = 0;
     in->stats_before = s->txn_stats;
     in->ledger_before = s->ledger;
     in->hist_before = s->hist;
-    s->in_path = 1;
     return rc;
 }
 
@@ -112,7 +112,6 @@ static int path_end(ingest *in, int aborted)
 {
     fdx_store *s = in->s;
     int rc = FDX_OK;
-    s->in_path = 0;
     if (!aborted && (!in->path_bad || in->opts->skip_invalid)) {
         rc = fdx_store_end_path(s, 1);
         if (rc == FDX_OK)
@@ -141,12 +140,12 @@ static int adopt(ingest *in, fdx_batch *b, size_t seg)
     fdx_store *s = in->s;
     fdx_agg *agg = b->segs[seg];
     int lost = in->path_bad && !in->opts->skip_invalid;
-    if (!lost && fdx_agg_merge(s->path_agg, agg) != FDX_OK)
+    if (!lost && fdx_agg_merge(s->pending, agg) != FDX_OK)
         return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
     s->ledger.records += lost ? 0 : b->seg_records[seg];
     b->seg_records[seg] = 0;
     fdx_agg_clear(agg);
-    return fdx_agg_cells(s->path_agg) >= FDX_SPILL_CELLS ? fdx_store_flush_path(s) : FDX_OK;
+    return fdx_store_spill_if_full(s);
 }
 
 static int on_entry(ingest *in, fdx_batch *b, const fdx_entry *e, size_t seg)

@@ -8,21 +8,96 @@
 #include "common/u64.h"
 #include "fdx.h"
 
-/* The memo is bounded (lines, and bytes kept in the entries and the map's
- * keys): past these it starts again empty. Lines with latencies, which take
- * more room and repeat less, are only taken while there is room to spare. */
-#define MEMO_MAX_LINES   32768
-#define MEMO_MAX_BYTES   ((size_t)6 << 20)
-#define MEMO_SPARE_BYTES ((size_t)1 << 20)
+/*
+ * The memo is bounded (lines, and bytes kept in the entries and the map's
+ * keys): past its bound it starts again empty. Lines with latencies, which
+ * take more room and repeat less, are only taken while a sixth of the bound
+ * is still free.
+ *
+ * The bound starts small and earns its size. Lines forgotten when the memo
+ * started again are kept as hashes ("ghosts") with the number of the start,
+ * so the memo knows when a line it misses would have been found by one
+ * large enough to hold every line since, and whether the largest would be.
+ * A memo that fills up after finding, or missing only for want of such
+ * room, at least half as many lines as it learned doubles its bound
+ * (keeping what it holds), up to the largest; one that did not starts again
+ * empty with half the bound and gives back its memory. On feeds whose lines do not repeat (many
+ * cells, reshaped lines) each worker then keeps about MEMO_MIN_BYTES instead of MEMO_MAX_BYTES; a
+ * feed that repeats a few thousand cells run after run grows it within a run or two.
+ */
+#define MEMO_MAX_LINES 32768
+#define MEMO_MAX_BYTES ((size_t)6 << 20)
+#define MEMO_MIN_BYTES ((size_t)3 << 17) /* MEMO_MAX_BYTES / 16 */
 
 static const char LATENCY_KEY[] = "\"latency_ns\":";
 enum { LATENCY_KEY_LEN = sizeof LATENCY_KEY - 1, COUNT_KEY_LEN = 8 };
 
+/* ---- ghosts: hashes of the lines forgotten ---- */
+
+enum { GHOST_SLOTS = 2 * MEMO_MAX_LINES };
+
+/* A ghost is a line's hash with its low 16 bits replaced by the number of
+ * the start that forgot it (15 bits, counting modulo 2^15), plus one: 0
+ * marks an empty slot. */
+#define GHOST_HASH(h)  ((h) & ~(uint64_t)0xffff)
+#define GHOST_START(g) (((g)&0xffff) - 1)
+
+/* Whether the largest memo would have held the line of hash h. */
+static int is_ghost(const fdx_line_memo *m, uint64_t h)
+{
+    if (!m->ghosts)
+        return 0;
+    for (size_t i = (h >> 16) & (GHOST_SLOTS - 1); m->ghosts[i]; i = (i + 1) & (GHOST_SLOTS - 1))
+        if (GHOST_HASH(m->ghosts[i]) == GHOST_HASH(h)) {
+            size_t since = (m->starts - GHOST_START(m->ghosts[i])) & 0x7fff;
+            return (since + 1) * m->bound <= MEMO_MAX_BYTES;
+        }
+    return 0;
+}
+
+/* Remembers the hashes of the lines held, starting over when half full. */
+static void keep_ghosts(fdx_line_memo *m)
+{
+    m->starts++;
+    if (!m->ghosts && !(m->ghosts = calloc(GHOST_SLOTS, sizeof *m->ghosts)))
+        return;
+    const fdx_keymap *k = &m->lines;
+    for (size_t s = 0; s < k->cap; s++) {
+        if (!k->values[s])
+            continue;
+        if (m->n_ghosts >= GHOST_SLOTS / 2) {
+            memset(m->ghosts, 0, GHOST_SLOTS * sizeof *m->ghosts);
+            m->n_ghosts = 0;
+        }
+        uint64_t h = k->hashes[s];
+        size_t i = (h >> 16) & (GHOST_SLOTS - 1);
+        while (m->ghosts[i] && GHOST_HASH(m->ghosts[i]) != GHOST_HASH(h))
+            i = (i + 1) & (GHOST_SLOTS - 1);
+        m->n_ghosts += !m->ghosts[i];
+        m->ghosts[i] = GHOST_HASH(h) | ((((uint64_t)m->starts - 1) & 0x7fff) + 1);
+    }
+}
+
 static void clear(fdx_line_memo *m)
 {
+    keep_ghosts(m);
     fdx_keymap_clear(&m->lines);
     fdx_buf_clear(&m->data);
     m->n = 0;
+    m->hits = 0;
+}
+
+/* Starts again empty with half the bound, giving the memory back. */
+static void shrink(fdx_line_memo *m)
+{
+    keep_ghosts(m);
+    fdx_keymap_free(&m->lines);
+    fdx_buf_free(&m->data);
+    free(m->v);
+    m->v = NULL;
+    m->n = m->cap = 0;
+    m->hits = 0;
+    m->bound = m->bound / 2 < MEMO_MIN_BYTES ? MEMO_MIN_BYTES : m->bound / 2;
 }
 
 void fdx_line_memo_free(fdx_line_memo *m)
@@ -32,7 +107,38 @@ void fdx_line_memo_free(fdx_line_memo *m)
     fdx_buf_free(&m->tmpl);
     fdx_buf_free(&m->cands);
     free(m->v);
+    free(m->ghosts);
     memset(m, 0, sizeof *m);
+}
+
+static size_t max_lines(const fdx_line_memo *m)
+{
+    return (size_t)MEMO_MAX_LINES * (m->bound / MEMO_MIN_BYTES) / (MEMO_MAX_BYTES / MEMO_MIN_BYTES);
+}
+
+/* The memo is full: it grows, or starts again. */
+static int paid(const fdx_line_memo *m)
+{
+    return m->hits >= m->n / 2;
+}
+
+static void make_room(fdx_line_memo *m)
+{
+    if (paid(m) && m->bound < MEMO_MAX_BYTES)
+        m->bound *= 2;
+    else if (paid(m))
+        clear(m);
+    else
+        shrink(m);
+}
+
+/* Whether a line with latencies (or without) fits. */
+static int has_room(const fdx_line_memo *m, int latencies)
+{
+    size_t used = m->data.len + m->lines.keys.len;
+    if (latencies)
+        return m->n < max_lines(m) / 2 && used < m->bound - m->bound / 6;
+    return m->n < max_lines(m) && used < m->bound;
 }
 
 /* ---- holes ---- */
@@ -181,16 +287,21 @@ static int splice(fdx_line_memo *m, const fdx_line_memo_entry *e, const char *p)
 int fdx_line_memo_find(fdx_line_memo *m, const char *p, size_t n, fdx_line_cell *out)
 {
     m->cut = m->known = 0;
-    if (!m->n)
+    if (!m->n && !m->n_ghosts)
         return 0;
     if (!find_holes(p, n, &m->at) || !cut(m, p, n))
         return 0;
     m->cut = 1;
     uint32_t at;
     m->known = fdx_keymap_get(&m->lines, m->tmpl.data, m->tmpl.len, m->at.hash, &at);
-    if (!m->known || !same_places(m, &m->v[at]))
+    if (!m->known) {
+        m->hits += is_ghost(m, m->at.hash); /* a larger memo would have had it */
+        return 0;
+    }
+    if (!same_places(m, &m->v[at]))
         return 0;
     const fdx_line_memo_entry *e = &m->v[at];
+    m->hits++;
     out->count = m->at.count_value;
     out->key = (fdx_str){m->data.data + e->key_off, e->key_len};
     out->key_hash = e->key_hash;
@@ -265,11 +376,15 @@ void fdx_line_memo_learn(fdx_line_memo *m, const char *p, size_t n, const struct
     m->cut = m->known = 0;
     if (known || !holes_are_numbers(&m->at, dec, n_cands))
         return;
-    size_t used = m->data.len + m->lines.keys.len;
-    if (m->at.n > 1 && (m->n >= MEMO_MAX_LINES / 2 || used >= MEMO_MAX_BYTES - MEMO_SPARE_BYTES))
+    if (!m->bound)
+        m->bound = MEMO_MIN_BYTES;
+    int latencies = m->at.n > 1;
+    if (!has_room(m, 0))
+        make_room(m);
+    else if (latencies && !has_room(m, 1) && paid(m) && m->bound < MEMO_MAX_BYTES)
+        m->bound *= 2; /* lines with latencies may fill it too, while they pay */
+    if (!has_room(m, latencies))
         return;
-    if (m->n >= MEMO_MAX_LINES || used >= MEMO_MAX_BYTES)
-        clear(m);
     if (fdx_grow(&m->v, &m->cap, m->n + 1, sizeof *m->v))
         return; /* a memo that cannot grow only costs speed */
     fdx_line_memo_entry *e = &m->v[m->n];

@@ -56,8 +56,13 @@ typedef struct fdx_line_memo {
     fdx_buf tmpl;  /* the line at hand without its holes */
     fdx_buf cands; /* candidates rebuilt with new latencies */
     fdx_line_holes at;
-    int cut;   /* at and tmpl are the line at hand's */
-    int known; /* and the memo has its tmpl */
+    int cut;          /* at and tmpl are the line at hand's */
+    int known;        /* and the memo has its tmpl */
+    size_t bound;     /* bytes it may keep now (line_memo.c) */
+    uint64_t hits;    /* lines found, or forgotten, since it was last empty */
+    uint64_t *ghosts; /* hashes of lines forgotten */
+    size_t n_ghosts;
+    uint64_t starts; /* times it started again */
 } fdx_line_memo;
 
 void fdx_line_memo_free(fdx_line_memo *m);

@@ -305,10 +305,10 @@ int fdx_store_open_v2(const char *path, int flags, int busy_ms, fdx_store **out)
         return FDX_ENOMEM;
     s->busy_ms = busy_ms;
     s->path = strdup(path ? path : "");
+    s->spill_bytes = FDX_SPILL_BYTES;
     s->pending = fdx_agg_new();
-    s->path_agg = fdx_agg_new();
     s->saved = fdx_agg_new();
-    if (!s->path || !s->pending || !s->path_agg || !s->saved)
+    if (!s->path || !s->pending || !s->saved)
         return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
     if (!path || !*path)
         return fdx_store_fail(s, FDX_EMISUSE, "no store path given");
@@ -397,7 +397,6 @@ int fdx_store_close(fdx_store *s)
     if (s->backend)
         s->backend->close(s);
     fdx_agg_free(s->pending);
-    fdx_agg_free(s->path_agg);
     fdx_agg_free(s->saved);
     fdx_ledger_reset(s);
     fdx_buf_free(&s->dtypes);
@@ -492,7 +491,6 @@ int fdx_store_rollback(fdx_store *s)
     s->in_txn = 0;
     s->in_path = 0;
     fdx_agg_clear(s->pending);
-    fdx_agg_clear(s->path_agg);
     fdx_agg_clear(s->saved);
     fdx_ledger_reset(s);
     if (sqlite3_get_autocommit(s->db))
@@ -540,13 +538,10 @@ static int need_txn(fdx_store *s)
 
 int fdx_store_add_cell(fdx_store *s, const fdx_cell *cell, uint64_t count, fdx_str cands)
 {
-    fdx_agg *agg = s->in_path ? s->path_agg : s->pending;
-    if (fdx_agg_add(agg, cell, count, cands) != FDX_OK)
+    if (fdx_agg_add(s->pending, cell, count, cands) != FDX_OK)
         return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
     s->ledger.records++;
-    if (fdx_agg_cells(agg) < FDX_SPILL_CELLS)
-        return FDX_OK;
-    return s->in_path ? fdx_store_flush_path(s) : fdx_store_flush_pending(s);
+    return fdx_store_spill_if_full(s);
 }
 
 int fdx_store_record_checked(fdx_store *s, const fdx_miss *m, const fdx_dispatch *d, int trusted)

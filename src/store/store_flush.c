@@ -125,14 +125,6 @@ static int write_agg(fdx_store *s, fdx_agg *agg)
     return rc;
 }
 
-static int flush_agg(fdx_store *s, fdx_agg *agg)
-{
-    int rc = write_agg(s, agg);
-    if (rc == FDX_OK)
-        fdx_agg_clear(agg);
-    return rc;
-}
-
 static void swap(fdx_agg **a, fdx_agg **b)
 {
     fdx_agg *t = *a;
@@ -142,31 +134,66 @@ static void swap(fdx_agg **a, fdx_agg **b)
 
 int fdx_store_flush_pending(fdx_store *s)
 {
-    return flush_agg(s, s->pending);
+    int rc = write_agg(s, s->pending);
+    if (rc == FDX_OK)
+        fdx_agg_clear(s->pending);
+    return rc;
 }
 
-int fdx_store_flush_path(fdx_store *s)
+/*
+ * The ingest's cells are in pending since its mark. Once written inside its
+ * savepoint, pending goes back to the mark: what is left is what the
+ * ingests before it recorded, kept in `saved` in case a rollback to the
+ * savepoint unwrites it. A later spill of the same ingest finds saved
+ * already holding that, and pending empty at its mark.
+ */
+static int flush_path(fdx_store *s)
 {
-    if (fdx_agg_cells(s->pending)) {
-        int rc = write_agg(s, s->pending);
-        if (rc != FDX_OK)
-            return rc;
-        swap(&s->pending, &s->saved); /* saved was empty: pending is written once */
-    }
-    return flush_agg(s, s->path_agg);
+    int rc = write_agg(s, s->pending);
+    if (rc != FDX_OK)
+        return rc;
+    fdx_agg_undo(s->pending);
+    if (fdx_agg_cells(s->pending))
+        swap(&s->pending, &s->saved); /* saved was empty: this is the first spill */
+    fdx_agg_clear(s->pending);
+    fdx_agg_mark(s->pending);
+    return FDX_OK;
+}
+
+/*
+ * Pending is written once it holds the budget, less what `saved` holds, but
+ * never with less than a quarter of the budget to itself: an ingest that
+ * began with pending nearly full still aggregates its lines between spills.
+ * So at most 1.25 budgets are held, and cells recorded again by later runs
+ * of the same ingest are written once as long as they fit in one.
+ */
+int fdx_store_spill_if_full(fdx_store *s)
+{
+    size_t kept = fdx_agg_bytes(s->saved), budget = s->spill_bytes;
+    size_t room = kept < budget / 4 * 3 ? budget - kept : budget / 4;
+    if (fdx_agg_bytes(s->pending) < room)
+        return FDX_OK;
+    s->spills++;
+    return s->in_path ? flush_path(s) : fdx_store_flush_pending(s);
+}
+
+void fdx_store_begin_path(fdx_store *s)
+{
+    fdx_agg_mark(s->pending);
+    s->in_path = 1;
 }
 
 int fdx_store_end_path(fdx_store *s, int ok)
 {
+    s->in_path = 0;
     if (!ok) {
-        fdx_agg_clear(s->path_agg);
+        fdx_agg_undo(s->pending);
         if (fdx_agg_cells(s->saved))
-            swap(&s->pending, &s->saved);
+            swap(&s->pending, &s->saved); /* pending was empty at its mark */
+        fdx_agg_release(s->saved);
         return FDX_OK;
     }
-    fdx_agg_clear(s->saved);
-    if (fdx_agg_merge(s->pending, s->path_agg) != FDX_OK)
-        return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
-    fdx_agg_clear(s->path_agg);
-    return fdx_agg_cells(s->pending) >= FDX_SPILL_CELLS ? fdx_store_flush_pending(s) : FDX_OK;
+    fdx_agg_keep(s->pending);
+    fdx_agg_release(s->saved);
+    return fdx_store_spill_if_full(s);
 }

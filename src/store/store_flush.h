@@ -9,12 +9,17 @@
 /* Writes the pending cells into the open transaction (store_flush.c). */
 int fdx_store_flush_pending(fdx_store *s);
 /*
- * Writes the ingest's cells too (pending first: it is older). Pending is
- * then written inside the ingest's savepoint, so it is kept in `saved` until
- * the ingest ends: fdx_store_end_path puts it back if the ingest failed.
+ * Writes pending once it holds about FDX_SPILL_BYTES. During an ingest that
+ * is inside the ingest's savepoint, so what the ingests before it recorded
+ * is kept in `saved` until it ends: fdx_store_end_path puts it back if the
+ * ingest failed.
  */
-int fdx_store_flush_path(fdx_store *s);
-/* Ends an ingest: on success its cells join pending, in arrival order. */
+int fdx_store_spill_if_full(fdx_store *s);
+/* Starts an ingest: its cells go to pending, from a mark that lets a failed
+ * ingest take them out again. */
+void fdx_store_begin_path(fdx_store *s);
+/* Ends an ingest: on success its cells stay in pending; otherwise pending is
+ * what it was when the ingest began. */
 int fdx_store_end_path(fdx_store *s, int ok);
 /*
  * One upsert with statement id (a *_UPSERT statement), counted in the commit

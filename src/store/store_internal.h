@@ -99,8 +99,10 @@ typedef enum fdx_stmt_id {
 } fdx_stmt_id;
 
 /* Pending cells are written to SQLite (inside the open transaction) once
- * there are this many, which bounds memory whatever the input holds. */
-#define FDX_SPILL_CELLS 65536
+ * they hold about this many bytes (store_flush.c), which bounds memory
+ * whatever the input holds. Below it, cells recorded again by later runs of
+ * the same ingest cost no second upsert. */
+#define FDX_SPILL_BYTES ((size_t)20 << 20)
 
 /* What the ledger row of the open transaction will say. */
 typedef struct fdx_txn_ledger {
@@ -147,11 +149,12 @@ struct fdx_store {
     dev_t dev;       /* to tell whether path still names the file opened */
     ino_t ino;
     int busy_ms;
-    fdx_agg *pending;  /* recorded in this transaction, not yet written */
-    fdx_agg *path_agg; /* recorded by the ingest under way (newer than pending) */
-    fdx_agg *saved;    /* pending as written inside the ingest's savepoint */
-    int in_path;       /* records go to path_agg */
-    fdx_buf dtypes;    /* scratch for recording */
+    fdx_agg *pending;   /* recorded in this transaction, not yet written */
+    fdx_agg *saved;     /* pending as written inside the ingest's savepoint */
+    int in_path;        /* an ingest under way: pending is marked where it began */
+    size_t spill_bytes; /* FDX_SPILL_BYTES (tests lower it) */
+    uint64_t spills;    /* writes of pending forced by spill_bytes */
+    fdx_buf dtypes;     /* scratch for recording */
     fdx_buf cands;
     fdx_commit_stats txn_stats;
     fdx_txn_ledger ledger;
