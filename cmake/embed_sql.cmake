@@ -6,7 +6,10 @@
 # two, such as a view and a query that cannot trust the store's views);
 # "-- @include pg/NAME" stands for sql/pg/NAME.sql the same way. NAME is always
 # relative to sql/, whichever folder the including file is in, and an included
-# file's own "-- @include" lines are not expanded.
+# file's own "-- @include" lines are not expanded. The line after an include
+# line goes on where the fragment's last line ends: a blank line after it keeps
+# that line a line of its own, and the text byte for byte what it was before
+# the fragment moved out (the schema's text is compared with the stored one).
 # Invoked as: cmake -DSQL_DIR=... -DOUT_C=... -DOUT_H=... -P embed_sql.cmake
 file(GLOB sql_files "${SQL_DIR}/*.sql" "${SQL_DIR}/pg/*.sql")
 list(SORT sql_files)

@@ -6,5 +6,6 @@
 -- and id.
 DELETE FROM dispatch_cell
 -- @include prune_filter
+
 RETURNING keyed, structure_key, backend, op, dtypes, kernel_source, kernel_revision_hash,
           cc_major, cc_minor, hardware_sku, driver_version, count, cell_id;

@@ -6,5 +6,6 @@
 -- and id.
 DELETE FROM miss_cell
 -- @include prune_filter
+
 RETURNING wanted, backend, op, dtypes, kernel_source, kernel_revision_hash, cc_major,
           cc_minor, hardware_sku, driver_version, count, cell_id;

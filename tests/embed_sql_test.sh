@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cmake/embed_sql.cmake's "-- @include" lines: a fragment of sql/ or of sql/pg/
 # stands in for the line, without its leading comments and final newline, in a
-# file of either folder; an include of a file that is not there stops the build.
+# file of either folder (a blank line after the include line keeps the newline);
+# an include of a file that is not there stops the build.
 # Usage: embed_sql_test.sh CMAKE EMBED_SQL_CMAKE
 set -u
 CMAKE=$1 EMBED=$2
@@ -21,7 +22,7 @@ printf -- '-- A fragment.\n-- Not run alone.\nWHERE x = 1\n  AND y = 2\n\n' >"$T
 printf -- '-- A PostgreSQL fragment.\n    WHERE y = $1\n' >"$T/ok/sql/pg/part.sql"
 printf -- '-- Uses part.\nSELECT 1 FROM t\n-- @include part\n;\n' >"$T/ok/sql/a.sql"
 printf -- 'SELECT 2 FROM t\n-- @include pg/part\n    ORDER BY 1;\n' >"$T/ok/sql/pg/b.sql"
-printf -- 'SELECT 3 FROM t\n-- @include part\n;\n' >"$T/ok/sql/pg/c.sql"
+printf -- 'SELECT 3 FROM t\n-- @include part\n\n;\n' >"$T/ok/sql/pg/c.sql"
 if embed "$T/ok"; then ok; else bad "embedding failed"; cat "$T/err" >&2; fi
 
 constant "$T/ok" a >"$T/a"
@@ -49,7 +50,8 @@ cat >"$T/c.want" <<'C'
 const char fdx_sql_pg_c[] =
     "SELECT 3 FROM t\n"
     "WHERE x = 1\n"
-    "  AND y = 2;\n"
+    "  AND y = 2\n"
+    ";\n"
     "";
 C
 same "$T/c" "$T/c.want"

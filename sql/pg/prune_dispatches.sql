@@ -7,6 +7,7 @@
 WITH gone AS (
     DELETE FROM dispatch_cell
 -- @include pg/prune_filter
+
     RETURNING *
 ), tomb AS (
     INSERT INTO pruned_cell (kind, keyed, token, backend, op, dtypes, kernel_source,
