@@ -190,6 +190,33 @@ START_TEST(growth_diff_and_prune_check_their_arguments)
 }
 END_TEST
 
+/* fdx_store_pruned: all 0 before a prune, then what the committed prune
+ * removed, also when fdx_store_prune was not asked for counts. */
+START_TEST(pruned_reports_the_committed_prune)
+{
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
+    fdx_miss kept = a_miss(2);
+    kept.fallback.op = "Conv";
+    fdx_miss gone = a_miss(3);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_record_miss(db, &kept), FDX_OK);
+    ck_assert_int_eq(fdx_store_record_miss(db, &gone), FDX_OK);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    fdx_prune_stats ps = {9, 9, 9};
+    ck_assert_int_eq(fdx_store_pruned(db, &ps), FDX_OK);
+    ck_assert(ps.miss_cells == 0 && ps.dispatch_cells == 0 && ps.observations == 0);
+    fdx_prune_filter op = {NULL, NULL, NULL, "MatMul", NULL, NULL, 0};
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_prune(db, &op, NULL), FDX_OK);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    ck_assert_int_eq(fdx_store_pruned(db, &ps), FDX_OK);
+    ck_assert(ps.miss_cells == 1 && ps.dispatch_cells == 0 && ps.observations == 3);
+    ck_assert_int_eq(fdx_store_pruned(db, NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_pruned(NULL, &ps), FDX_EMISUSE);
+    fdx_store_close(db);
+}
+END_TEST
+
 Suite *history_suite(void)
 {
     Suite *s = suite_create("history");
@@ -201,6 +228,7 @@ Suite *history_suite(void)
     tcase_add_test(tc, sink_drains_at_a_capture_time);
     tcase_add_test(tc, days_and_totals_saturate);
     tcase_add_test(tc, growth_diff_and_prune_check_their_arguments);
+    tcase_add_test(tc, pruned_reports_the_committed_prune);
     suite_add_tcase(s, tc);
     return s;
 }
