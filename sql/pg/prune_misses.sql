@@ -10,14 +10,12 @@ WITH gone AS (
 
     RETURNING *
 ), tomb AS (
-    INSERT INTO pruned_cell (kind, keyed, token, backend, op, dtypes, kernel_source,
-                             kernel_revision_hash, cc_major, cc_minor, hardware_sku,
-                             driver_version, cell_id)
+-- @include pruned_cell_insert
+
     SELECT 'miss', 1, wanted, backend, op, dtypes, kernel_source, kernel_revision_hash,
            cc_major, cc_minor, hardware_sku, driver_version, cell_id
     FROM gone
-    ON CONFLICT (kind, keyed, token, kernel_source, kernel_revision_hash, backend, op, dtypes,
-                 cc_major, cc_minor, hardware_sku, driver_version)
-    DO UPDATE SET cell_id = excluded.cell_id
+-- @include pruned_cell_conflict
+
 )
 SELECT count(*), least(coalesce(sum(count), 0), 9223372036854775807)::bigint FROM gone;
