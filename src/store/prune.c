@@ -117,7 +117,6 @@ int fdx_store_prune(fdx_store *s, const fdx_prune_filter *f, fdx_prune_stats *st
     fdx_prune_stats *asked = stats; /* NULL: a backend need not count now */
     stats = stats ? stats : &local;
     *stats = local;
-    s->pruned = local;
     if (!s->in_txn)
         return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open (call fdx_store_begin)");
     if (!f || (!f->driver_version && !f->kernel_revision && !f->kernel_source && !f->op &&
