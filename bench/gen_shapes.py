@@ -217,32 +217,28 @@ def flush(a):
                 df.write(f'{cell.head}{cands},"count":{rng.randrange(1, 1000)}{cell.tail}')
 
 
+def shape_parser(sub, name, runs, cells, candidates):
+    """The options every shape takes; cells None: --cells is required."""
+    p = sub.add_parser(name)
+    p.add_argument("outdir")
+    p.add_argument("--runs", type=int, default=runs)
+    p.add_argument("--cells", type=int, default=cells, required=cells is None)
+    p.add_argument("--candidates", type=float, default=candidates)
+    p.add_argument("--seed", type=int, default=1)
+    return p
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="shape", required=True)
-    h = sub.add_parser("highcard")
-    h.add_argument("outdir")
+    h = shape_parser(sub, "highcard", 1, None, 0.2)
     h.add_argument("--lines", type=int, required=True)
-    h.add_argument("--cells", type=int, required=True)
-    h.add_argument("--runs", type=int, default=1)
-    h.add_argument("--candidates", type=float, default=0.2)
     h.add_argument("--order", choices=["random", "generated"], default="random")
     h.add_argument("--pool", type=int, default=0)
     h.add_argument("--sample-seed", type=int, default=0)
-    h.add_argument("--seed", type=int, default=1)
-    v = sub.add_parser("adversarial")
-    v.add_argument("outdir")
-    v.add_argument("--runs", type=int, default=20)
+    v = shape_parser(sub, "adversarial", 20, 5000, 0.5)
     v.add_argument("--lines", type=int, default=5000)
-    v.add_argument("--cells", type=int, default=5000)
-    v.add_argument("--candidates", type=float, default=0.5)
-    v.add_argument("--seed", type=int, default=1)
-    f = sub.add_parser("flush")
-    f.add_argument("outdir")
-    f.add_argument("--runs", type=int, default=20)
-    f.add_argument("--cells", type=int, default=25000)
-    f.add_argument("--candidates", type=float, default=0.2)
-    f.add_argument("--seed", type=int, default=1)
+    shape_parser(sub, "flush", 20, 25000, 0.2)
     a = ap.parse_args()
     {"highcard": highcard, "adversarial": adversarial, "flush": flush}[a.shape](a)
 

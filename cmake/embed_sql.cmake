@@ -3,7 +3,13 @@
 # sql/pg/<name>.sql (PostgreSQL's dialect) becomes fdx_sql_pg_<name>.
 # A line "-- @include NAME" stands for the text of sql/NAME.sql without its
 # leading comment lines and its final newline (one statement's text shared by
-# two, such as a view and a query that cannot trust the store's views).
+# two, such as a view and a query that cannot trust the store's views);
+# "-- @include pg/NAME" stands for sql/pg/NAME.sql the same way. NAME is always
+# relative to sql/, whichever folder the including file is in, and an included
+# file's own "-- @include" lines are not expanded. The line after an include
+# line goes on where the fragment's last line ends: a blank line after it keeps
+# that line a line of its own, and the text byte for byte what it was before
+# the fragment moved out (the schema's text is compared with the stored one).
 # Invoked as: cmake -DSQL_DIR=... -DOUT_C=... -DOUT_H=... -P embed_sql.cmake
 file(GLOB sql_files "${SQL_DIR}/*.sql" "${SQL_DIR}/pg/*.sql")
 list(SORT sql_files)
@@ -16,9 +22,9 @@ foreach(f IN LISTS sql_files)
     set(name "pg_${name}")
   endif()
   file(READ "${f}" body)
-  string(REGEX MATCHALL "-- @include [a-z0-9_]+\n" includes "${body}")
+  string(REGEX MATCHALL "-- @include (pg/)?[a-z0-9_]+\n" includes "${body}")
   foreach(inc IN LISTS includes)
-    string(REGEX REPLACE "-- @include ([a-z0-9_]+)\n" "\\1" part_name "${inc}")
+    string(REGEX REPLACE "-- @include ((pg/)?[a-z0-9_]+)\n" "\\1" part_name "${inc}")
     if(NOT EXISTS "${SQL_DIR}/${part_name}.sql")
       message(FATAL_ERROR "${f}: includes ${part_name}, but there is no ${SQL_DIR}/${part_name}.sql")
     endif()

@@ -511,7 +511,17 @@ typedef struct fdx_prune_stats {
     uint64_t observations; /* their counts summed, saturating at 2^63-1 */
 } fdx_prune_stats;
 
+/* stats (NULL: not wanted) is what the prune removes. For a PostgreSQL store
+ * the prune runs when fdx_store_commit pushes the transaction: stats is then
+ * counted now, in a transaction rolled back (what a dry run reports), and
+ * what the commit removes can differ when another writer commits in between;
+ * with NULL stats nothing is counted before the commit. */
 int fdx_store_prune(fdx_store *store, const fdx_prune_filter *filter, fdx_prune_stats *stats);
+/* What the handle's last fdx_store_prune removed, as its prune_log row
+ * records it: once fdx_store_commit has returned FDX_OK, what the committed
+ * transaction removed (for a PostgreSQL store, counted in the commit's own
+ * transaction); all 0 before any prune. */
+int fdx_store_pruned(const fdx_store *store, fdx_prune_stats *stats);
 
 /* ---- Merging stores ----------------------------------------------------
  * Folds the store at src_path into the open transaction, incrementally:

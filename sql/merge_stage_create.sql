@@ -7,15 +7,8 @@ CREATE TEMP TABLE IF NOT EXISTS merge_cell (
     kind                 TEXT    NOT NULL,             -- 'miss' or 'dispatch'
     keyed                INTEGER NOT NULL,             -- misses: 1
     token                TEXT    NOT NULL,             -- wanted, or structure_key
-    backend              TEXT    NOT NULL,
-    op                   TEXT    NOT NULL,
-    dtypes               TEXT    NOT NULL,
-    kernel_source        TEXT    NOT NULL,
-    kernel_revision_hash INTEGER NOT NULL,
-    cc_major             INTEGER NOT NULL,
-    cc_minor             INTEGER NOT NULL,
-    hardware_sku         TEXT    NOT NULL,
-    driver_version       TEXT    NOT NULL,
+-- @include cell_key_columns
+
     candidates           TEXT    NOT NULL,             -- misses: '[]'
     candidates_set_at    INTEGER,
     target               INTEGER,                      -- the target's cell_id (apply)
@@ -33,15 +26,8 @@ CREATE TEMP TABLE IF NOT EXISTS merge_history (
     PRIMARY KEY (cell, store_id, day)
 ) WITHOUT ROWID;
 CREATE TEMP TABLE IF NOT EXISTS merge_ledger (
-    store_id      TEXT    NOT NULL,
-    id            INTEGER NOT NULL,
-    run_id        TEXT,
-    kind          TEXT    NOT NULL,
-    records       INTEGER NOT NULL,
-    cells_added   INTEGER NOT NULL,
-    cells_updated INTEGER NOT NULL,
-    captured_at   INTEGER,
-    committed_at  TEXT    NOT NULL,
+-- @include ledger_columns
+
     PRIMARY KEY (store_id, id)
 );
 CREATE TEMP TABLE IF NOT EXISTS merge_store (

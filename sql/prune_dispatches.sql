@@ -5,17 +5,7 @@
 -- Returns each removed cell's key (as the export queries order it), count
 -- and id.
 DELETE FROM dispatch_cell
-WHERE (:driver IS NULL OR driver_version = :driver)
-  AND (:revision IS NULL
-       OR printf('%016x', (kernel_revision_hash | -9223372036854775808)
-                          & ~(kernel_revision_hash & -9223372036854775808)) = lower(:revision))
-  AND (:source IS NULL OR kernel_source = :source)
-  AND (:op IS NULL OR op = :op)
-  AND (:cc IS NULL
-       OR (CASE WHEN cc_major < 0 THEN 'cpu' ELSE cc_major || '.' || cc_minor END) = :cc)
-  AND (:sku IS NULL OR hardware_sku = :sku)
-  AND (:before IS NULL
-       OR cell_id NOT IN (SELECT cell FROM cell_history
-                          WHERE day >= CAST(strftime('%s', :before) AS INTEGER) / 86400))
+-- @include prune_filter
+
 RETURNING keyed, structure_key, backend, op, dtypes, kernel_source, kernel_revision_hash,
           cc_major, cc_minor, hardware_sku, driver_version, count, cell_id;

@@ -15,15 +15,8 @@ PRAGMA application_id = 1717860401;
 
 CREATE TABLE miss_cell (
     wanted               TEXT    NOT NULL,
-    backend              TEXT    NOT NULL,
-    op                   TEXT    NOT NULL,
-    dtypes               TEXT    NOT NULL,
-    kernel_source        TEXT    NOT NULL,
-    kernel_revision_hash INTEGER NOT NULL,
-    cc_major             INTEGER NOT NULL CHECK (cc_major BETWEEN -1 AND 4294967295),
-    cc_minor             INTEGER NOT NULL CHECK (cc_minor BETWEEN -1 AND 4294967295),
-    hardware_sku         TEXT    NOT NULL,
-    driver_version       TEXT    NOT NULL,
+-- @include cell_key_checked
+
     count                INTEGER NOT NULL CHECK (count >= 1),
     CHECK ((cc_major = -1) = (cc_minor = -1)),
     PRIMARY KEY (wanted, kernel_source, kernel_revision_hash, backend, op, dtypes,
@@ -33,15 +26,8 @@ CREATE TABLE miss_cell (
 CREATE TABLE dispatch_cell (
     keyed                INTEGER NOT NULL CHECK (keyed IN (0, 1)),
     structure_key        TEXT    NOT NULL,
-    backend              TEXT    NOT NULL,
-    op                   TEXT    NOT NULL,
-    dtypes               TEXT    NOT NULL,
-    kernel_source        TEXT    NOT NULL,
-    kernel_revision_hash INTEGER NOT NULL,
-    cc_major             INTEGER NOT NULL CHECK (cc_major BETWEEN -1 AND 4294967295),
-    cc_minor             INTEGER NOT NULL CHECK (cc_minor BETWEEN -1 AND 4294967295),
-    hardware_sku         TEXT    NOT NULL,
-    driver_version       TEXT    NOT NULL,
+-- @include cell_key_checked
+
     candidates           TEXT    NOT NULL DEFAULT '[]',
     count                INTEGER NOT NULL CHECK (count >= 1),
     CHECK (keyed = 1 OR structure_key = ''),

@@ -45,15 +45,8 @@ CREATE TABLE cell_history (
 -- The ledgers of the stores merged in (directly or through other stores),
 -- so that which host and which run brought what stays answerable.
 CREATE TABLE merged_ledger (
-    store_id      TEXT    NOT NULL,
-    id            INTEGER NOT NULL,
-    run_id        TEXT,
-    kind          TEXT    NOT NULL,
-    records       INTEGER NOT NULL,
-    cells_added   INTEGER NOT NULL,
-    cells_updated INTEGER NOT NULL,
-    captured_at   INTEGER,
-    committed_at  TEXT    NOT NULL,
+-- @include ledger_columns
+
     PRIMARY KEY (store_id, id)
 ) STRICT;
 

@@ -18,15 +18,8 @@ CREATE TABLE pruned_cell (
     kind                 TEXT    NOT NULL CHECK (kind IN ('miss', 'dispatch')),
     keyed                INTEGER NOT NULL,   -- dispatch cells: keyed; miss cells: 1
     token                TEXT    NOT NULL,   -- wanted, or structure_key
-    backend              TEXT    NOT NULL,
-    op                   TEXT    NOT NULL,
-    dtypes               TEXT    NOT NULL,
-    kernel_source        TEXT    NOT NULL,
-    kernel_revision_hash INTEGER NOT NULL,
-    cc_major             INTEGER NOT NULL,
-    cc_minor             INTEGER NOT NULL,
-    hardware_sku         TEXT    NOT NULL,
-    driver_version       TEXT    NOT NULL,
+-- @include cell_key_columns
+
     cell_id              INTEGER NOT NULL,   -- the id the cell had when last pruned
     UNIQUE (kind, keyed, token, kernel_source, kernel_revision_hash, backend, op, dtypes,
             cc_major, cc_minor, hardware_sku, driver_version)

@@ -7,11 +7,8 @@
 set -u
 MAN=$(realpath "$1") SQL=$(realpath "$2") COMPLETION=$(realpath "$3")
 shift 3
-T=$(mktemp -d "${TMPDIR:-/tmp}/fdx-docs-XXXXXX")
-trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+NAME=docs
+. "$(dirname "$0")/shlib.sh"
 
 # The options --help lists: the first column of each line under "Options:".
 help_options() {
@@ -148,5 +145,4 @@ offers "report DB" t.db -- fdx-report -n 5 t
 lacks "report --top takes no file" t.db -- fdx-report --top ''
 offers "options by prefix" --max-depth -- fdx-ingest --max-d
 
-echo "docs: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -21,36 +21,18 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
 import pglib
-from testlib import check, finish, run_bounded
+from pglib import LIMIT
+from testlib import check, finish
 
 BIN, GEN, CLUSTER, STATE = sys.argv[1:5]
-T = tempfile.mkdtemp(prefix="fdx-pg-merge-test-")
-LIMIT = 300  # seconds before a command counts as hung
-
-
-def fdx(name, *args):
-    return run_bounded([os.path.join(BIN, name), *args], LIMIT)
-
-
-def j(*p):
-    return os.path.join(T, *p)
-
-
+TOOLS = pglib.Tools(BIN, GEN, "fdx-pg-merge-test-")
+T, fdx, j, gen = TOOLS.tmp, TOOLS.fdx, TOOLS.j, TOOLS.gen
 PG = pglib.Cluster(CLUSTER, STATE, "fdx_m")
 uri, psql, new_db = PG.uri, PG.psql, PG.new_db
-
-
-def gen(name, runs, seed, sample_seed, cells=150, lines=1200):
-    out = j("feeds", name)
-    subprocess.run([sys.executable, GEN, out, "--runs", str(runs), "--lines", str(lines),
-                    "--cells", str(cells), "--seed", str(seed), "--sample-seed",
-                    str(sample_seed)], check=True, capture_output=True)
-    return sorted(os.path.join(out, d) for d in os.listdir(out))
 
 
 def ingest(store, rd, at, *opts):

@@ -6,47 +6,31 @@ The same feeds in an SQLite and a PostgreSQL store, the same prunes (each
 filter kind, --before, --dry-run, one that matches nothing) on both: the
 printed counts are equal and the exports byte-identical after each; a host
 merged before a prune and again after gaining runs brings only its gain, as
-in SQLite; a prune killed with SIGKILL mid-push leaves the store before or
-after it.
+in SQLite; the counts a prune prints are those its transaction applied
+(prune_log's) when another writer commits between the prune and its push; a
+prune killed with SIGKILL mid-push leaves the store before or after it.
 
 Usage: pg_prune_test.py BINDIR GEN_FEED PG_CLUSTER_SH STATE
 """
 import os
 import random
+import re
 import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 
 import pglib
-from testlib import check, finish, run_bounded
+from pglib import LIMIT
+from testlib import check, finish
 
 BIN, GEN, CLUSTER, STATE = sys.argv[1:5]
-T = tempfile.mkdtemp(prefix="fdx-pg-prune-test-")
-LIMIT = 300  # seconds before a command counts as hung
-
-
-def fdx(name, *args):
-    return run_bounded([os.path.join(BIN, name), *args], LIMIT)
-
-
-def j(*p):
-    return os.path.join(T, *p)
-
-
+TOOLS = pglib.Tools(BIN, GEN, "fdx-pg-prune-test-")
+T, fdx, j, gen = TOOLS.tmp, TOOLS.fdx, TOOLS.j, TOOLS.gen
 PG = pglib.Cluster(CLUSTER, STATE, "fdx_p")
 uri, psql, new_db = PG.uri, PG.psql, PG.new_db
-
-
-def gen(name, runs, seed, sample_seed, cells=150, lines=1200):
-    out = j("feeds", name)
-    subprocess.run([sys.executable, GEN, out, "--runs", str(runs), "--lines", str(lines),
-                    "--cells", str(cells), "--seed", str(seed), "--sample-seed",
-                    str(sample_seed)], check=True, capture_output=True)
-    return sorted(os.path.join(out, d) for d in os.listdir(out))
 
 
 def run_ok(name, *args):
@@ -138,6 +122,60 @@ def test_merge_after_prune():
     return feeds
 
 
+def removed(stderr):
+    """The counts fdx-prune printed: miss cells, dispatch cells, observations."""
+    m = re.search(r"removed (\d+) miss cells? and (\d+) dispatch cells? \((\d+) observations\)",
+                  stderr)
+    return tuple(int(x) for x in m.groups()) if m else None
+
+
+def test_writer_between(feeds):
+    """A writer commits after the prune was asked for and before its push
+    (which waits for the history settings' lock the writer holds): the
+    printed counts are the applied ones, prune_log's."""
+    db = new_db()
+    pg = uri(db)
+    fill([pg], feeds[:2])
+    op = psql("SELECT op FROM miss_cell GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1",
+              db).stdout.strip()
+    holder = subprocess.Popen(["psql", "-v", "ON_ERROR_STOP=1", "-qAtX", pg],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    holder.stdin.write("BEGIN;\nSELECT 1 FROM history_config FOR UPDATE;\n\\echo locked\n")
+    holder.stdin.flush()
+    while holder.stdout.readline().strip() not in ("locked", ""):
+        pass
+    prune = subprocess.Popen([os.path.join(BIN, "fdx-prune"), "--op", op, pg],
+                             stderr=subprocess.PIPE, text=True)
+    waiting = "0"
+    while prune.poll() is None and waiting == "0":
+        waiting = psql("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                       "AND wait_event_type = 'Lock'", db).stdout.strip()
+        time.sleep(0.05)
+    check(waiting != "0", "the prune's push waits for the history settings' lock")
+    # One more cell the filter passes, and more observations in those it had.
+    holder.stdin.write(
+        "INSERT INTO miss_cell (wanted, backend, op, dtypes, kernel_source, kernel_revision_hash, "
+        "cc_major, cc_minor, hardware_sku, driver_version, count) "
+        "SELECT wanted || '-late', backend, op, dtypes, kernel_source, kernel_revision_hash, "
+        f"cc_major, cc_minor, hardware_sku, driver_version, 5 FROM miss_cell WHERE op = '{op}' "
+        "ORDER BY cell_id LIMIT 1;\n"
+        f"UPDATE dispatch_cell SET count = count + 1000 WHERE op = '{op}';\nCOMMIT;\n")
+    holder.stdin.close()
+    holder.wait(LIMIT)
+    try:
+        _, err = prune.communicate(timeout=LIMIT)
+    except subprocess.TimeoutExpired:
+        prune.kill()
+        _, err = prune.communicate()
+    check(prune.returncode == 0, "the prune with a writer between", err)
+    logged = psql("SELECT miss_cells, dispatch_cells, observations FROM prune_log", db).stdout
+    logged = tuple(int(x) for x in logged.split()) or None
+    check(removed(err) is not None and removed(err) == logged,
+          "the printed counts are prune_log's", f"printed: {err}prune_log: {logged}")
+    left = psql(f"SELECT count(*) FROM miss_cell WHERE op = '{op}'", db).stdout.strip()
+    check(left == "0", "the late cell was pruned too", left)
+
+
 def test_killed(feeds):
     rng = random.Random(17)
     lite = j("kill.db")
@@ -167,6 +205,7 @@ def main():
     try:
         test_filters()
         feeds = test_merge_after_prune()
+        test_writer_between(feeds)
         test_killed(feeds)
     finally:
         shutil.rmtree(T, ignore_errors=True)

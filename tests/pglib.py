@@ -1,7 +1,37 @@
 """What the PostgreSQL tests share: the fixture cluster's URIs, psql, a fresh
-database per section, and a store's counts per key."""
+database per section, the programs run bounded in a scratch directory with
+generated feeds, and a store's counts per key."""
 import json
+import os
 import subprocess
+import sys
+import tempfile
+
+from testlib import run_bounded
+
+LIMIT = 300  # seconds before a command counts as hung
+
+
+class Tools:
+    """The programs in bindir, run bounded; a scratch directory (tmp, j()); feeds
+    gen_feed.py (gen_feed) writes there."""
+
+    def __init__(self, bindir, gen_feed, prefix):
+        self.bindir, self.gen_feed = bindir, gen_feed
+        self.tmp = tempfile.mkdtemp(prefix=prefix)
+
+    def fdx(self, name, *args):
+        return run_bounded([os.path.join(self.bindir, name), *args], LIMIT)
+
+    def j(self, *p):
+        return os.path.join(self.tmp, *p)
+
+    def gen(self, name, runs, seed, sample_seed, cells=150, lines=1200):
+        out = self.j("feeds", name)
+        subprocess.run([sys.executable, self.gen_feed, out, "--runs", str(runs), "--lines",
+                        str(lines), "--cells", str(cells), "--seed", str(seed),
+                        "--sample-seed", str(sample_seed)], check=True, capture_output=True)
+        return sorted(os.path.join(out, d) for d in os.listdir(out))
 
 
 class Cluster:

@@ -9,19 +9,6 @@
 
 #include "test_util.h"
 
-static char *dir;
-
-static void setup(void)
-{
-    dir = tu_tempdir();
-}
-
-static void teardown(void)
-{
-    tu_rmtree(dir);
-    free(dir);
-}
-
 static const char *const f16[] = {"F16"};
 
 static fdx_miss a_miss(uint64_t count)
@@ -58,7 +45,7 @@ static void record_at(fdx_store *db, int64_t at, uint64_t count)
 
 START_TEST(capture_time_sets_the_day)
 {
-    const char *path = tu_path(dir, "s.db");
+    const char *path = tu_path(tu_dir, "s.db");
     fdx_store *db = tu_open(path);
     record_at(db, 1790857845, 5); /* 2026-10-01T12:30:45Z */
     record_at(db, 1790900000, 2); /* 2026-10-02 */
@@ -74,7 +61,7 @@ END_TEST
 
 START_TEST(capture_time_misuse)
 {
-    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
     fdx_miss m = a_miss(1);
     ck_assert_int_eq(fdx_store_set_time(db, 0), FDX_EMISUSE);
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
@@ -90,7 +77,7 @@ START_TEST(capture_time_misuse)
     ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
     ck_assert_int_eq(fdx_store_set_daily_days(db, 10), FDX_EMISUSE); /* no transaction */
     fdx_store_close(db);
-    ck_assert_int_eq(query_int(tu_path(dir, "s.db"), "SELECT day FROM cell_history"),
+    ck_assert_int_eq(query_int(tu_path(tu_dir, "s.db"), "SELECT day FROM cell_history"),
                      1790899200 / 86400);
 }
 END_TEST
@@ -135,7 +122,7 @@ END_TEST
 
 START_TEST(sink_drains_at_a_capture_time)
 {
-    const char *path = tu_path(dir, "s.db");
+    const char *path = tu_path(tu_dir, "s.db");
     fdx_store *db = tu_open(path);
     fdx_sink *sink = fdx_sink_new();
     fdx_miss m = a_miss(3);
@@ -156,7 +143,7 @@ END_TEST
 /* Each day saturates on its own; the total is the saturating sum of the days. */
 START_TEST(days_and_totals_saturate)
 {
-    const char *path = tu_path(dir, "s.db");
+    const char *path = tu_path(tu_dir, "s.db");
     fdx_store *db = tu_open(path);
     record_at(db, 1790812800, UINT64_MAX);
     record_at(db, 1790812800, 9);
@@ -185,7 +172,7 @@ static int no_diff(void *ctx, const fdx_diff_row *row)
 
 START_TEST(growth_diff_and_prune_check_their_arguments)
 {
-    const char *path = tu_path(dir, "s.db");
+    const char *path = tu_path(tu_dir, "s.db");
     fdx_store *db = tu_open(path);
     fdx_prune_filter none = {NULL, NULL, NULL, NULL, NULL, NULL, 0};
     fdx_prune_filter op = {NULL, NULL, NULL, "MatMul", NULL, NULL, 0};
@@ -198,7 +185,34 @@ START_TEST(growth_diff_and_prune_check_their_arguments)
     ck_assert_int_eq(fdx_store_prune(db, &op, NULL), FDX_OK);
     ck_assert_int_eq(fdx_store_prune(db, &op, NULL), FDX_EMISUSE); /* one per transaction */
     ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
-    ck_assert_int_eq(fdx_store_diff(db, tu_path(dir, "none.db"), no_diff, NULL), FDX_ENOENT);
+    ck_assert_int_eq(fdx_store_diff(db, tu_path(tu_dir, "none.db"), no_diff, NULL), FDX_ENOENT);
+    fdx_store_close(db);
+}
+END_TEST
+
+/* fdx_store_pruned: all 0 before a prune, then what the committed prune
+ * removed, also when fdx_store_prune was not asked for counts. */
+START_TEST(pruned_reports_the_committed_prune)
+{
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
+    fdx_miss kept = a_miss(2);
+    kept.fallback.op = "Conv";
+    fdx_miss gone = a_miss(3);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_record_miss(db, &kept), FDX_OK);
+    ck_assert_int_eq(fdx_store_record_miss(db, &gone), FDX_OK);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    fdx_prune_stats ps = {9, 9, 9};
+    ck_assert_int_eq(fdx_store_pruned(db, &ps), FDX_OK);
+    ck_assert(ps.miss_cells == 0 && ps.dispatch_cells == 0 && ps.observations == 0);
+    fdx_prune_filter op = {NULL, NULL, NULL, "MatMul", NULL, NULL, 0};
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_prune(db, &op, NULL), FDX_OK);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    ck_assert_int_eq(fdx_store_pruned(db, &ps), FDX_OK);
+    ck_assert(ps.miss_cells == 1 && ps.dispatch_cells == 0 && ps.observations == 3);
+    ck_assert_int_eq(fdx_store_pruned(db, NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_pruned(NULL, &ps), FDX_EMISUSE);
     fdx_store_close(db);
 }
 END_TEST
@@ -207,13 +221,14 @@ Suite *history_suite(void)
 {
     Suite *s = suite_create("history");
     TCase *tc = tcase_create("history");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, tu_dir_setup, tu_dir_teardown);
     tcase_add_test(tc, capture_time_sets_the_day);
     tcase_add_test(tc, capture_time_misuse);
     tcase_add_test(tc, parse_time_forms);
     tcase_add_test(tc, sink_drains_at_a_capture_time);
     tcase_add_test(tc, days_and_totals_saturate);
     tcase_add_test(tc, growth_diff_and_prune_check_their_arguments);
+    tcase_add_test(tc, pruned_reports_the_committed_prune);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -11,19 +11,6 @@
 #include "store/merge_stage.h"
 #include "test_util.h"
 
-static char *dir;
-
-static void setup(void)
-{
-    dir = tu_tempdir();
-}
-
-static void teardown(void)
-{
-    tu_rmtree(dir);
-    free(dir);
-}
-
 /* What the recording target saw. */
 typedef struct seen {
     fdx_merge_known answer;
@@ -143,7 +130,7 @@ static const char *const f16[] = {"F16"};
 /* A source of two miss cells and a dispatch cell, ingested twice. */
 static const char *make_source(void)
 {
-    const char *path = tu_path(dir, "src.db");
+    const char *path = tu_path(tu_dir, "src.db");
     fdx_store *db = tu_open(path);
     fdx_miss a = {"a", {"Cuda", "MatMul", f16, 1, "k", 1}, 3, {0, 0, 0, "cpu", "n/a"}};
     fdx_miss b = {"b", {"Cuda", "MatMul", f16, 1, "k", 1}, 4, {0, 0, 0, "cpu", "n/a"}};
@@ -231,7 +218,7 @@ Suite *merge_stage_suite(void)
 {
     Suite *s = suite_create("merge_stage");
     TCase *tc = tcase_create("seam");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, tu_dir_setup, tu_dir_teardown);
     tcase_add_test(tc, stages_every_row_in_order);
     tcase_add_test(tc, unchanged_source_is_not_read);
     tcase_add_test(tc, invalid_source_reaches_the_target_as_one_message);

@@ -7,21 +7,19 @@
 #include "ref_records.h"
 #include "test_util.h"
 
-static char *dir;
 static fdx_store *db;
 
 static void setup(void)
 {
-    dir = tu_tempdir();
-    db = tu_open(tu_path(dir, "store.db"));
+    tu_dir_setup();
+    db = tu_open(tu_path(tu_dir, "store.db"));
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
 }
 
 static void teardown(void)
 {
     fdx_store_close(db);
-    tu_rmtree(dir);
-    free(dir);
+    tu_dir_teardown();
 }
 
 static void commit(void)
@@ -45,9 +43,9 @@ static uint64_t dispatch_cells(void)
 
 static char *export_file(const char *name)
 {
-    char *out = tu_export(db, tu_path(dir, "out"));
+    char *out = tu_export(db, tu_path(tu_dir, "out"));
     free(out);
-    return tu_read_file(tu_path(tu_path(dir, "out"), name), NULL);
+    return tu_read_file(tu_path(tu_path(tu_dir, "out"), name), NULL);
 }
 
 #define CPU_HW                                                                                     \
@@ -88,17 +86,17 @@ START_TEST(flush_writes_valid_jsonl_that_round_trips)
     ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_OK);
     commit();
     fdx_export_stats st;
-    ck_assert_int_eq(fdx_store_export(db, tu_path(dir, "out"), &st), FDX_OK);
+    ck_assert_int_eq(fdx_store_export(db, tu_path(tu_dir, "out"), &st), FDX_OK);
     ck_assert_uint_eq(st.miss_lines, 1);
-    char *body = tu_read_file(tu_path(tu_path(dir, "out"), "misses.jsonl"), NULL);
+    char *body = tu_read_file(tu_path(tu_path(tu_dir, "out"), "misses.jsonl"), NULL);
     ck_assert_ptr_null(strstr(body, "est_speedup"));
     ck_assert_ptr_null(strstr(body, "compute_capability"));
     ck_assert_ptr_eq(strchr(body, '\n'), body + strlen(body) - 1);
     /* The exported line parses back as the same record, into a second store. */
-    fdx_store *again = tu_open(tu_path(dir, "again.db"));
-    const char *path = tu_path(tu_path(dir, "out"), "misses.jsonl");
+    fdx_store *again = tu_open(tu_path(tu_dir, "again.db"));
+    const char *path = tu_path(tu_path(tu_dir, "out"), "misses.jsonl");
     ck_assert_int_eq(tu_ingest(again, &path, 1), FDX_OK);
-    char *body2 = tu_export(again, tu_path(dir, "out2"));
+    char *body2 = tu_export(again, tu_path(tu_dir, "out2"));
     ck_assert_ptr_nonnull(strstr(body2, body));
     fdx_store_close(again);
     free(body);
@@ -110,12 +108,12 @@ START_TEST(empty_sink_flushes_empty_file)
 {
     commit();
     fdx_export_stats st;
-    ck_assert_int_eq(fdx_store_export(db, tu_path(dir, "out"), &st), FDX_OK);
+    ck_assert_int_eq(fdx_store_export(db, tu_path(tu_dir, "out"), &st), FDX_OK);
     ck_assert_uint_eq(st.miss_lines + st.dispatch_lines, 0);
     size_t n = 99;
-    free(tu_read_file(tu_path(tu_path(dir, "out"), "misses.jsonl"), &n));
+    free(tu_read_file(tu_path(tu_path(tu_dir, "out"), "misses.jsonl"), &n));
     ck_assert_uint_eq(n, 0);
-    free(tu_read_file(tu_path(tu_path(dir, "out"), "dispatches.jsonl"), &n));
+    free(tu_read_file(tu_path(tu_path(tu_dir, "out"), "dispatches.jsonl"), &n));
     ck_assert_uint_eq(n, 0);
 }
 END_TEST
@@ -160,11 +158,11 @@ START_TEST(flush_all_writes_separate_files)
     ck_assert_int_eq(fdx_store_record_dispatch(db, &d), FDX_OK);
     commit();
     fdx_export_stats st;
-    ck_assert_int_eq(fdx_store_export(db, tu_path(dir, "out"), &st), FDX_OK);
+    ck_assert_int_eq(fdx_store_export(db, tu_path(tu_dir, "out"), &st), FDX_OK);
     ck_assert_uint_eq(st.miss_lines, 1);
     ck_assert_uint_eq(st.dispatch_lines, 1);
-    char *mb = tu_read_file(tu_path(tu_path(dir, "out"), "misses.jsonl"), NULL);
-    char *db_ = tu_read_file(tu_path(tu_path(dir, "out"), "dispatches.jsonl"), NULL);
+    char *mb = tu_read_file(tu_path(tu_path(tu_dir, "out"), "misses.jsonl"), NULL);
+    char *db_ = tu_read_file(tu_path(tu_path(tu_dir, "out"), "dispatches.jsonl"), NULL);
     ck_assert_ptr_nonnull(strstr(mb, "\"wanted\":"));
     ck_assert_ptr_null(strstr(mb, "\"chosen\":"));
     ck_assert_ptr_nonnull(strstr(db_, "\"chosen\":" IMPL("baracuda")));

@@ -37,12 +37,11 @@ void *__wrap_calloc(size_t n, size_t m)
     return __real_calloc(n, m);
 }
 
-static char *dir;
 static fdx_sink *sink;
 
 static void setup(void)
 {
-    dir = tu_tempdir();
+    tu_dir_setup();
     sink = fdx_sink_new();
     ck_assert_ptr_nonnull(sink);
 }
@@ -50,8 +49,7 @@ static void setup(void)
 static void teardown(void)
 {
     fdx_sink_free(sink);
-    tu_rmtree(dir);
-    free(dir);
+    tu_dir_teardown();
 }
 
 /* ---- the reference's tests ---- */
@@ -92,7 +90,7 @@ START_TEST(flush_writes_valid_jsonl_that_round_trips)
     fdx_miss m = ref_miss("matmul:innerdiv16:f16", "baracuda-generic-strided");
     fdx_sink_record_miss(sink, &m);
     size_t n = 0;
-    const char *path = tu_path(dir, "telemetry.jsonl");
+    const char *path = tu_path(tu_dir, "telemetry.jsonl");
     ck_assert_int_eq(fdx_sink_flush_misses(sink, path, &n), FDX_OK);
     ck_assert_uint_eq(n, 1);
     size_t len;
@@ -122,13 +120,13 @@ START_TEST(single_flushes_count_held_records)
         fdx_sink_record_miss(sink, &m);
         fdx_sink_record_dispatch(sink, &d);
     }
-    const char *misses = tu_path(dir, "m.jsonl");
+    const char *misses = tu_path(tu_dir, "m.jsonl");
     ck_assert_int_eq(fdx_sink_flush_misses(sink, misses, NULL), FDX_OK);
     char *body = tu_read_file(misses, NULL);
     ck_assert_ptr_nonnull(strstr(body, "\"count\":3,"));
     free(body);
     fdx_sink_record_dispatch(sink, &d);
-    const char *dispatches = tu_path(dir, "d.jsonl");
+    const char *dispatches = tu_path(tu_dir, "d.jsonl");
     ck_assert_int_eq(fdx_sink_flush_dispatches(sink, dispatches, NULL), FDX_OK);
     body = tu_read_file(dispatches, NULL);
     ck_assert_ptr_nonnull(strstr(body, "\"count\":4,"));
@@ -140,7 +138,7 @@ START_TEST(empty_sink_flushes_empty_file)
 {
     ck_assert(fdx_sink_is_empty(sink));
     size_t n = 99, len = 99;
-    const char *path = tu_path(dir, "empty.jsonl");
+    const char *path = tu_path(tu_dir, "empty.jsonl");
     ck_assert_int_eq(fdx_sink_flush_misses(sink, path, &n), FDX_OK);
     ck_assert_uint_eq(n, 0);
     free(tu_read_file(path, &len));
@@ -187,7 +185,7 @@ START_TEST(flush_all_writes_separate_files)
     fdx_sink_record_dispatch(sink, &d);
     size_t nm = 0, nd = 0;
     char out[4096];
-    snprintf(out, sizeof out, "%s/run/0001", dir);
+    snprintf(out, sizeof out, "%s/run/0001", tu_dir);
     ck_assert_int_eq(fdx_sink_flush_all(sink, out, &nm, &nd), FDX_OK);
     ck_assert_uint_eq(nm, 1);
     ck_assert_uint_eq(nd, 1);
@@ -207,7 +205,7 @@ START_TEST(flush_all_replaces_both_files_or_neither)
 {
     fdx_miss m = ref_miss("matmul:innerdiv16:f16", "baracuda-generic-strided");
     fdx_sink_record_miss(sink, &m);
-    char *out = strdup(tu_path(dir, "pair"));
+    char *out = strdup(tu_path(tu_dir, "pair"));
     ck_assert_int_eq(mkdir(out, 0777), 0);
     tu_write_file(tu_path(out, "misses.jsonl"), "previous\n");
     ck_assert_int_eq(mkdir(tu_path(out, "dispatches.jsonl"), 0777), 0);
@@ -260,7 +258,7 @@ static void golden(const char *vector, int runs)
             record_file(sink, dec, tu_data(rel));
         }
     fdx_decoder_free(dec);
-    char *out = strdup(tu_path(dir, "out"));
+    char *out = strdup(tu_path(tu_dir, "out"));
     ck_assert_int_eq(fdx_sink_flush_all(sink, out, NULL, NULL), FDX_OK);
     for (int k = 0; k < 2; k++) {
         const char *name = k ? "dispatches.jsonl" : "misses.jsonl";
@@ -272,10 +270,10 @@ static void golden(const char *vector, int runs)
         free(got);
     }
     /* Draining into a store gives the same export. */
-    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
     ck_assert_int_eq(fdx_sink_drain_to_store(sink, db, NULL), FDX_OK);
     ck_assert(fdx_sink_is_empty(sink));
-    char *exported = tu_export(db, tu_path(dir, "export"));
+    char *exported = tu_export(db, tu_path(tu_dir, "export"));
     char *m = tu_read_file(tu_path(out, "misses.jsonl"), NULL);
     char *d = tu_read_file(tu_path(out, "dispatches.jsonl"), NULL);
     char *flushed = malloc(strlen(m) + strlen(d) + 4);
@@ -303,7 +301,7 @@ END_TEST
 START_TEST(drain_counts_once_and_refuses_an_open_transaction)
 {
     fdx_miss m = ref_miss("w", "generic");
-    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
     fdx_sink_record_miss(sink, &m);
     fdx_sink_record_miss(sink, &m);
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
@@ -318,7 +316,7 @@ START_TEST(drain_counts_once_and_refuses_an_open_transaction)
     fdx_sink_record_miss(sink, &m);
     ck_assert_int_eq(fdx_sink_drain_to_store(sink, db, &cs), FDX_OK);
     ck_assert_uint_eq(cs.cells_updated, 1);
-    char *out = tu_export(db, tu_path(dir, "out"));
+    char *out = tu_export(db, tu_path(tu_dir, "out"));
     ck_assert_ptr_nonnull(strstr(out, "\"count\":3,"));
     free(out);
     fdx_store_close(db);
@@ -451,7 +449,7 @@ START_TEST(reused_buffers_are_read_again)
     ck_assert_str_eq(r->misses[1].hw.hardware_sku, "gpu");
     fdx_records_free(r);
     /* After a drain the cache starts afresh. */
-    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
     ck_assert_int_eq(fdx_sink_drain_to_store(sink, db, NULL), FDX_OK);
     snprintf(wanted, sizeof wanted, "after");
     fdx_sink_record_miss(sink, &m);
@@ -735,9 +733,9 @@ START_TEST(counts_held_in_the_cache_are_never_lost)
         fdx_miss m = ref_miss(keys[i], "generic");
         fdx_sink_record_miss(sink, &m);
     }
-    fdx_store *st = tu_open(tu_path(dir, "held.db"));
+    fdx_store *st = tu_open(tu_path(tu_dir, "held.db"));
     ck_assert_int_eq(fdx_sink_drain_to_store(sink, st, NULL), FDX_OK);
-    char *text = tu_export(st, tu_path(dir, "held"));
+    char *text = tu_export(st, tu_path(tu_dir, "held"));
     uint64_t drained = 0;
     for (const char *p = strstr(text, "\"count\":"); p; p = strstr(p + 1, "\"count\":"))
         drained += strtoull(p + 8, NULL, 10);
@@ -773,10 +771,10 @@ START_TEST(handles_count_like_records)
     ck_assert_int_eq(fdx_sink_record_miss_cell(sink, &m, &mc2), FDX_OK);
     fdx_sink_record_miss(plain, &m);
     ck_assert_uint_eq(mc2, mc);
-    fdx_store *da = tu_open(tu_path(dir, "a.db")), *db = tu_open(tu_path(dir, "b.db"));
+    fdx_store *da = tu_open(tu_path(tu_dir, "a.db")), *db = tu_open(tu_path(tu_dir, "b.db"));
     ck_assert_int_eq(fdx_sink_drain_to_store(sink, da, NULL), FDX_OK);
     ck_assert_int_eq(fdx_sink_drain_to_store(plain, db, NULL), FDX_OK);
-    char *x = tu_export(da, tu_path(dir, "a")), *y = tu_export(db, tu_path(dir, "b"));
+    char *x = tu_export(da, tu_path(tu_dir, "a")), *y = tu_export(db, tu_path(tu_dir, "b"));
     ck_assert_ptr_nonnull(strstr(x, "\"count\":18,"));
     ck_assert_ptr_nonnull(strstr(x, "\"count\":12,"));
     ck_assert_str_eq(x, y);
@@ -804,7 +802,7 @@ START_TEST(foreign_and_stale_handles_are_refused)
     ck_assert_int_eq(fdx_sink_add(sink, ~mine, 1), FDX_EMISUSE);
     ck_assert_int_eq(fdx_sink_add(sink, 0, 1), FDX_EMISUSE);
     ck_assert_uint_eq(fdx_sink_dropped(sink), 4);
-    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
     ck_assert_int_eq(fdx_sink_drain_to_store(sink, db, NULL), FDX_OK);
     ck_assert_int_eq(fdx_sink_add(sink, mine, 1), FDX_EMISUSE);
     ck_assert(fdx_sink_is_empty(sink));
@@ -872,7 +870,7 @@ static void *work(void *arg)
 static void check_totals(const char *db_path, uint64_t writers)
 {
     fdx_store *db = tu_open(db_path);
-    char *out = tu_export(db, tu_path(dir, "out"));
+    char *out = tu_export(db, tu_path(tu_dir, "out"));
     char want[64];
     snprintf(want, sizeof want, "\"count\":%llu,",
              (unsigned long long)(writers * RECORDS / SHARED_CELLS));
@@ -888,7 +886,7 @@ static void check_totals(const char *db_path, uint64_t writers)
 
 START_TEST(one_sink_per_thread_drains_exactly)
 {
-    const char *db_path = strdup(tu_path(dir, "threads.db"));
+    const char *db_path = strdup(tu_path(tu_dir, "threads.db"));
     pthread_t t[THREADS];
     worker w[THREADS];
     for (int i = 0; i < THREADS; i++) {
@@ -906,7 +904,7 @@ END_TEST
 
 START_TEST(sinks_in_several_processes_drain_exactly)
 {
-    const char *db_path = strdup(tu_path(dir, "procs.db"));
+    const char *db_path = strdup(tu_path(tu_dir, "procs.db"));
     enum { PROCS = 5 };
     pid_t pids[PROCS];
     for (int i = 0; i < PROCS; i++) {

@@ -13,19 +13,6 @@
 #include "store/store_internal.h"
 #include "test_util.h"
 
-static char *dir;
-
-static void setup(void)
-{
-    dir = tu_tempdir();
-}
-
-static void teardown(void)
-{
-    tu_rmtree(dir);
-    free(dir);
-}
-
 /* expected/misses.jsonl + "--\n" + expected/dispatches.jsonl of a vector. */
 static char *expected_of(const char *vector)
 {
@@ -53,7 +40,7 @@ static const char *run_dir(const char *vector, int run)
 static void check_vector(const char *vector, int runs, int one_by_one)
 {
     char *want = expected_of(vector);
-    const char *db_path = tu_path(dir, "v.db");
+    const char *db_path = tu_path(tu_dir, "v.db");
     const char *paths[8];
     for (int r = 0; r < runs; r++)
         paths[r] = strdup(run_dir(vector, r));
@@ -69,7 +56,7 @@ static void check_vector(const char *vector, int runs, int one_by_one)
         fdx_store_close(db);
     }
     fdx_store *db = tu_open(db_path);
-    char *got = tu_export(db, tu_path(dir, "out"));
+    char *got = tu_export(db, tu_path(tu_dir, "out"));
     ck_assert_str_eq(got, want);
     fdx_store_close(db);
     for (int r = 0; r < runs; r++)
@@ -103,9 +90,9 @@ END_TEST
  * transaction, through a freshly opened store. */
 static int ingest_text(const char *name, const char *text)
 {
-    const char *path = strdup(tu_path(dir, name));
+    const char *path = strdup(tu_path(tu_dir, name));
     tu_write_file(path, text);
-    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
     int rc = tu_ingest(db, &path, 1);
     fdx_store_close(db);
     free((char *)path);
@@ -114,8 +101,8 @@ static int ingest_text(const char *name, const char *text)
 
 static char *export_store(void)
 {
-    fdx_store *db = tu_open(tu_path(dir, "s.db"));
-    char *out = tu_export(db, tu_path(dir, "out"));
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
+    char *out = tu_export(db, tu_path(tu_dir, "out"));
     fdx_store_close(db);
     return out;
 }
@@ -186,7 +173,7 @@ START_TEST(counts_saturate_across_ingests)
     /* The stored value stays an INTEGER, never a REAL. */
     sqlite3 *raw;
     sqlite3_stmt *st;
-    ck_assert_int_eq(sqlite3_open(tu_path(dir, "s.db"), &raw), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_open(tu_path(tu_dir, "s.db"), &raw), SQLITE_OK);
     ck_assert_int_eq(sqlite3_prepare_v2(raw, "SELECT typeof(count) FROM miss_cell", -1, &st, NULL),
                      SQLITE_OK);
     ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
@@ -299,9 +286,9 @@ END_TEST
 
 START_TEST(errors_name_file_and_line)
 {
-    const char *path = strdup(tu_path(dir, "bad.jsonl"));
+    const char *path = strdup(tu_path(tu_dir, "bad.jsonl"));
     tu_write_file(path, "\n" MISS_LINE("1") "{\"schema\":2,\"wanted\":\"w\",\"count\":-3}\n");
-    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
     ck_assert_int_eq(fdx_store_ingest_path(db, path, NULL, NULL), FDX_EDATA);
     char want[4200];
@@ -316,11 +303,11 @@ END_TEST
 /* One bad path undoes only itself inside the caller's transaction. */
 START_TEST(failed_path_is_undone_alone)
 {
-    const char *good = strdup(tu_path(dir, "good.jsonl"));
-    const char *bad = strdup(tu_path(dir, "bad.jsonl"));
+    const char *good = strdup(tu_path(tu_dir, "good.jsonl"));
+    const char *bad = strdup(tu_path(tu_dir, "bad.jsonl"));
     tu_write_file(good, MISS_LINE("2"));
     tu_write_file(bad, MISS_LINE("5") "oops\n");
-    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
     fdx_ingest_stats st = {0};
     fdx_commit_stats cs;
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
@@ -360,7 +347,7 @@ START_TEST(failed_spilling_path_keeps_earlier_records)
                                     "k", "1") ",\"count\":1,\"hw\":" CPU "}\n",
                                 i);
     len += (size_t)snprintf(big + len, cap - len, "oops\n");
-    fdx_store *db = open_spilling(tu_path(dir, "s.db"));
+    fdx_store *db = open_spilling(tu_path(tu_dir, "s.db"));
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
     const char *first = MISS_LINE("3");
     ck_assert_int_eq(fdx_store_ingest_buffer(db, "first", first, strlen(first), NULL, NULL),
@@ -369,7 +356,7 @@ START_TEST(failed_spilling_path_keeps_earlier_records)
     ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "big:70001:"));
     ck_assert_uint_gt(db->spills, 1);
     ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
-    char *out = tu_export(db, tu_path(dir, "out"));
+    char *out = tu_export(db, tu_path(tu_dir, "out"));
     ck_assert_str_eq(out, MISS_OUT("3"));
     free(out);
     fdx_store_close(db);
@@ -382,16 +369,16 @@ END_TEST
 START_TEST(paths_in_one_call_fail_alone)
 {
     const char *paths[3];
-    paths[0] = strdup(tu_path(dir, "a.jsonl"));
-    paths[1] = strdup(tu_path(dir, "bad.jsonl"));
-    paths[2] = strdup(tu_path(dir, "c.jsonl"));
+    paths[0] = strdup(tu_path(tu_dir, "a.jsonl"));
+    paths[1] = strdup(tu_path(tu_dir, "bad.jsonl"));
+    paths[2] = strdup(tu_path(tu_dir, "c.jsonl"));
     tu_write_file(paths[0], MISS_LINE("2"));
     tu_write_file(paths[1], MISS_LINE("100") "{\"schema\":2}\n" MISS_LINE("100"));
     tu_write_file(paths[2], MISS_LINE("3"));
     for (int threads = 1; threads <= 3; threads += 2) {
         char name[32];
         snprintf(name, sizeof name, "t%d.db", threads);
-        fdx_store *db = tu_open(tu_path(dir, name));
+        fdx_store *db = tu_open(tu_path(tu_dir, name));
         fdx_ingest_opts opts = FDX_INGEST_OPTS_INIT;
         opts.threads = threads;
         fdx_ingest_stats st = {0};
@@ -400,7 +387,7 @@ START_TEST(paths_in_one_call_fail_alone)
         ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "bad.jsonl:2: "));
         ck_assert_uint_eq(st.bad_lines, 1);
         ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
-        char *out = tu_export(db, tu_path(dir, "out"));
+        char *out = tu_export(db, tu_path(tu_dir, "out"));
         ck_assert_str_eq(out, MISS_OUT("5"));
         free(out);
         fdx_store_close(db);
@@ -417,7 +404,7 @@ static void ingest_both_ways(const char *feed, uint64_t bad, uint64_t records, c
     for (int threads = 1; threads <= 2; threads++) {
         char name[32];
         snprintf(name, sizeof name, "t%d.db", threads);
-        fdx_store *db = tu_open(tu_path(dir, name));
+        fdx_store *db = tu_open(tu_path(tu_dir, name));
         fdx_ingest_opts opts = FDX_INGEST_OPTS_INIT;
         opts.skip_invalid = 1;
         opts.threads = threads;
@@ -428,7 +415,7 @@ static void ingest_both_ways(const char *feed, uint64_t bad, uint64_t records, c
         ck_assert_uint_eq(st.bad_lines, bad);
         ck_assert_uint_eq(st.records, records);
         ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
-        char *out = tu_export(db, tu_path(dir, "out"));
+        char *out = tu_export(db, tu_path(tu_dir, "out"));
         ck_assert_str_eq(out, want);
         free(out);
         fdx_store_close(db);
@@ -481,9 +468,9 @@ END_TEST
 
 START_TEST(over_long_line_is_an_error)
 {
-    const char *path = strdup(tu_path(dir, "long.jsonl"));
+    const char *path = strdup(tu_path(tu_dir, "long.jsonl"));
     tu_write_file(path, MISS_LINE("1") MISS_LINE("2"));
-    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
     fdx_ingest_opts opts = FDX_INGEST_OPTS_INIT;
     opts.max_line_bytes = 100;
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
@@ -497,7 +484,7 @@ END_TEST
 
 START_TEST(records_need_a_transaction_and_valid_text)
 {
-    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
     const char *dt[] = {"F16"};
     fdx_miss m = {"w", {"Cuda", "MatMul", dt, 1, "src", 1}, 1, {0, 0, 0, "cpu", "n/a"}};
     ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_EMISUSE);
@@ -520,8 +507,8 @@ START_TEST(records_need_a_transaction_and_valid_text)
     ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
     ck_assert_uint_eq(misses, 1);
     ck_assert_uint_eq(dispatches, 0);
-    ck_assert_int_eq(fdx_store_export(db, tu_path(dir, "out"), NULL), FDX_OK);
-    char *text = tu_read_file(tu_path(tu_path(dir, "out"), "misses.jsonl"), NULL);
+    ck_assert_int_eq(fdx_store_export(db, tu_path(tu_dir, "out"), NULL), FDX_OK);
+    char *text = tu_read_file(tu_path(tu_path(tu_dir, "out"), "misses.jsonl"), NULL);
     ck_assert_ptr_nonnull(strstr(text, "\"wanted\":\"w\","));
     ck_assert_ptr_nonnull(strstr(text, "\"count\":1,"));
     free(text);
@@ -532,7 +519,7 @@ END_TEST
 START_TEST(many_distinct_cells_spill_and_stay_exact)
 {
     /* More distinct cells than are kept in memory, each seen twice. */
-    fdx_store *db = open_spilling(tu_path(dir, "s.db"));
+    fdx_store *db = open_spilling(tu_path(tu_dir, "s.db"));
     const char *dt[] = {"F16"};
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
     char wanted[32];
@@ -550,8 +537,8 @@ START_TEST(many_distinct_cells_spill_and_stay_exact)
     ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
     ck_assert_uint_eq(misses, 70000);
     fdx_export_stats es;
-    ck_assert_int_eq(fdx_store_export(db, tu_path(dir, "out"), &es), FDX_OK);
-    char *m = tu_read_file(tu_path(tu_path(dir, "out"), "misses.jsonl"), NULL);
+    ck_assert_int_eq(fdx_store_export(db, tu_path(tu_dir, "out"), &es), FDX_OK);
+    char *m = tu_read_file(tu_path(tu_path(tu_dir, "out"), "misses.jsonl"), NULL);
     ck_assert_ptr_null(strstr(m, "\"count\":1,"));
     free(m);
     fdx_store_close(db);
@@ -595,7 +582,7 @@ static char *bad_feed_of(int first, int n, size_t *len)
  * updated when it was stored before, however many flushes wrote it. */
 START_TEST(added_cells_count_once_across_spills)
 {
-    fdx_store *db = open_spilling(tu_path(dir, "s.db"));
+    fdx_store *db = open_spilling(tu_path(tu_dir, "s.db"));
     fdx_commit_stats cs;
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK); /* a fresh store */
     record_cells(db, 0, 70000, 2);
@@ -609,7 +596,7 @@ END_TEST
 
 START_TEST(updated_cells_count_once_across_spills)
 {
-    fdx_store *db = open_spilling(tu_path(dir, "s.db"));
+    fdx_store *db = open_spilling(tu_path(tu_dir, "s.db"));
     fdx_commit_stats cs;
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
     record_cells(db, 0, 70000, 1);
@@ -627,7 +614,7 @@ END_TEST
  * the transaction writes them again. */
 START_TEST(cells_of_an_undone_ingest_count_when_written_again)
 {
-    fdx_store *db = open_spilling(tu_path(dir, "s.db"));
+    fdx_store *db = open_spilling(tu_path(tu_dir, "s.db"));
     fdx_commit_stats cs;
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
     record_cells(db, 0, 70000, 1);
@@ -657,11 +644,11 @@ static void failed_ingest_restores_cells(int spill, int threads)
 {
     char name[32];
     snprintf(name, sizeof name, "s%d%d.db", spill, threads);
-    fdx_store *db = spill ? open_spilling(tu_path(dir, name)) : tu_open(tu_path(dir, name));
+    fdx_store *db = spill ? open_spilling(tu_path(tu_dir, name)) : tu_open(tu_path(tu_dir, name));
     const char *paths[3];
-    paths[0] = strdup(tu_path(dir, "first.jsonl"));
-    paths[1] = strdup(tu_path(dir, "bad.jsonl"));
-    paths[2] = strdup(tu_path(dir, "last.jsonl"));
+    paths[0] = strdup(tu_path(tu_dir, "first.jsonl"));
+    paths[1] = strdup(tu_path(tu_dir, "bad.jsonl"));
+    paths[2] = strdup(tu_path(tu_dir, "last.jsonl"));
     tu_write_file(paths[0], DISP(CANDS("5"), "2") MISS_LINE("3"));
     size_t cap = 80000 * 260, len = 0;
     char *bad = malloc(cap);
@@ -683,7 +670,7 @@ static void failed_ingest_restores_cells(int spill, int threads)
     fdx_commit_stats cs;
     ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
     ck_assert_uint_eq(cs.cells_added, 2);
-    char *out = tu_export(db, tu_path(dir, name + 1));
+    char *out = tu_export(db, tu_path(tu_dir, name + 1));
     ck_assert_str_eq(out, MISS_OUT("4") DISP(CANDS("5"), "2"));
     free(out);
     fdx_store_close(db);
@@ -716,7 +703,7 @@ static int count_rows(void *ctx, const fdx_demand_row *row)
 
 START_TEST(options_of_an_unknown_version_are_refused)
 {
-    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
     const char *line = "{\"schema\":2}";
     fdx_ingest_opts opts = {0};
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
@@ -752,7 +739,7 @@ END_TEST
 /* A merge with nothing to do succeeds with a notice, never an error message. */
 START_TEST(already_merged_is_a_notice_not_an_error)
 {
-    const char *src_path = tu_path(dir, "src.db");
+    const char *src_path = tu_path(tu_dir, "src.db");
     fdx_store *src = tu_open(src_path);
     const char *dt[] = {"F16"};
     fdx_miss m = {"w", {"Cuda", "MatMul", dt, 1, "src", 1}, 1, {0, 0, 0, "cpu", "n/a"}};
@@ -761,7 +748,7 @@ START_TEST(already_merged_is_a_notice_not_an_error)
     ck_assert_int_eq(fdx_store_commit(src, NULL), FDX_OK);
     fdx_store_close(src);
 
-    fdx_store *db = tu_open(tu_path(dir, "dst.db"));
+    fdx_store *db = tu_open(tu_path(tu_dir, "dst.db"));
     fdx_merge_stats ms = {0};
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
     ck_assert_int_eq(fdx_store_merge(db, src_path, &ms), FDX_OK);
@@ -771,7 +758,7 @@ START_TEST(already_merged_is_a_notice_not_an_error)
     ck_assert_uint_eq(ms.stores_skipped, 1);
     ck_assert_str_eq(fdx_store_errmsg(db), "");
     ck_assert_ptr_nonnull(strstr(fdx_store_notice(db), "already merged"));
-    ck_assert_int_eq(fdx_store_merge(db, tu_path(dir, "missing.db"), &ms), FDX_ENOENT);
+    ck_assert_int_eq(fdx_store_merge(db, tu_path(tu_dir, "missing.db"), &ms), FDX_ENOENT);
     ck_assert_str_eq(fdx_store_notice(db), "");
     ck_assert_str_ne(fdx_store_errmsg(db), "");
     ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
@@ -819,7 +806,7 @@ static int open_status(const char *path, int flags, const char *expect_msg)
 
 START_TEST(newer_schema_is_refused)
 {
-    const char *path = tu_path(dir, "s.db");
+    const char *path = tu_path(tu_dir, "s.db");
     fdx_store_close(tu_open(path));
     raw_exec(path, "PRAGMA user_version = 99");
     ck_assert_int_eq(open_status(path, 0, "newer fdx (store schema version 99"), FDX_ESCHEMA);
@@ -830,13 +817,13 @@ END_TEST
  * keeps its cells. */
 START_TEST(older_schema_is_migrated)
 {
-    const char *path = tu_path(dir, "s.db");
+    const char *path = tu_path(tu_dir, "s.db");
     raw_exec(path, fdx_sql_schema_1);
     /* The stored hash has its top bit flipped: 9223372036854775807 is 2^64-1. */
     raw_exec(path, "INSERT INTO miss_cell VALUES "
                    "('w','B','O','[]','k',9223372036854775807,-1,-1,'cpu','n/a',4)");
     fdx_store *db = tu_open(path);
-    char *out = tu_export(db, tu_path(dir, "out"));
+    char *out = tu_export(db, tu_path(tu_dir, "out"));
     ck_assert_str_eq(out, "{\"schema\":2,\"wanted\":\"w\",\"fallback\":{\"backend\":\"B\","
                           "\"op\":\"O\",\"dtypes\":[],\"kernel_source\":\"k\","
                           "\"kernel_revision_hash\":18446744073709551615},\"count\":4,\"hw\":"
@@ -860,7 +847,7 @@ END_TEST
  * its file, and its merged_store rows say they carry no ledger digest. */
 START_TEST(schema_3_identity_is_migrated)
 {
-    const char *path = tu_path(dir, "s.db");
+    const char *path = tu_path(tu_dir, "s.db");
     raw_exec(path, fdx_sql_schema_1);
     raw_exec(path, fdx_sql_schema_2);
     raw_exec(path, fdx_sql_views);
@@ -886,7 +873,7 @@ END_TEST
  * (a store of any size exports in constant memory). */
 START_TEST(export_queries_need_no_sort)
 {
-    const char *path = tu_path(dir, "s.db");
+    const char *path = tu_path(tu_dir, "s.db");
     fdx_store_close(tu_open(path));
     const char *queries[] = {fdx_sql_miss_export, fdx_sql_dispatch_export};
     sqlite3 *raw;
@@ -906,12 +893,12 @@ END_TEST
 
 START_TEST(read_only_open_never_writes)
 {
-    const char *path = tu_path(dir, "s.db");
+    const char *path = tu_path(tu_dir, "s.db");
     ck_assert_int_eq(ingest_text("x.jsonl", MISS_LINE("1")), FDX_OK);
     fdx_store *db;
     ck_assert_int_eq(fdx_store_open(path, FDX_OPEN_READONLY, &db), FDX_OK);
     ck_assert_int_eq(fdx_store_begin(db), FDX_EREADONLY);
-    char *out = tu_export(db, tu_path(dir, "out"));
+    char *out = tu_export(db, tu_path(tu_dir, "out"));
     ck_assert_str_eq(out, MISS_OUT("1"));
     free(out);
     fdx_store_close(db);
@@ -922,7 +909,7 @@ END_TEST
 
 START_TEST(missing_store_is_not_created_without_create)
 {
-    const char *path = tu_path(dir, "none.db");
+    const char *path = tu_path(tu_dir, "none.db");
     ck_assert_int_eq(open_status(path, 0, "no such store"), FDX_ENOENT);
     struct stat st;
     ck_assert_int_ne(stat(path, &st), 0);
@@ -931,20 +918,20 @@ END_TEST
 
 START_TEST(foreign_files_are_refused)
 {
-    const char *junk = tu_path(dir, "junk.db");
+    const char *junk = tu_path(tu_dir, "junk.db");
     tu_write_file(junk, "this is not a database, just text that is long enough to matter....."
                         "...............................................................");
     ck_assert_int_eq(open_status(junk, FDX_OPEN_CREATE, "not an fdx store"), FDX_ENOTSTORE);
-    const char *other = tu_path(dir, "other.db");
+    const char *other = tu_path(tu_dir, "other.db");
     raw_exec(other, "CREATE TABLE t(x)");
     ck_assert_int_eq(open_status(other, 0, "another kind"), FDX_ENOTSTORE);
-    ck_assert_int_eq(open_status(dir, 0, "is a directory"), FDX_ENOTSTORE);
+    ck_assert_int_eq(open_status(tu_dir, 0, "is a directory"), FDX_ENOTSTORE);
 }
 END_TEST
 
 START_TEST(empty_file_becomes_a_store)
 {
-    const char *path = tu_path(dir, "empty.db");
+    const char *path = tu_path(tu_dir, "empty.db");
     tu_write_file(path, "");
     ck_assert_int_eq(open_status(path, 0, NULL), FDX_OK);
     ck_assert_int_eq(ingest_text("x.jsonl", MISS_LINE("1")), FDX_OK);
@@ -955,7 +942,7 @@ END_TEST
  * not a store and stays empty, a rollback-journal store stays one. */
 START_TEST(reading_changes_nothing)
 {
-    const char *empty = tu_path(dir, "empty.db");
+    const char *empty = tu_path(tu_dir, "empty.db");
     tu_write_file(empty, "");
     ck_assert_int_eq(open_status(empty, FDX_OPEN_FOR_READING, "not an fdx store (it is empty)"),
                      FDX_ENOTSTORE);
@@ -963,11 +950,11 @@ START_TEST(reading_changes_nothing)
     ck_assert_int_eq(stat(empty, &st), 0);
     ck_assert_int_eq(st.st_size, 0);
     ck_assert_int_eq(ingest_text("x.jsonl", MISS_LINE("1")), FDX_OK);
-    const char *path = tu_path(dir, "s.db");
+    const char *path = tu_path(tu_dir, "s.db");
     raw_exec(path, "PRAGMA journal_mode = DELETE");
     fdx_store *db;
     ck_assert_int_eq(fdx_store_open(path, FDX_OPEN_FOR_READING, &db), FDX_OK);
-    char *out = tu_export(db, tu_path(dir, "out"));
+    char *out = tu_export(db, tu_path(tu_dir, "out"));
     ck_assert_str_eq(out, MISS_OUT("1"));
     free(out);
     fdx_store_close(db);
@@ -995,7 +982,7 @@ START_TEST(foreign_schema_objects_are_refused)
         {"ALTER TABLE miss_cell RENAME TO m; CREATE VIEW miss_cell AS SELECT * FROM m",
          "miss_cell is a view, not a table"},
     };
-    const char *path = tu_path(dir, "s.db");
+    const char *path = tu_path(tu_dir, "s.db");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         unlink(path);
         fdx_store_close(tu_open(path));
@@ -1010,14 +997,14 @@ END_TEST
  * no file behind; one that only opened it keeps it (an empty store on purpose). */
 START_TEST(failed_first_transaction_removes_the_new_store)
 {
-    const char *path = strdup(tu_path(dir, "new.db"));
+    const char *path = strdup(tu_path(tu_dir, "new.db"));
     fdx_store *db = tu_open(path);
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
     ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
     fdx_store_close(db);
     ck_assert_int_ne(access(path, F_OK), 0);
-    ck_assert_int_ne(access(tu_path(dir, "new.db-wal"), F_OK), 0);
-    ck_assert_int_ne(access(tu_path(dir, "new.db-shm"), F_OK), 0);
+    ck_assert_int_ne(access(tu_path(tu_dir, "new.db-wal"), F_OK), 0);
+    ck_assert_int_ne(access(tu_path(tu_dir, "new.db-shm"), F_OK), 0);
     fdx_store_close(tu_open(path));
     ck_assert_int_eq(access(path, F_OK), 0);
     free((char *)path);
@@ -1028,8 +1015,8 @@ END_TEST
  * fails at commit instead of committing into the removed file. */
 START_TEST(commit_into_a_removed_store_fails)
 {
-    const char *path = strdup(tu_path(dir, "new.db"));
-    const char *feed = strdup(tu_path(dir, "x.jsonl"));
+    const char *path = strdup(tu_path(tu_dir, "new.db"));
+    const char *feed = strdup(tu_path(tu_dir, "x.jsonl"));
     tu_write_file(feed, MISS_LINE("1"));
     fdx_store *creator = tu_open(path), *other = tu_open(path);
     ck_assert_int_eq(fdx_store_begin(creator), FDX_OK);
@@ -1046,8 +1033,8 @@ END_TEST
 
 START_TEST(export_needs_a_directory)
 {
-    fdx_store *db = tu_open(tu_path(dir, "s.db"));
-    const char *file = tu_path(dir, "file");
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
+    const char *file = tu_path(tu_dir, "file");
     tu_write_file(file, "x");
     ck_assert_int_eq(fdx_store_export(db, file, NULL), FDX_EIO);
     ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "not a directory"));
@@ -1059,19 +1046,19 @@ END_TEST
  * slashes, and a component that is a file (named in the message). */
 START_TEST(export_directory_names)
 {
-    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
     ck_assert_int_eq(fdx_store_export(db, "", NULL), FDX_EMISUSE);
     ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "empty"));
     char path[4200];
-    snprintf(path, sizeof path, "%s//a///b/", dir);
+    snprintf(path, sizeof path, "%s//a///b/", tu_dir);
     ck_assert_int_eq(fdx_store_export(db, path, NULL), FDX_OK);
-    char *misses = tu_read_file(tu_path(dir, "a/b/misses.jsonl"), NULL);
+    char *misses = tu_read_file(tu_path(tu_dir, "a/b/misses.jsonl"), NULL);
     ck_assert_ptr_nonnull(misses);
     free(misses);
-    tu_write_file(tu_path(dir, "file"), "x");
-    snprintf(path, sizeof path, "%s/file/sub/", dir);
+    tu_write_file(tu_path(tu_dir, "file"), "x");
+    snprintf(path, sizeof path, "%s/file/sub/", tu_dir);
     ck_assert_int_eq(fdx_store_export(db, path, NULL), FDX_EIO);
-    snprintf(path, sizeof path, "%s/file: exists and is not a directory", dir);
+    snprintf(path, sizeof path, "%s/file: exists and is not a directory", tu_dir);
     ck_assert_str_eq(fdx_store_errmsg(db), path);
     fdx_store_close(db);
 }
@@ -1086,7 +1073,7 @@ START_TEST(export_replaces_files_and_leaves_no_temporaries)
     ck_assert_str_eq(out, MISS_OUT("2"));
     free(out);
     char cmd[4200];
-    snprintf(cmd, sizeof cmd, "test $(ls -A '%s/out' | wc -l) -eq 2", dir);
+    snprintf(cmd, sizeof cmd, "test $(ls -A '%s/out' | wc -l) -eq 2", tu_dir);
     ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
@@ -1096,19 +1083,19 @@ START_TEST(export_kind_writes_one_feed)
 {
     ck_assert_int_eq(ingest_text("a.jsonl", MISS_LINE("3")), FDX_OK);
     char *both = export_store();
-    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
     const char *kinds[] = {"misses", "dispatches"};
     for (int k = 0; k < 2; k++) {
         char name[64], file[64];
         snprintf(name, sizeof name, "%s.stream", kinds[k]);
         snprintf(file, sizeof file, "out/%s.jsonl", kinds[k]);
-        char *path = strdup(tu_path(dir, name));
+        char *path = strdup(tu_path(tu_dir, name));
         FILE *f = fopen(path, "w");
         ck_assert_ptr_nonnull(f);
         uint64_t lines = 99;
         ck_assert_int_eq(fdx_store_export_kind(db, kinds[k], f, &lines), FDX_OK);
         fclose(f);
-        char *got = tu_read_file(path, NULL), *want = tu_read_file(tu_path(dir, file), NULL);
+        char *got = tu_read_file(path, NULL), *want = tu_read_file(tu_path(tu_dir, file), NULL);
         ck_assert_str_eq(got, want);
         ck_assert_uint_eq(lines, k == 0 ? 1 : 0);
         free(got);
@@ -1142,7 +1129,7 @@ static void log_progress(void *ctx, const char *what, uint64_t done)
 /* Ingest, merge and export each report through the callback; unset, nothing. */
 START_TEST(progress_is_reported_through_the_callback)
 {
-    const char *path = strdup(tu_path(dir, "many.jsonl"));
+    const char *path = strdup(tu_path(tu_dir, "many.jsonl"));
     FILE *f = fopen(path, "w");
     for (int i = 0; i < 3000; i++)
         fprintf(f,
@@ -1151,23 +1138,23 @@ START_TEST(progress_is_reported_through_the_callback)
                 i);
     fclose(f);
     progress_log l = {{0}, {0}, 0};
-    fdx_store *db = tu_open(tu_path(dir, "p.db"));
+    fdx_store *db = tu_open(tu_path(tu_dir, "p.db"));
     fdx_store_set_progress(db, log_progress, &l);
     ck_assert_int_eq(tu_ingest(db, &path, 1), FDX_OK);
     ck_assert_int_ge(l.calls[0], 3); /* line 1, 1024, 2048 */
     ck_assert_uint_ge(l.last[0], 2048);
-    free(tu_export(db, tu_path(dir, "pout")));
+    free(tu_export(db, tu_path(tu_dir, "pout")));
     ck_assert_int_ge(l.calls[2], 2);
-    fdx_store *dst = tu_open(tu_path(dir, "dst.db"));
+    fdx_store *dst = tu_open(tu_path(tu_dir, "dst.db"));
     fdx_store_set_progress(dst, log_progress, &l);
     ck_assert_int_eq(fdx_store_begin(dst), FDX_OK);
-    ck_assert_int_eq(fdx_store_merge(dst, tu_path(dir, "p.db"), NULL), FDX_OK);
+    ck_assert_int_eq(fdx_store_merge(dst, tu_path(tu_dir, "p.db"), NULL), FDX_OK);
     ck_assert_int_eq(fdx_store_commit(dst, NULL), FDX_OK);
     ck_assert_int_ge(l.calls[1], 2);
     ck_assert_int_eq(l.other, 0);
     int before = l.calls[2];
     fdx_store_set_progress(db, NULL, NULL);
-    free(tu_export(db, tu_path(dir, "pout2")));
+    free(tu_export(db, tu_path(tu_dir, "pout2")));
     ck_assert_int_eq(l.calls[2], before);
     fdx_store_close(dst);
     fdx_store_close(db);
@@ -1196,7 +1183,7 @@ START_TEST(filter_values_list_what_the_cells_hold)
                                               "\"kernel_source\":\"g\",\"kernel_revision_hash\":2},"
                                               "\"count\":1,\"hw\":" CPU "}\n"),
         FDX_OK);
-    fdx_store *db = tu_open(tu_path(dir, "s.db"));
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
     values v = {""};
     ck_assert_int_eq(fdx_store_filter_values(db, collect_value, &v), FDX_OK);
     ck_assert_str_eq(v.text, "cc=8.9;cc=cpu;op=Gelu;op=MatMul;sku=cpu;sku=gpu;source=g;source=k;");
@@ -1208,8 +1195,8 @@ END_TEST
 START_TEST(missing_directory_is_named)
 {
     char path[4200], want[4200];
-    snprintf(path, sizeof path, "%s/nodir/s.db", dir);
-    snprintf(want, sizeof want, "no such directory '%s/nodir'", dir);
+    snprintf(path, sizeof path, "%s/nodir/s.db", tu_dir);
+    snprintf(want, sizeof want, "no such directory '%s/nodir'", tu_dir);
     fdx_store *db;
     ck_assert_int_eq(fdx_store_open(path, FDX_OPEN_CREATE, &db), FDX_EIO);
     ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), want));
@@ -1250,7 +1237,7 @@ Suite *store_suite(void)
 {
     Suite *s = suite_create("store");
     TCase *tc = tcase_create("store");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, tu_dir_setup, tu_dir_teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, golden_vectors, 0, (int)(sizeof golden / sizeof golden[0]));
     tcase_add_test(tc, unkeyed_and_cpu_cells_aggregate_across_ingests);

@@ -21,6 +21,20 @@ char *tu_tempdir(void)
     return tmpl;
 }
 
+char *tu_dir;
+
+void tu_dir_setup(void)
+{
+    tu_dir = tu_tempdir();
+}
+
+void tu_dir_teardown(void)
+{
+    tu_rmtree(tu_dir);
+    free(tu_dir);
+    tu_dir = NULL;
+}
+
 const char *tu_path(const char *dir, const char *name)
 {
     static char bufs[8][4096];

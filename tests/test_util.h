@@ -15,6 +15,13 @@ void tu_write_file(const char *path, const char *text);
 char *tu_read_file(const char *path, size_t *len);
 /* Removes a directory tree. */
 void tu_rmtree(const char *path);
+/*
+ * The scratch directory of a test: tu_dir_setup makes it (a fresh tu_tempdir)
+ * and tu_dir_teardown removes it, as a checked fixture or from one.
+ */
+extern char *tu_dir;
+void tu_dir_setup(void);
+void tu_dir_teardown(void);
 /* The path of a file in tests/data. */
 const char *tu_data(const char *rel);
 

@@ -41,13 +41,6 @@ typedef struct rows {
     int oom;
 } rows;
 
-static const char *render(const char *s, const rows *r, int *oom)
-{
-    char *d = !s ? NULL : r->json ? tool_json_text(s) : tool_visible(s);
-    *oom |= s && !d;
-    return d;
-}
-
 static void free_row(fdx_diff_row *r)
 {
     const char **fields[] = {
@@ -72,23 +65,18 @@ static int collect(void *ctx, const fdx_diff_row *row)
     r->v = v;
     fdx_diff_row *d = &v[r->n];
     *d = *row;
-    d->kind = render(row->kind, r, &r->oom);
-    d->key = render(row->key, r, &r->oom);
-    d->backend = render(row->backend, r, &r->oom);
-    d->op = render(row->op, r, &r->oom);
-    d->dtypes = render(row->dtypes, r, &r->oom);
-    d->kernel_source = render(row->kernel_source, r, &r->oom);
-    d->kernel_revision = render(row->kernel_revision, r, &r->oom);
-    d->compute_capability = render(row->compute_capability, r, &r->oom);
-    d->hardware_sku = render(row->hardware_sku, r, &r->oom);
-    d->driver_version = render(row->driver_version, r, &r->oom);
+    d->kind = tool_row_text(row->kind, r->json, &r->oom);
+    d->key = tool_row_text(row->key, r->json, &r->oom);
+    d->backend = tool_row_text(row->backend, r->json, &r->oom);
+    d->op = tool_row_text(row->op, r->json, &r->oom);
+    d->dtypes = tool_row_text(row->dtypes, r->json, &r->oom);
+    d->kernel_source = tool_row_text(row->kernel_source, r->json, &r->oom);
+    d->kernel_revision = tool_row_text(row->kernel_revision, r->json, &r->oom);
+    d->compute_capability = tool_row_text(row->compute_capability, r->json, &r->oom);
+    d->hardware_sku = tool_row_text(row->hardware_sku, r->json, &r->oom);
+    d->driver_version = tool_row_text(row->driver_version, r->json, &r->oom);
     r->n++;
     return r->oom;
-}
-
-static int max_int(int a, int b)
-{
-    return a > b ? a : b;
 }
 
 static void print_table(const rows *r)
@@ -96,11 +84,11 @@ static void print_table(const rows *r)
     int wc = 6, wb = 6, wa = 5, wk = 4, wcc = 3;
     for (size_t i = 0; i < r->n; i++) {
         const fdx_diff_row *x = &r->v[i];
-        wc = max_int(wc, snprintf(NULL, 0, "%+lld", (long long)x->change));
-        wb = max_int(wb, snprintf(NULL, 0, "%llu", (unsigned long long)x->before));
-        wa = max_int(wa, snprintf(NULL, 0, "%llu", (unsigned long long)x->after));
-        wk = max_int(wk, tool_text_width(x->kind));
-        wcc = max_int(wcc, tool_text_width(x->compute_capability));
+        wc = tool_wider(wc, snprintf(NULL, 0, "%+lld", (long long)x->change));
+        wb = tool_wider(wb, snprintf(NULL, 0, "%llu", (unsigned long long)x->before));
+        wa = tool_wider(wa, snprintf(NULL, 0, "%llu", (unsigned long long)x->after));
+        wk = tool_wider(wk, tool_text_width(x->kind));
+        wcc = tool_wider(wcc, tool_text_width(x->compute_capability));
     }
     printf("%*s  %*s  %*s  %-*s  %-*s  %s\n", wc, "change", wb, "before", wa, "after", wk, "kind",
            wcc, "cc", "key / op / fallback or chosen kernel / device");

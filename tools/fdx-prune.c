@@ -98,10 +98,14 @@ int main(int argc, char **argv)
     rc = fdx_store_open_v2(argv[optind], 0, (int)busy_ms, &db);
     if (rc == FDX_OK)
         rc = fdx_store_begin(db);
+    /* A real prune reports what its commit removed (a PostgreSQL store's
+     * counts come from the push's transaction); a dry run what it would. */
     if (rc == FDX_OK)
-        rc = fdx_store_prune(db, &f, &ps);
+        rc = fdx_store_prune(db, &f, dry ? &ps : NULL);
     if (rc == FDX_OK)
         rc = dry ? fdx_store_rollback(db) : fdx_store_commit(db, NULL);
+    if (rc == FDX_OK && !dry)
+        rc = fdx_store_pruned(db, &ps);
     if (rc != FDX_OK)
         tool_error(prog, "%s", fdx_store_errmsg(db));
     else if (!co.quiet || dry)

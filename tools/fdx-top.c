@@ -212,9 +212,10 @@ typedef struct rows {
 static int keep(rows *r, const row *x)
 {
     row *v = realloc(r->v, (r->n + 1) * sizeof *v);
-    char *wanted = r->json ? tool_json_text(x->wanted) : tool_visible(x->wanted);
-    char *ops = r->json ? tool_json_text(x->ops) : tool_visible(x->ops);
-    if (!v || !wanted || !ops) {
+    int oom = 0;
+    char *wanted = tool_row_text(x->wanted, r->json, &oom);
+    char *ops = tool_row_text(x->ops, r->json, &oom);
+    if (!v || oom) {
         free(wanted);
         free(ops);
         if (v)
@@ -251,22 +252,17 @@ static int digits(uint64_t v)
     return n;
 }
 
-static int max_int(int a, int b)
-{
-    return a > b ? a : b;
-}
-
 static void print_table(const rows *r, int growth)
 {
     int wm = 6, wf = 9, wd = 7, wo = 3, wp = 8, wg = 6;
     for (size_t i = 0; i < r->n; i++) {
         const row *x = &r->v[i];
-        wm = max_int(wm, digits(x->misses));
-        wf = max_int(wf, digits(x->fallbacks));
-        wd = max_int(wd, digits(x->devices));
-        wo = max_int(wo, tool_text_width(x->ops));
-        wp = max_int(wp, digits(x->previous));
-        wg = max_int(wg, snprintf(NULL, 0, "%+lld", (long long)x->growth));
+        wm = tool_wider(wm, digits(x->misses));
+        wf = tool_wider(wf, digits(x->fallbacks));
+        wd = tool_wider(wd, digits(x->devices));
+        wo = tool_wider(wo, tool_text_width(x->ops));
+        wp = tool_wider(wp, digits(x->previous));
+        wg = tool_wider(wg, snprintf(NULL, 0, "%+lld", (long long)x->growth));
     }
     if (growth)
         printf("%4s  %*s  %*s  %*s  %3s  %-*s  %s\n", "rank", wm, "misses", wp, "previous", wg,

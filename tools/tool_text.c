@@ -158,3 +158,15 @@ char *tool_json_text(const char *s)
 {
     return render(s, put_json);
 }
+
+char *tool_row_text(const char *s, int json, int *oom)
+{
+    char *d = !s ? NULL : json ? tool_json_text(s) : tool_visible(s);
+    *oom |= s && !d;
+    return d;
+}
+
+int tool_wider(int w, int v)
+{
+    return v > w ? v : w;
+}

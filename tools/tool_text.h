@@ -27,5 +27,12 @@ char *tool_sql_text(const char *s);
  * malloc'd, NULL when memory runs out.
  */
 char *tool_json_text(const char *s);
+/*
+ * A row's value as a table or JSON prints it: tool_json_text(s) when json,
+ * else tool_visible(s); NULL for a NULL s. Sets *oom when memory runs out.
+ */
+char *tool_row_text(const char *s, int json, int *oom);
+/* A column's width w widened to fit a value v wide. */
+int tool_wider(int w, int v);
 
 #endif

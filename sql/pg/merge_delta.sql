@@ -16,26 +16,18 @@ WITH src AS (
     SELECT cell, origin, month, least(sum(count), 9223372036854775807)::bigint AS n
     FROM tgt GROUP BY cell, origin, month
 ), md AS (
-    SELECT sm.cell, sm.origin, sm.month, sm.n - coalesce(tm.n, 0) AS d
-    FROM sm LEFT JOIN tm ON tm.cell = sm.cell AND tm.origin = sm.origin AND tm.month = sm.month
-    WHERE sm.n > coalesce(tm.n, 0)
+-- @include merge_delta_month
+
 ), pd AS (
-    SELECT s.cell, s.origin, s.day, s.month, s.count - coalesce(t.count, 0) AS d
+    SELECT s.cell, s.origin, s.day, s.month, s.count - coalesce(t.count, 0) AS count
     FROM src AS s
     LEFT JOIN merge_tgt AS t ON t.cell = s.cell AND t.origin = s.origin AND t.day = s.day
     WHERE s.day >= $1::bigint AND s.count > coalesce(t.count, 0)
 ), pm AS (
-    SELECT cell, origin, month, least(sum(d), 9223372036854775807)::bigint AS n
+    SELECT cell, origin, month, least(sum(count), 9223372036854775807)::bigint AS n
     FROM pd GROUP BY cell, origin, month
 )
 INSERT INTO merge_delta (cell, origin, day, delta)
-SELECT pd.cell, pd.origin, pd.day, pd.d
-FROM pd
-JOIN md ON md.cell = pd.cell AND md.origin = pd.origin AND md.month = pd.month
-JOIN pm ON pm.cell = pd.cell AND pm.origin = pd.origin AND pm.month = pd.month
-WHERE pm.n = md.d
-UNION ALL
-SELECT md.cell, md.origin, md.month, md.d
-FROM md
-LEFT JOIN pm ON pm.cell = md.cell AND pm.origin = md.origin AND pm.month = md.month
+-- @include merge_delta_pick
+
 WHERE pm.n IS DISTINCT FROM md.d;

@@ -6,28 +6,16 @@
 -- counts summed (saturating at 2^63-1).
 WITH gone AS (
     DELETE FROM miss_cell
-    WHERE ($1::text IS NULL OR driver_version = $1::text)
-      AND ($2::text IS NULL OR lpad(to_hex(kernel_revision_hash # -9223372036854775808), 16, '0') = lower($2::text))
-      AND ($3::text IS NULL OR kernel_source = $3::text)
-      AND ($4::text IS NULL OR op = $4::text)
-      AND ($5::text IS NULL
-           OR (CASE WHEN cc_major < 0 THEN 'cpu'
-                    ELSE cc_major::text || '.' || cc_minor::text END) = $5::text)
-      AND ($6::text IS NULL OR hardware_sku = $6::text)
-      AND ($7::text IS NULL
-           OR NOT EXISTS (SELECT 1 FROM cell_history AS h
-                          WHERE h.cell = cell_id
-                            AND h.day >= $7::date - date '1970-01-01'))
+-- @include pg/prune_filter
+
     RETURNING *
 ), tomb AS (
-    INSERT INTO pruned_cell (kind, keyed, token, backend, op, dtypes, kernel_source,
-                             kernel_revision_hash, cc_major, cc_minor, hardware_sku,
-                             driver_version, cell_id)
+-- @include pruned_cell_insert
+
     SELECT 'miss', 1, wanted, backend, op, dtypes, kernel_source, kernel_revision_hash,
            cc_major, cc_minor, hardware_sku, driver_version, cell_id
     FROM gone
-    ON CONFLICT (kind, keyed, token, kernel_source, kernel_revision_hash, backend, op, dtypes,
-                 cc_major, cc_minor, hardware_sku, driver_version)
-    DO UPDATE SET cell_id = excluded.cell_id
+-- @include pruned_cell_conflict
+
 )
 SELECT count(*), least(coalesce(sum(count), 0), 9223372036854775807)::bigint FROM gone;

@@ -13,15 +13,8 @@ CREATE SEQUENCE fdx_cell_id;
 
 CREATE TABLE miss_cell (
     wanted               text COLLATE "C" NOT NULL,
-    backend              text COLLATE "C" NOT NULL,
-    op                   text COLLATE "C" NOT NULL,
-    dtypes               text COLLATE "C" NOT NULL,
-    kernel_source        text COLLATE "C" NOT NULL,
-    kernel_revision_hash bigint NOT NULL,
-    cc_major             bigint NOT NULL CHECK (cc_major BETWEEN -1 AND 4294967295),
-    cc_minor             bigint NOT NULL CHECK (cc_minor BETWEEN -1 AND 4294967295),
-    hardware_sku         text COLLATE "C" NOT NULL,
-    driver_version       text COLLATE "C" NOT NULL,
+-- @include pg/cell_key_columns
+
     count                bigint NOT NULL CHECK (count >= 1),
     first_ingest         bigint,
     last_ingest          bigint,
@@ -34,15 +27,8 @@ CREATE TABLE miss_cell (
 CREATE TABLE dispatch_cell (
     keyed                bigint NOT NULL CHECK (keyed IN (0, 1)),
     structure_key        text COLLATE "C" NOT NULL,
-    backend              text COLLATE "C" NOT NULL,
-    op                   text COLLATE "C" NOT NULL,
-    dtypes               text COLLATE "C" NOT NULL,
-    kernel_source        text COLLATE "C" NOT NULL,
-    kernel_revision_hash bigint NOT NULL,
-    cc_major             bigint NOT NULL CHECK (cc_major BETWEEN -1 AND 4294967295),
-    cc_minor             bigint NOT NULL CHECK (cc_minor BETWEEN -1 AND 4294967295),
-    hardware_sku         text COLLATE "C" NOT NULL,
-    driver_version       text COLLATE "C" NOT NULL,
+-- @include pg/cell_key_columns
+
     candidates           text COLLATE "C" NOT NULL DEFAULT '[]',
     count                bigint NOT NULL CHECK (count >= 1),
     first_ingest         bigint,

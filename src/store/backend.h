@@ -23,9 +23,10 @@ typedef struct fdx_backend_ops {
     /* Applies the open transaction to the store; called at commit, before the
      * working copy commits; sets s->txn_stats to what the store counted. */
     int (*push)(fdx_store *s);
-    /* Counts what the prune filter removes from the store (values as
-     * sql/pg/prune_*.sql binds them, json its prune_log text) and keeps it for
-     * the push to apply. NULL: the working copy holds the cells to prune. */
+    /* Keeps the prune filter (values as sql/pg/prune_*.sql binds them, json
+     * its prune_log text) for the push to apply, which sets s->pruned to what
+     * it removed; counts what it removes now into stats unless stats is NULL.
+     * NULL: the working copy holds the cells to prune. */
     int (*prune)(fdx_store *s, const char *const values[7], const char *json,
                  fdx_prune_stats *stats);
     /* Why an operation this backend does not support is refused (NULL: it is

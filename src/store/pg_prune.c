@@ -1,9 +1,11 @@
 /*
  * A prune of a PostgreSQL store runs where its cells are: the statements of
  * sql/pg/prune_*.sql mirror sql/prune_*.sql, so the cells removed, their
- * tombstones and the counts reported are those of an SQLite store. A dry
- * run counts in a transaction rolled back; the push applies the prune in its
- * own transaction, after taking the history settings' lock.
+ * tombstones and the counts reported are those of an SQLite store. The push
+ * applies the prune in its own transaction, after taking the history
+ * settings' lock, and its counts are the ones reported (fdx_store_pruned) and
+ * logged; a count asked for before (a dry run's) runs in a transaction rolled
+ * back, and nothing is counted twice when none is asked for.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +66,8 @@ int fdx_pg_prune_count(fdx_store *s, fdx_pg *pg, const char *const values[7], co
         }
     }
     pg->pruning = 1;
+    if (!stats)
+        return FDX_OK;
     int rc = fdx_pg_run(s, pg, fdx_sql_pg_begin, "starting the transaction");
     if (rc == FDX_OK)
         rc = run_prune(s, pg, stats, NULL);
@@ -90,6 +94,8 @@ int fdx_pg_prune_apply(fdx_store *s, fdx_pg *pg, const char *ledger, int *retry)
     rc = ok ? FDX_OK : fdx_pg_fail(s, pg, r, "recording a prune");
     if (!ok)
         *retry = fdx_pg_retryable(r) || PQstatus(pg->conn) != CONNECTION_OK;
+    else
+        s->pruned = st;
     PQclear(r);
     return rc;
 }

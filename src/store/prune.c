@@ -114,6 +114,7 @@ static int log_prune(fdx_store *s, const fdx_buf *json, const fdx_prune_stats *p
 int fdx_store_prune(fdx_store *s, const fdx_prune_filter *f, fdx_prune_stats *stats)
 {
     fdx_prune_stats local = {0, 0, 0};
+    fdx_prune_stats *asked = stats; /* NULL: a backend need not count now */
     stats = stats ? stats : &local;
     *stats = local;
     if (!s->in_txn)
@@ -141,7 +142,7 @@ int fdx_store_prune(fdx_store *s, const fdx_prune_filter *f, fdx_prune_stats *st
                                  f->compute_capability,
                                  f->hardware_sku,
                                  before};
-        rc = s->backend->prune(s, values, json.data, stats);
+        rc = s->backend->prune(s, values, json.data, asked);
     } else if (rc == FDX_OK) {
         rc = remove_cells(s, FDX_STMT_PRUNE_MISSES, f, before, &stats->miss_cells,
                           &stats->observations);
@@ -155,8 +156,18 @@ int fdx_store_prune(fdx_store *s, const fdx_prune_filter *f, fdx_prune_stats *st
     }
     if (rc == FDX_OK)
         rc = log_prune(s, &json, stats);
-    if (rc == FDX_OK)
+    if (rc == FDX_OK) {
         s->ledger.pruned++;
+        s->pruned = *stats;
+    }
     fdx_buf_free(&json);
     return rc;
+}
+
+int fdx_store_pruned(const fdx_store *s, fdx_prune_stats *stats)
+{
+    if (!s || !stats)
+        return FDX_EMISUSE;
+    *stats = s->pruned;
+    return FDX_OK;
 }

@@ -161,6 +161,7 @@ struct fdx_store {
     int64_t txn_time_ms; /* when the transaction began, Unix ms */
     int64_t txn_at;      /* the capture time, Unix seconds (history.c) */
     fdx_history_config hist;
+    fdx_prune_stats pruned; /* see fdx_store_pruned */
     sqlite3_stmt *stmts[FDX_STMT_COUNT];
     fdx_progress_fn progress;
     void *progress_ctx;
