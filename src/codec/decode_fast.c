@@ -479,11 +479,15 @@ static int record_member(cur *c, int k, void *out)
 }
 
 /* Room for everything a line of n bytes can hold: its strings decode to at
- * most their length with quotes, and each takes at least two bytes. */
+ * most their length with quotes, and each takes at least two bytes. The
+ * candidates grow as they come, from room for one (so a dispatch's list is
+ * never NULL, as the reference's is not). */
 static int reserve(fdx_fast_decoder *f, size_t n)
 {
     return fdx_grow(&f->text, &f->cap_text, n + 1, 1) ||
-           fdx_grow(&f->strs, &f->cap_strs, n / 2 + 1, sizeof *f->strs);
+           fdx_grow(&f->strs, &f->cap_strs, n / 2 + 1, sizeof *f->strs) ||
+           fdx_grow(&f->cands, &f->cap_cands, 1, sizeof *f->cands) ||
+           fdx_grow(&f->lats, &f->cap_lats, 1, sizeof *f->lats);
 }
 
 int fdx_fast_decode(fdx_fast_decoder *f, const char *line, size_t n, int max_depth, fdx_record *rec)

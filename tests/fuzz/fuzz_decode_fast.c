@@ -39,7 +39,8 @@ static int same_impl(const fdx_impl *a, const fdx_impl *b)
 {
     if (!same_text(a->backend, b->backend) || !same_text(a->op, b->op) ||
         !same_text(a->kernel_source, b->kernel_source) ||
-        a->kernel_revision_hash != b->kernel_revision_hash || a->n_dtypes != b->n_dtypes)
+        a->kernel_revision_hash != b->kernel_revision_hash || a->n_dtypes != b->n_dtypes ||
+        !a->dtypes != !b->dtypes)
         return 0;
     for (size_t i = 0; i < a->n_dtypes; i++)
         if (!same_text(a->dtypes[i], b->dtypes[i]))
@@ -64,7 +65,8 @@ static int same_record(const fdx_record *a, const fdx_record *b)
                same_hw(&a->miss.hw, &b->miss.hw);
     const fdx_dispatch *x = &a->dispatch, *y = &b->dispatch;
     if (!same_text(x->structure_key, y->structure_key) || !same_impl(&x->chosen, &y->chosen) ||
-        x->count != y->count || !same_hw(&x->hw, &y->hw) || x->n_candidates != y->n_candidates)
+        x->count != y->count || !same_hw(&x->hw, &y->hw) || x->n_candidates != y->n_candidates ||
+        !x->candidates != !y->candidates)
         return 0;
     for (size_t i = 0; i < x->n_candidates; i++) {
         const fdx_candidate *p = &x->candidates[i], *q = &y->candidates[i];
