@@ -302,6 +302,34 @@ START_TEST(line_memo_finds_lines_with_new_latencies)
 }
 END_TEST
 
+/* A memo asked about a window of lines it never finds rests for a while,
+ * finding nothing, not even a line it knows; then it finds that line again. */
+START_TEST(line_memo_rests_after_a_window_of_new_lines)
+{
+    fdx_line_memo m;
+    memset(&m, 0, sizeof m);
+    fdx_buf packed = FDX_BUF_INIT, cands = FDX_BUF_INIT;
+    char line[1024];
+    fdx_line_cell lc;
+    for (int i = 0; i < FDX_MEMO_WINDOW; i++) {
+        snprintf(line, sizeof line,
+                 "{\"schema\":2,\"structure_key\":\"k%d\",\"chosen\":" IMPL_A
+                 ",\"count\":1,\"hw\":" HW_GPU "}",
+                 i);
+        ck_assert_int_eq(memo_learn_line(&m, line, &packed, &cands), 0);
+    }
+    const char *again = "{\"schema\":2,\"structure_key\":\"k0\",\"chosen\":" IMPL_A
+                        ",\"count\":9,\"hw\":" HW_GPU "}";
+    for (int i = 0; i < FDX_MEMO_REST; i++)
+        ck_assert_msg(!fdx_line_memo_find(&m, again, strlen(again), &lc), "found at %d", i);
+    ck_assert(fdx_line_memo_find(&m, again, strlen(again), &lc));
+    ck_assert_uint_eq(lc.count, 9);
+    fdx_line_memo_free(&m);
+    fdx_buf_free(&packed);
+    fdx_buf_free(&cands);
+}
+END_TEST
+
 START_TEST(mutated_lines_never_crash)
 {
     const char *base = "{\"schema\":2,\"chosen\":" IMPL_A ",\"candidates\":[{\"impl_id\":" IMPL_A
@@ -548,6 +576,7 @@ Suite *codec_suite(void)
     tcase_add_test(tc, surrogate_pairs_and_escapes_decode);
     tcase_add_test(tc, writer_escapes_exactly);
     tcase_add_test(tc, line_memo_finds_lines_with_new_latencies);
+    tcase_add_test(tc, line_memo_rests_after_a_window_of_new_lines);
     tcase_add_test(tc, mutated_lines_never_crash);
     tcase_add_test(tc, sha256_matches_known_digests);
     tcase_add_test(tc, arena_keeps_decoders_apart);
