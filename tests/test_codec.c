@@ -8,6 +8,7 @@
 
 #include "cell/cell.h"
 #include "codec/decode.h"
+#include "codec/decode_fast.h"
 #include "codec/encode.h"
 #include "codec/record_cell.h"
 #include "common/sha256.h"
@@ -286,12 +287,12 @@ START_TEST(line_memo_grows_only_while_it_pays)
             memo_learn_line(&once, memo_line(line, sizeof line, i, 0), &packed, &cands), 0);
     ck_assert_uint_lt(once.bound, (size_t)1 << 20);
     ck_assert_uint_le(once.data.len + once.lines.keys.len, once.bound);
-    for (int pass = 0; pass < 6; pass++)
+    for (int pass = 0; pass < 30; pass++) /* past a rest (line_memo.h) */
         for (int i = 0; i < 3000; i++)
             memo_learn_line(&runs, memo_line(line, sizeof line, i, pass), &packed, &cands);
     int found = 0;
     for (int i = 0; i < 3000; i++)
-        found += memo_learn_line(&runs, memo_line(line, sizeof line, i, 6), &packed, &cands);
+        found += memo_learn_line(&runs, memo_line(line, sizeof line, i, 30), &packed, &cands);
     ck_assert_int_eq(found, 3000);
     ck_assert_uint_gt(runs.bound, once.bound);
     fdx_line_memo_free(&once);
@@ -335,6 +336,38 @@ START_TEST(line_memo_finds_lines_with_new_latencies)
         ck_assert(!fdx_line_memo_find(&m, misses[i], strlen(misses[i]), &lc));
     fdx_line_memo_free(&m);
     fdx_line_memo_free(&other);
+    fdx_buf_free(&packed);
+    fdx_buf_free(&cands);
+}
+END_TEST
+
+/* A memo asked about a window of lines it never finds rests for a while,
+ * finding nothing, not even a line it knows (the last it learned: a memo
+ * that never finds stays small); then it finds that line again. */
+START_TEST(line_memo_rests_after_a_window_of_new_lines)
+{
+    fdx_line_memo m;
+    memset(&m, 0, sizeof m);
+    fdx_buf packed = FDX_BUF_INIT, cands = FDX_BUF_INIT;
+    char line[1024];
+    fdx_line_cell lc;
+    for (int i = 0; i < FDX_MEMO_WINDOW; i++) {
+        snprintf(line, sizeof line,
+                 "{\"schema\":2,\"structure_key\":\"k%d\",\"chosen\":" IMPL_A
+                 ",\"count\":1,\"hw\":" HW_GPU "}",
+                 i);
+        ck_assert_int_eq(memo_learn_line(&m, line, &packed, &cands), 0);
+    }
+    char again[1024];
+    snprintf(again, sizeof again,
+             "{\"schema\":2,\"structure_key\":\"k%d\",\"chosen\":" IMPL_A
+             ",\"count\":9,\"hw\":" HW_GPU "}",
+             FDX_MEMO_WINDOW - 1);
+    for (int i = 0; i < FDX_MEMO_REST; i++)
+        ck_assert_msg(!fdx_line_memo_find(&m, again, strlen(again), &lc), "found at %d", i);
+    ck_assert(fdx_line_memo_find(&m, again, strlen(again), &lc));
+    ck_assert_uint_eq(lc.count, 9);
+    fdx_line_memo_free(&m);
     fdx_buf_free(&packed);
     fdx_buf_free(&cands);
 }
@@ -439,6 +472,140 @@ START_TEST(arena_keeps_decoders_apart)
 }
 END_TEST
 
+/* ---- the fast path: which lines it takes, which it leaves to the reference ---- */
+
+#define HW_CPU "{\"hardware_sku\":\"x\",\"driver_version\":\"y\"}"
+#define CANDS(c)                                                                                   \
+    "{\"schema\":2,\"chosen\":" IMPL_A ",\"candidates\":[" c "],\"count\":1,\"hw\":" HW_CPU "}"
+#define MISS_C(c) MISS(",\"count\":" c ",\"hw\":" HW_GPU)
+#define MISS_S(s)                                                                                  \
+    "{\"schema\":2,\"wanted\":" s ",\"fallback\":" IMPL_A ",\"count\":1,\"hw\":" HW_CPU "}"
+
+typedef struct fast_case {
+    const char *line;
+    int depth;     /* the nesting limit: 0 for the default */
+    int fast;      /* the fast path takes it */
+    int reference; /* the reference accepts it */
+} fast_case;
+
+static const fast_case fast_cases[] = {
+    /* taken: the spellings feeds use, in any order, with every optional value */
+    {MISS_C("3"), 0, 1, 1},
+    {"{\"count\":3,\"hw\":" HW_GPU ",\"fallback\":" IMPL_A ",\"wanted\":\"w\",\"schema\":2}", 0, 1,
+     1},
+    {CANDS("{\"impl_id\":" IMPL_A ",\"latency_ns\":null},{\"latency_ns\":0,\"impl_id\":" IMPL_A
+           "}"),
+     0, 1, 1},
+    {CANDS(""), 0, 1, 1},
+    {"{\"schema\":2,\"structure_key\":null,\"chosen\":" IMPL_A ",\"count\":0,\"hw\":" HW_CPU "}", 0,
+     1, 1},
+    {MISS_C("18446744073709551615"), 0, 1, 1},
+    {MISS(",\"count\":1,\"hw\":{\"compute_capability\":[4294967295,0],\"hardware_sku\":\"a\","
+          "\"driver_version\":\"b\"}"),
+     0, 1, 1},
+    {MISS(",\"count\":1,\"hw\":{\"compute_capability\":null,\"hardware_sku\":\"a\",\"driver_"
+          "version\":\"b\"}"),
+     0, 1, 1},
+    {MISS_S("\"\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u00e9 \\u20AC \\ud83d\\ude00\""), 0, 1, 1},
+    {MISS_S("\"\xc3\xa9 \xe6\x97\xa5 \xf0\x9f\x9a\x80\""), 0, 1, 1},
+    {MISS_S("\"\""), 0, 1, 1},
+    {" \t{ \"schema\" : 2 ,\r\n\"wanted\":\"w\",\"fallback\":" IMPL_A
+     ",\"count\": 1 ,\"hw\":" HW_CPU " }\r\n",
+     0, 1, 1},
+    {CANDS("{\"impl_id\":" IMPL_A "}"), 5, 1, 1},
+    /* left to the reference, which accepts them */
+    {"{\"schema\":2,\"extra\":[1,{\"a\":null}],\"wanted\":\"w\",\"fallback\":" IMPL_A
+     ",\"count\":1,\"hw\":" HW_CPU "}",
+     0, 0, 1},
+    {MISS(",\"count\":1,\"hw\":{\"hardware_sku\":\"a\",\"driver_version\":\"b\",\"gpus\":2}"), 0, 0,
+     1},
+    {"{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_A ",\"co\\u0075nt\":1,\"hw\":" HW_CPU "}",
+     0, 0, 1},
+    {"{\"schema\":2,\"structure_key\":\"k\",\"wanted\":\"w\",\"fallback\":" IMPL_A
+     ",\"count\":1,\"hw\":" HW_CPU "}",
+     0, 0, 1},
+    {"{\"schema\":2,\"fallback\":" IMPL_A ",\"chosen\":" IMPL_A ",\"count\":1,\"hw\":" HW_CPU "}",
+     0, 0, 1},
+    /* left to the reference, which rejects them */
+    {MISS_C("-0"), 0, 0, 0},
+    {MISS_C("1e2"), 0, 0, 0},
+    {MISS_C("1.0"), 0, 0, 0},
+    {MISS_C("01"), 0, 0, 0},
+    {MISS_C("18446744073709551616"), 0, 0, 0},
+    {MISS(",\"count\":1,\"hw\":{\"compute_capability\":[4294967296,0],\"hardware_sku\":\"a\","
+          "\"driver_version\":\"b\"}"),
+     0, 0, 0},
+    {MISS(",\"count\":1,\"count\":1,\"hw\":" HW_GPU), 0, 0, 0},
+    {CANDS("{\"impl_id\":" IMPL_A ",\"latency_ns\":1,\"latency_ns\":1}"), 0, 0, 0},
+    {MISS_S("\"a\\u0000\""), 0, 0, 0},
+    {MISS_S("\"\\ud83d\""), 0, 0, 0},
+    {MISS_S("\"\\ude00\\ud83d\""), 0, 0, 0},
+    {MISS_S("\"\\x41\""), 0, 0, 0},
+    {MISS_S("\"\xc0\xaf\""), 0, 0, 0},
+    {MISS_S("\"\xed\xa0\x80\""), 0, 0, 0},
+    {MISS_S("\"a\tb\""), 0, 0, 0},
+    {MISS_C("1") " x", 0, 0, 0},
+    {MISS_C("1") "\v", 0, 0, 0},
+    {"\xef\xbb\xbf" MISS_C("1"), 0, 0, 0},
+    {CANDS("{\"impl_id\":" IMPL_A "}"), 4, 0, 0},
+    {MISS_C("1"), 2, 0, 0},
+    {MISS_S("null"), 0, 0, 0},
+    {CANDS("null"), 0, 0, 0},
+    {"{\"schema\":2.0,\"wanted\":\"w\",\"fallback\":" IMPL_A ",\"count\":1,\"hw\":" HW_CPU "}", 0,
+     0, 0},
+    {"{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_A ",\"hw\":" HW_CPU "}", 0, 0, 0},
+};
+
+START_TEST(fast_path_takes_or_leaves)
+{
+    const fast_case *c = &fast_cases[_i];
+    size_t n = strlen(c->line);
+    fdx_decoder *ref = fdx_decoder_new(c->depth);
+    fdx_fast_decoder *fast = fdx_fast_decoder_new();
+    fdx_record rf, rr;
+    int depth = c->depth ? c->depth : FDX_DEFAULT_MAX_DEPTH;
+    int taken = fdx_fast_decode(fast, c->line, n, depth, &rf);
+    int rc = fdx_decode_lex(ref, c->line, n, err, sizeof err);
+    if (rc == FDX_OK)
+        rc = fdx_decode_parse(ref, &rr, err, sizeof err);
+    ck_assert_msg(taken == c->fast, "fast path %s: %s", taken ? "took" : "left", c->line);
+    ck_assert_msg((rc == FDX_OK) == c->reference, "reference %s: %s (%s)",
+                  rc == FDX_OK ? "accepts" : "rejects", c->line, err);
+    if (taken) {
+        if (rf.kind == FDX_KIND_DISPATCH) /* a list, even an empty one, as the reference's */
+            ck_assert(rf.dispatch.candidates && rr.dispatch.candidates);
+        char *a = reencode(&rf), *b = reencode(&rr);
+        ck_assert_str_eq(a, b);
+        free(a);
+        free(b);
+    }
+    fdx_fast_decoder_free(fast);
+    fdx_decoder_free(ref);
+}
+END_TEST
+
+/* The positions the line memo cuts at, from a line the fast path took. */
+START_TEST(fast_path_reports_number_positions)
+{
+    const char *line = CANDS("{\"impl_id\":" IMPL_A ",\"latency_ns\": 1234 },{\"impl_id\":" IMPL_A
+                             ",\"latency_ns\":null},{\"impl_id\":" IMPL_A ",\"latency_ns\":0}");
+    fdx_record r;
+    size_t off, len;
+    ck_assert_int_eq(decode(line, &r), FDX_OK);
+    ck_assert_uint_eq(r.dispatch.n_candidates, 3);
+    ck_assert(fdx_decode_count_token(dec, &off, &len));
+    ck_assert_uint_eq(off, (size_t)(strstr(line, "\"count\":1") + 8 - line));
+    ck_assert_uint_eq(len, 1);
+    ck_assert(fdx_decode_latency_token(dec, 0, &off, &len));
+    ck_assert_uint_eq(off, (size_t)(strstr(line, "1234") - line));
+    ck_assert_uint_eq(len, 4);
+    ck_assert(!fdx_decode_latency_token(dec, 1, &off, &len));
+    ck_assert(fdx_decode_latency_token(dec, 2, &off, &len));
+    ck_assert_uint_eq(off, (size_t)(strstr(line, "\"latency_ns\":0") + 13 - line));
+    ck_assert(!fdx_decode_latency_token(dec, 3, &off, &len));
+}
+END_TEST
+
 Suite *codec_suite(void)
 {
     Suite *s = suite_create("codec");
@@ -453,9 +620,13 @@ Suite *codec_suite(void)
     tcase_add_test(tc, writer_escapes_exactly);
     tcase_add_test(tc, line_memo_finds_lines_with_new_latencies);
     tcase_add_test(tc, line_memo_grows_only_while_it_pays);
+    tcase_add_test(tc, line_memo_rests_after_a_window_of_new_lines);
     tcase_add_test(tc, mutated_lines_never_crash);
     tcase_add_test(tc, sha256_matches_known_digests);
     tcase_add_test(tc, arena_keeps_decoders_apart);
+    tcase_add_loop_test(tc, fast_path_takes_or_leaves, 0,
+                        (int)(sizeof fast_cases / sizeof fast_cases[0]));
+    tcase_add_test(tc, fast_path_reports_number_positions);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,8 +1,10 @@
 /*
- * Record decoding on cJSON. The lexer has already checked the bytes and kept
- * each number's text; after parsing, every number node's valueint is set to
- * its index in that list (cJSON's double is never used), so u64 fields are
- * read back exactly from their digits.
+ * Record decoding on cJSON, the reference: a line goes to the one-pass fast
+ * path first (decode_fast.c), and whatever that does not take comes here.
+ * The lexer has already checked the bytes and kept each number's text; after
+ * parsing, every number node's valueint is set to its index in that list
+ * (cJSON's double is never used), so u64 fields are read back exactly from
+ * their digits.
  */
 #include "codec/decode.h"
 
@@ -11,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/decode_fast.h"
 #include "codec/lex.h"
 #include "codec/wire.h"
 #include "common/buf.h"
@@ -19,6 +22,8 @@
 
 struct fdx_decoder {
     int max_depth;
+    fdx_fast_decoder *fast;
+    int fast_decoded; /* the last line went the fast path */
     fdx_lexed lx;
     cJSON *root;
     fdx_json_arena arena; /* where root lives, when the program opted in */
@@ -42,8 +47,13 @@ typedef struct dctx {
 fdx_decoder *fdx_decoder_new(int max_depth)
 {
     fdx_decoder *d = calloc(1, sizeof *d);
-    if (d)
-        d->max_depth = max_depth > 0 ? max_depth : FDX_DEFAULT_MAX_DEPTH;
+    if (!d)
+        return NULL;
+    d->max_depth = max_depth > 0 ? max_depth : FDX_DEFAULT_MAX_DEPTH;
+    if (!(d->fast = fdx_fast_decoder_new())) {
+        free(d);
+        return NULL;
+    }
     return d;
 }
 
@@ -56,6 +66,7 @@ void fdx_decoder_free(fdx_decoder *d)
     fdx_json_arena_use(NULL);
     fdx_json_arena_free(&d->arena);
     fdx_lexed_free(&d->lx);
+    fdx_fast_decoder_free(d->fast);
     free(d->strs);
     free(d->cands);
     free(d->latency_tok);
@@ -399,11 +410,16 @@ int fdx_decode_lex(fdx_decoder *d, const char *line, size_t n, char *err, size_t
 {
     d->line = line;
     d->line_len = n;
+    d->fast_decoded = 0;
     return fdx_lex_line(line, n, d->max_depth, &d->lx, err, errsz);
 }
 
 int fdx_decode_count_token(const fdx_decoder *d, size_t *off, size_t *len)
 {
+    if (d->fast_decoded) {
+        fdx_fast_count_token(d->fast, off, len);
+        return 1;
+    }
     if (d->lx.count_keys != 1 || d->lx.count_tok < 0)
         return 0;
     *off = d->lx.nums[d->lx.count_tok].off;
@@ -413,6 +429,8 @@ int fdx_decode_count_token(const fdx_decoder *d, size_t *off, size_t *len)
 
 int fdx_decode_latency_token(const fdx_decoder *d, size_t i, size_t *off, size_t *len)
 {
+    if (d->fast_decoded)
+        return fdx_fast_latency_token(d->fast, i, off, len);
     if (i >= d->cap_latency_tok || d->latency_tok[i] == SIZE_MAX)
         return 0;
     *off = d->lx.nums[d->latency_tok[i]].off;
@@ -453,6 +471,10 @@ int fdx_decode_parse(fdx_decoder *d, fdx_record *rec, char *err, size_t errsz)
 int fdx_decode_line(fdx_decoder *d, const char *line, size_t n, fdx_record *rec, char *err,
                     size_t errsz)
 {
+    if (fdx_fast_decode(d->fast, line, n, d->max_depth, rec)) {
+        d->fast_decoded = 1;
+        return FDX_OK;
+    }
     int rc = fdx_decode_lex(d, line, n, err, errsz);
     return rc == FDX_OK ? fdx_decode_parse(d, rec, err, errsz) : rc;
 }

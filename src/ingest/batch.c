@@ -132,14 +132,11 @@ static int decode_line(fdx_batch *b, fdx_batch_worker *w, const fdx_entry *e, fd
     fdx_line_cell lc;
     if (fdx_line_memo_find(&w->memo, p, e->len, &lc))
         return fdx_agg_add_hashed(agg, lc.key, lc.key_hash, lc.count, lc.cands);
-    int rc = fdx_decode_lex(w->dec, p, e->len, err, errsz);
-    if (rc != FDX_OK)
-        return rc;
     fdx_record rec;
     fdx_cell cell;
     size_t n_cands = 0;
     lc.cands = FDX_NO_CANDS;
-    rc = fdx_decode_parse(w->dec, &rec, err, errsz);
+    int rc = fdx_decode_line(w->dec, p, e->len, &rec, err, errsz);
     if (rc == FDX_OK && rec.kind == FDX_KIND_MISS)
         rc = fdx_cell_from_miss(&cell, &rec.miss, 1, &w->dtypes, err, errsz);
     else if (rc == FDX_OK) {

@@ -284,9 +284,8 @@ static int splice(fdx_line_memo *m, const fdx_line_memo_entry *e, const char *p)
     return !m->cands.oom;
 }
 
-int fdx_line_memo_find(fdx_line_memo *m, const char *p, size_t n, fdx_line_cell *out)
+static int lookup(fdx_line_memo *m, const char *p, size_t n, fdx_line_cell *out)
 {
-    m->cut = m->known = 0;
     if (!m->n && !m->n_ghosts)
         return 0;
     if (!find_holes(p, n, &m->at) || !cut(m, p, n))
@@ -312,6 +311,25 @@ int fdx_line_memo_find(fdx_line_memo *m, const char *p, size_t n, fdx_line_cell 
         out->cands = (fdx_str){m->cands.data, m->cands.len};
     }
     return 1;
+}
+
+int fdx_line_memo_find(fdx_line_memo *m, const char *p, size_t n, fdx_line_cell *out)
+{
+    m->cut = m->known = 0;
+    m->resting = m->rest > 0;
+    if (m->resting) {
+        m->rest--;
+        return 0;
+    }
+    uint64_t hits = m->hits;
+    int found = lookup(m, p, n, out);
+    m->found += m->hits != hits; /* a line a larger memo would have held counts */
+    if (++m->looked == FDX_MEMO_WINDOW) {
+        if (m->found * 4 < m->looked)
+            m->rest = FDX_MEMO_REST;
+        m->looked = m->found = 0;
+    }
+    return found;
 }
 
 /* ---- learning ---- */
@@ -370,7 +388,7 @@ static int put_cands(fdx_line_memo *m, fdx_line_memo_entry *e, fdx_str cands, co
 void fdx_line_memo_learn(fdx_line_memo *m, const char *p, size_t n, const struct fdx_decoder *dec,
                          size_t n_cands, const fdx_line_cell *cell)
 {
-    if (!m->cut && (!find_holes(p, n, &m->at) || !cut(m, p, n)))
+    if (m->resting || (!m->cut && (!find_holes(p, n, &m->at) || !cut(m, p, n))))
         return;
     int known = m->known;
     m->cut = m->known = 0;

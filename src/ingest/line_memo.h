@@ -25,6 +25,16 @@ struct fdx_decoder;
 
 #define FDX_MEMO_HOLES 16
 
+/* A memo that finds few of the lines it is asked about costs more than it
+ * saves: on lines that never repeat, cutting a line, looking it up and
+ * learning it cost about what decoding it does. After a window of
+ * FDX_MEMO_WINDOW lookups that found fewer than a quarter of their lines
+ * (counting those a larger memo would have held: see line_memo.c), the
+ * memo rests (neither finds nor learns) for the next FDX_MEMO_REST lines,
+ * keeping what it knows, then looks again. */
+#define FDX_MEMO_WINDOW 4096
+#define FDX_MEMO_REST   (16 * FDX_MEMO_WINDOW)
+
 typedef struct fdx_line_memo_entry {
     size_t count_off; /* the count's place in the line without its holes */
     size_t key_off;   /* the packed cell, in memo.data */
@@ -58,6 +68,10 @@ typedef struct fdx_line_memo {
     fdx_line_holes at;
     int cut;          /* at and tmpl are the line at hand's */
     int known;        /* and the memo has its tmpl */
+    int resting;      /* the line at hand passes by */
+    size_t looked;    /* lookups in this window */
+    size_t found;     /* of which found */
+    size_t rest;      /* lines still to pass by */
     size_t bound;     /* bytes it may keep now (line_memo.c) */
     uint64_t hits;    /* lines found, or forgotten, since it was last empty */
     uint64_t *ghosts; /* hashes of lines forgotten */
@@ -78,7 +92,7 @@ typedef struct fdx_line_cell {
 
 /* Whether p[0..n) is a remembered line with other digits in its holes: then
  * what it means (valid until the next call). Either way it prepares
- * fdx_line_memo_learn for the line. */
+ * fdx_line_memo_learn for the line. A resting memo finds nothing. */
 int fdx_line_memo_find(fdx_line_memo *m, const char *p, size_t n, fdx_line_cell *out);
 /* Remembers the line last passed to find, which dec has just decoded to
  * cell, from n_cands candidates (failing to costs speed only). */

@@ -1,0 +1,533 @@
+/*
+ * The one-pass decoder (see decode_fast.h). Most lines of a feed never
+ * repeat, and for each the lexer, cJSON's tree and the walk over it cost a
+ * third of an ingest; this reads the same record in one pass. It takes only
+ * what the reference surely accepts the same way: each object's known keys,
+ * at most once each and spelled without escapes; values of the type the
+ * field needs (null where the reference allows it); numbers as plain digits
+ * in range; strings of valid UTF-8 whose escapes it decodes as cJSON does;
+ * JSON whitespace; a nesting within the limit. Anything else is not its.
+ */
+#include "codec/decode_fast.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec/wire.h"
+#include "common/buf.h"
+#include "common/utf8.h"
+
+typedef struct tok {
+    size_t off;
+    size_t len; /* 0: none */
+} tok;
+
+struct fdx_fast_decoder {
+    char *text; /* the line's strings, decoded, each NUL-terminated */
+    size_t cap_text;
+    const char **strs; /* the dtypes arrays */
+    size_t cap_strs;
+    fdx_candidate *cands;
+    size_t cap_cands;
+    tok *lats; /* per candidate, its latency's digits */
+    size_t cap_lats;
+    size_t n_cands;
+    tok count;
+};
+
+/* The cursor over one line. */
+typedef struct cur {
+    const char *s, *p, *e; /* the line, where reading is, its end */
+    int depth, max_depth;
+    fdx_fast_decoder *f;
+    char *out; /* where the next string goes in f->text */
+    size_t n_strs;
+    size_t n_cands;
+    uint64_t count;
+    fdx_hw hw;
+} cur;
+
+typedef struct keyname {
+    const char *s;
+    size_t n;
+} keyname;
+
+#define KEY(s)                                                                                     \
+    {                                                                                              \
+        s, sizeof s - 1                                                                            \
+    }
+
+fdx_fast_decoder *fdx_fast_decoder_new(void)
+{
+    return calloc(1, sizeof(fdx_fast_decoder));
+}
+
+void fdx_fast_decoder_free(fdx_fast_decoder *f)
+{
+    if (!f)
+        return;
+    free(f->text);
+    free(f->strs);
+    free(f->cands);
+    free(f->lats);
+    free(f);
+}
+
+/* ---- tokens ---- */
+
+static int is_space(char ch)
+{
+    return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
+}
+
+static int is_digit(char ch)
+{
+    return ch >= '0' && ch <= '9';
+}
+
+static void skip_space(cur *c)
+{
+    while (c->p < c->e && is_space(*c->p))
+        c->p++;
+}
+
+/* The byte ch, after whitespace. */
+static int eat(cur *c, char ch)
+{
+    skip_space(c);
+    if (c->p == c->e || *c->p != ch)
+        return 0;
+    c->p++;
+    return 1;
+}
+
+/* An object or array opening, within the nesting limit. */
+static int open_nested(cur *c, char ch)
+{
+    return eat(c, ch) && ++c->depth <= c->max_depth;
+}
+
+/* After a member or an element: 1 for a comma, 0 for the closing byte,
+ * -1 for anything else. */
+static int next(cur *c, char close)
+{
+    skip_space(c);
+    if (c->p < c->e && *c->p == ',') {
+        c->p++;
+        return 1;
+    }
+    if (c->p < c->e && *c->p == close) {
+        c->p++;
+        c->depth--;
+        return 0;
+    }
+    return -1;
+}
+
+/* An array's closing right after its opening. */
+static int empty_array(cur *c)
+{
+    skip_space(c);
+    if (c->p == c->e || *c->p != ']')
+        return 0;
+    c->p++;
+    c->depth--;
+    return 1;
+}
+
+static int null(cur *c)
+{
+    skip_space(c);
+    if (c->e - c->p < 4 || memcmp(c->p, "null", 4) != 0)
+        return 0;
+    c->p += 4;
+    return 1;
+}
+
+/* An unsigned integer of at most max, as plain digits: "0" or no leading
+ * zero. Whatever follows the digits is left to the caller's next byte,
+ * which a fraction, an exponent or another digit is not. */
+static int number(cur *c, uint64_t max, uint64_t *v, tok *t)
+{
+    skip_space(c);
+    const char *start = c->p;
+    uint64_t x = 0;
+    if (c->p == c->e || !is_digit(*c->p))
+        return 0;
+    if (*c->p == '0')
+        c->p++;
+    else
+        for (; c->p < c->e && is_digit(*c->p); c->p++) {
+            unsigned d = (unsigned)(*c->p - '0');
+            if (x > (max - d) / 10)
+                return 0;
+            x = x * 10 + d;
+        }
+    *v = x;
+    if (t) {
+        t->off = (size_t)(start - c->s);
+        t->len = (size_t)(c->p - start);
+    }
+    return 1;
+}
+
+/* ---- strings ---- */
+
+static int hex4(const cur *c, const char *p)
+{
+    if (c->e - p < 6 || p[0] != '\\' || p[1] != 'u')
+        return -1;
+    int v = 0;
+    for (int i = 2; i < 6; i++) {
+        char h = p[i];
+        int d = is_digit(h)            ? h - '0'
+                : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                       : -1;
+        if (d < 0)
+            return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+/* A \u escape (a surrogate pair as one) at c->p, written into o as UTF-8;
+ * NULL for U+0000 and lone surrogates, which the reference rejects. */
+static char *unicode_escape(cur *c, char *o)
+{
+    int hi = hex4(c, c->p);
+    uint32_t cp = (uint32_t)hi;
+    if (hi <= 0 || (hi >= 0xDC00 && hi <= 0xDFFF))
+        return NULL;
+    c->p += 6;
+    if (hi >= 0xD800 && hi <= 0xDBFF) {
+        int lo = hex4(c, c->p);
+        if (lo < 0xDC00 || lo > 0xDFFF)
+            return NULL;
+        c->p += 6;
+        cp = 0x10000 + (((uint32_t)hi - 0xD800) << 10) + ((uint32_t)lo - 0xDC00);
+    }
+    if (cp < 0x80) {
+        *o++ = (char)cp;
+    } else if (cp < 0x800) {
+        *o++ = (char)(0xC0 | cp >> 6);
+        *o++ = (char)(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        *o++ = (char)(0xE0 | cp >> 12);
+        *o++ = (char)(0x80 | (cp >> 6 & 0x3F));
+        *o++ = (char)(0x80 | (cp & 0x3F));
+    } else {
+        *o++ = (char)(0xF0 | cp >> 18);
+        *o++ = (char)(0x80 | (cp >> 12 & 0x3F));
+        *o++ = (char)(0x80 | (cp >> 6 & 0x3F));
+        *o++ = (char)(0x80 | (cp & 0x3F));
+    }
+    return o;
+}
+
+/* The escape at c->p (a backslash), decoded into o; NULL when invalid. */
+static char *escape(cur *c, char *o)
+{
+    static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+    if (c->e - c->p < 2)
+        return NULL;
+    if (c->p[1] == 'u')
+        return unicode_escape(c, o);
+    const char *k = c->p[1] ? strchr(from, c->p[1]) : NULL;
+    if (!k)
+        return NULL;
+    *o++ = to[k - from];
+    c->p += 2;
+    return o;
+}
+
+/* Bytes a string holds as they are: not a quote, a backslash or a control
+ * character. */
+static int plain(unsigned char ch)
+{
+    return ch >= 0x20 && ch != '"' && ch != '\\';
+}
+
+/* A string, decoded into f->text; *out is its copy there. */
+static int string(cur *c, const char **out)
+{
+    if (!eat(c, '"'))
+        return 0;
+    const char *start = c->p;
+    char *o = c->out;
+    unsigned char high = 0;
+    for (;;) {
+        const char *run = c->p;
+        for (; c->p < c->e && plain((unsigned char)*c->p); c->p++)
+            high |= (unsigned char)*c->p;
+        memcpy(o, run, (size_t)(c->p - run));
+        o += c->p - run;
+        if (c->p == c->e || (unsigned char)*c->p < 0x20)
+            return 0;
+        if (*c->p == '"')
+            break;
+        if (!(o = escape(c, o)))
+            return 0;
+    }
+    size_t bad;
+    if ((high & 0x80) && !fdx_utf8_valid(start, (size_t)(c->p - start), &bad))
+        return 0;
+    c->p++;
+    *o++ = '\0';
+    *out = c->out;
+    c->out = o;
+    return 1;
+}
+
+/* ---- objects ---- */
+
+/* The next member's key, as its index in keys, and its colon; -1 for a key
+ * not in keys (any escaped spelling is not), or one in seen already. */
+static int key(cur *c, const keyname *keys, int n_keys, unsigned *seen)
+{
+    if (!eat(c, '"'))
+        return -1;
+    const char *k = c->p;
+    const char *q = memchr(k, '"', (size_t)(c->e - k));
+    if (!q)
+        return -1;
+    size_t len = (size_t)(q - k);
+    c->p = q + 1;
+    for (int i = 0; i < n_keys; i++)
+        if (keys[i].n == len && memcmp(keys[i].s, k, len) == 0) {
+            if (*seen & 1u << i)
+                return -1;
+            *seen |= 1u << i;
+            return eat(c, ':') ? i : -1;
+        }
+    return -1;
+}
+
+typedef int (*member_fn)(cur *c, int key, void *out);
+
+/* An object whose keys are all in keys; returns the set of those it has (a
+ * bit per index), 0 when it is not one this decoder reads. */
+static unsigned object(cur *c, const keyname *keys, int n_keys, member_fn member, void *out)
+{
+    unsigned seen = 0;
+    int more;
+    if (!open_nested(c, '{'))
+        return 0;
+    do {
+        int k = key(c, keys, n_keys, &seen);
+        if (k < 0 || !member(c, k, out))
+            return 0;
+    } while ((more = next(c, '}')) == 1);
+    return more == 0 ? seen : 0;
+}
+
+static int dtypes(cur *c, fdx_impl *id)
+{
+    fdx_fast_decoder *f = c->f;
+    int more;
+    if (!open_nested(c, '['))
+        return 0;
+    id->dtypes = f->strs + c->n_strs;
+    id->n_dtypes = 0;
+    if (empty_array(c))
+        return 1;
+    do {
+        if (!string(c, &f->strs[c->n_strs]))
+            return 0;
+        c->n_strs++;
+        id->n_dtypes++;
+    } while ((more = next(c, ']')) == 1);
+    return more == 0;
+}
+
+enum { BACKEND, OP, DTYPES, KERNEL_SOURCE, KERNEL_REVISION_HASH, N_IMPL_KEYS };
+
+static const keyname impl_keys[] = {KEY("backend"), KEY("op"), KEY("dtypes"), KEY("kernel_source"),
+                                    KEY("kernel_revision_hash")};
+
+static int impl_member(cur *c, int k, void *out)
+{
+    fdx_impl *id = out;
+    switch (k) {
+    case BACKEND: return string(c, &id->backend);
+    case OP: return string(c, &id->op);
+    case DTYPES: return dtypes(c, id);
+    case KERNEL_SOURCE: return string(c, &id->kernel_source);
+    default: return number(c, UINT64_MAX, &id->kernel_revision_hash, NULL);
+    }
+}
+
+static int impl(cur *c, fdx_impl *id)
+{
+    return object(c, impl_keys, N_IMPL_KEYS, impl_member, id) == (1u << N_IMPL_KEYS) - 1;
+}
+
+enum { COMPUTE_CAPABILITY, HARDWARE_SKU, DRIVER_VERSION, N_HW_KEYS };
+
+static const keyname hw_keys[] = {KEY("compute_capability"), KEY("hardware_sku"),
+                                  KEY("driver_version")};
+
+static int compute_capability(cur *c, fdx_hw *hw)
+{
+    uint64_t major, minor;
+    if (null(c))
+        return 1;
+    if (!open_nested(c, '[') || !number(c, UINT32_MAX, &major, NULL) || next(c, ']') != 1 ||
+        !number(c, UINT32_MAX, &minor, NULL) || next(c, ']') != 0)
+        return 0;
+    hw->has_compute_capability = 1;
+    hw->cc_major = (uint32_t)major;
+    hw->cc_minor = (uint32_t)minor;
+    return 1;
+}
+
+static int hw_member(cur *c, int k, void *out)
+{
+    fdx_hw *hw = out;
+    switch (k) {
+    case COMPUTE_CAPABILITY: return compute_capability(c, hw);
+    case HARDWARE_SKU: return string(c, &hw->hardware_sku);
+    default: return string(c, &hw->driver_version);
+    }
+}
+
+static int hw(cur *c, fdx_hw *hw)
+{
+    unsigned need = 1u << HARDWARE_SKU | 1u << DRIVER_VERSION;
+    return (object(c, hw_keys, N_HW_KEYS, hw_member, hw) & need) == need;
+}
+
+enum { IMPL_ID, LATENCY_NS, N_CANDIDATE_KEYS };
+
+static const keyname candidate_keys[] = {KEY("impl_id"), KEY("latency_ns")};
+
+/* A member of candidate c->n_cands. */
+static int candidate_member(cur *c, int k, void *out)
+{
+    fdx_candidate *cand = out;
+    if (k == IMPL_ID)
+        return impl(c, &cand->impl_id);
+    if (null(c))
+        return 1;
+    cand->has_latency = 1;
+    return number(c, UINT64_MAX, &cand->latency_ns, &c->f->lats[c->n_cands]);
+}
+
+static int candidate(cur *c)
+{
+    fdx_fast_decoder *f = c->f;
+    size_t i = c->n_cands;
+    if (fdx_grow(&f->cands, &f->cap_cands, i + 1, sizeof *f->cands) ||
+        fdx_grow(&f->lats, &f->cap_lats, i + 1, sizeof *f->lats))
+        return 0;
+    memset(&f->cands[i], 0, sizeof f->cands[i]);
+    f->lats[i].len = 0;
+    if (!(object(c, candidate_keys, N_CANDIDATE_KEYS, candidate_member, &f->cands[i]) &
+          1u << IMPL_ID))
+        return 0;
+    c->n_cands++;
+    return 1;
+}
+
+static int candidates(cur *c)
+{
+    int more;
+    if (!open_nested(c, '['))
+        return 0;
+    if (empty_array(c))
+        return 1;
+    do {
+        if (!candidate(c))
+            return 0;
+    } while ((more = next(c, ']')) == 1);
+    return more == 0;
+}
+
+static int schema(cur *c)
+{
+    uint64_t v;
+    tok t;
+    return number(c, UINT64_MAX, &v, &t) && t.len == sizeof FDX_WIRE_SCHEMA_TEXT - 1 &&
+           memcmp(c->s + t.off, FDX_WIRE_SCHEMA_TEXT, t.len) == 0;
+}
+
+enum { SCHEMA, WANTED, FALLBACK, STRUCTURE_KEY, CHOSEN, CANDIDATES, COUNT, HW, N_RECORD_KEYS };
+
+static const keyname record_keys[] = {KEY("schema"),        KEY("wanted"), KEY("fallback"),
+                                      KEY("structure_key"), KEY("chosen"), KEY("candidates"),
+                                      KEY("count"),         KEY("hw")};
+
+#define BIT(k)         (1u << (k))
+#define MISS_KEYS      (BIT(SCHEMA) | BIT(WANTED) | BIT(FALLBACK) | BIT(COUNT) | BIT(HW))
+#define DISPATCH_NEEDS (BIT(SCHEMA) | BIT(CHOSEN) | BIT(COUNT) | BIT(HW))
+#define DISPATCH_KEYS  (DISPATCH_NEEDS | BIT(STRUCTURE_KEY) | BIT(CANDIDATES))
+
+static int record_member(cur *c, int k, void *out)
+{
+    fdx_record *r = out;
+    switch (k) {
+    case SCHEMA: return schema(c);
+    case WANTED: return string(c, &r->miss.wanted);
+    case FALLBACK: return impl(c, &r->miss.fallback);
+    case STRUCTURE_KEY: return null(c) || string(c, &r->dispatch.structure_key);
+    case CHOSEN: return impl(c, &r->dispatch.chosen);
+    case CANDIDATES: return candidates(c);
+    case COUNT: return number(c, UINT64_MAX, &c->count, &c->f->count);
+    default: return hw(c, &c->hw);
+    }
+}
+
+/* Room for everything a line of n bytes can hold: its strings decode to at
+ * most their length with quotes, and each takes at least two bytes. The
+ * candidates grow as they come, from room for one (so a dispatch's list is
+ * never NULL, as the reference's is not). */
+static int reserve(fdx_fast_decoder *f, size_t n)
+{
+    return fdx_grow(&f->text, &f->cap_text, n + 1, 1) ||
+           fdx_grow(&f->strs, &f->cap_strs, n / 2 + 1, sizeof *f->strs) ||
+           fdx_grow(&f->cands, &f->cap_cands, 1, sizeof *f->cands) ||
+           fdx_grow(&f->lats, &f->cap_lats, 1, sizeof *f->lats);
+}
+
+int fdx_fast_decode(fdx_fast_decoder *f, const char *line, size_t n, int max_depth, fdx_record *rec)
+{
+    if (reserve(f, n))
+        return 0;
+    cur c = {.s = line, .p = line, .e = line + n, .max_depth = max_depth, .f = f, .out = f->text};
+    memset(rec, 0, sizeof *rec);
+    unsigned seen = object(&c, record_keys, N_RECORD_KEYS, record_member, rec);
+    skip_space(&c);
+    if (!seen || c.p != c.e)
+        return 0;
+    f->n_cands = 0;
+    if (seen == MISS_KEYS) {
+        rec->kind = FDX_KIND_MISS;
+        rec->miss.count = c.count;
+        rec->miss.hw = c.hw;
+        return 1;
+    }
+    if ((seen & DISPATCH_NEEDS) != DISPATCH_NEEDS || (seen & ~DISPATCH_KEYS))
+        return 0;
+    rec->kind = FDX_KIND_DISPATCH;
+    rec->dispatch.candidates = f->cands;
+    rec->dispatch.n_candidates = f->n_cands = c.n_cands;
+    rec->dispatch.count = c.count;
+    rec->dispatch.hw = c.hw;
+    return 1;
+}
+
+void fdx_fast_count_token(const fdx_fast_decoder *f, size_t *off, size_t *len)
+{
+    *off = f->count.off;
+    *len = f->count.len;
+}
+
+int fdx_fast_latency_token(const fdx_fast_decoder *f, size_t i, size_t *off, size_t *len)
+{
+    if (i >= f->n_cands || !f->lats[i].len)
+        return 0;
+    *off = f->lats[i].off;
+    *len = f->lats[i].len;
+    return 1;
+}
