@@ -12,6 +12,7 @@
 #include "codec/encode.h"
 #include "codec/record_cell.h"
 #include "common/sha256.h"
+#include "common/u64.h"
 #include "ingest/line_memo.h"
 
 #define IMPL_A                                                                                     \
@@ -230,6 +231,68 @@ START_TEST(writer_escapes_exactly)
     fdx_enc_string(&b, in, sizeof in - 1);
     ck_assert_str_eq(b.data, "\"\\\"\\\\/\x7f\xc3\xa9\\b\\f\\n\\r\\t\\u0001\\u001f\"");
     fdx_buf_free(&b);
+}
+END_TEST
+
+/* The writer copies runs of plain bytes a word at a time: every byte value,
+ * at every offset of strings up to three words long, against a byte-by-byte
+ * rendering of docs/FORMAT.md's escaping. */
+static void escape_slowly(fdx_buf *b, const unsigned char *s, size_t n)
+{
+    static const char shortened[] = "\"\\\b\f\n\r\t", letters[] = "\"\\bfnrt";
+    fdx_buf_putc(b, '"');
+    for (size_t i = 0; i < n; i++) {
+        char e[8];
+        const char *at = s[i] ? strchr(shortened, s[i]) : NULL;
+        if (at)
+            snprintf(e, sizeof e, "\\%c", letters[at - shortened]);
+        else if (s[i] < 0x20)
+            snprintf(e, sizeof e, "\\u%04x", s[i]);
+        else
+            snprintf(e, sizeof e, "%c", s[i]);
+        fdx_buf_puts(b, e);
+    }
+    fdx_buf_putc(b, '"');
+}
+
+START_TEST(writer_escapes_every_byte_at_every_offset)
+{
+    fdx_buf got = FDX_BUF_INIT, want = FDX_BUF_INIT;
+    unsigned char s[24];
+    for (size_t n = 1; n <= sizeof s; n++)
+        for (size_t at = 0; at < n; at++)
+            for (int c = 0; c < 256; c++) {
+                memset(s, 'a', n);
+                s[at] = (unsigned char)c;
+                fdx_buf_clear(&got);
+                fdx_buf_clear(&want);
+                fdx_enc_string(&got, (const char *)s, n);
+                escape_slowly(&want, s, n);
+                ck_assert_msg(got.len == want.len && memcmp(got.data, want.data, got.len) == 0,
+                              "byte %#x at %zu of %zu: %s, not %s", c, at, n, got.data, want.data);
+            }
+    fdx_buf_free(&got);
+    fdx_buf_free(&want);
+}
+END_TEST
+
+/* Every digit count, and each side of every power of ten. */
+START_TEST(u64_text_at_every_length)
+{
+    for (uint64_t p = 1;; p *= 10) {
+        const uint64_t values[] = {p - 1, p, p + 1, p * 2 - 1, p * 9 + (p - 1)};
+        for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+            char want[32], got[FDX_U64_DIGITS + 1];
+            snprintf(want, sizeof want, "%llu", (unsigned long long)values[i]);
+            got[fdx_u64_format(values[i], got)] = '\0';
+            ck_assert_str_eq(got, want);
+        }
+        if (p > UINT64_MAX / 10)
+            break;
+    }
+    char got[FDX_U64_DIGITS + 1];
+    got[fdx_u64_format(UINT64_MAX, got)] = '\0';
+    ck_assert_str_eq(got, "18446744073709551615");
 }
 END_TEST
 
@@ -618,6 +681,8 @@ Suite *codec_suite(void)
     tcase_add_loop_test(tc, rejects_bad_line, 0, (int)(sizeof bad_cases / sizeof bad_cases[0]));
     tcase_add_test(tc, surrogate_pairs_and_escapes_decode);
     tcase_add_test(tc, writer_escapes_exactly);
+    tcase_add_test(tc, writer_escapes_every_byte_at_every_offset);
+    tcase_add_test(tc, u64_text_at_every_length);
     tcase_add_test(tc, line_memo_finds_lines_with_new_latencies);
     tcase_add_test(tc, line_memo_grows_only_while_it_pays);
     tcase_add_test(tc, line_memo_rests_after_a_window_of_new_lines);

@@ -5,6 +5,7 @@
  */
 #include "codec/encode.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "codec/wire.h"
@@ -12,9 +13,31 @@
 
 static const char hex_digits[] = "0123456789abcdef";
 
-static int needs_escape(unsigned char c)
+/* Whether any of the 8 bytes at p is one to escape (below 0x20, '"' or
+ * '\\'); the bit tests are exact. */
+static int word_needs_escape(const unsigned char *p)
 {
-    return c < 0x20 || c == '"' || c == '\\';
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    uint64_t w, q, bs;
+    memcpy(&w, p, 8);
+    q = w ^ (ones * '"');
+    bs = w ^ (ones * '\\');
+    return (((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((bs - ones) & ~bs)) & high ? 1 : 0;
+}
+
+/* How many bytes from s on need no escape, a word at a time. */
+static size_t plain_run(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        if (word_needs_escape(s + i))
+            goto bytes;
+    if (i < n && n >= 8 && !word_needs_escape(s + n - 8))
+        return n;
+bytes:
+    while (i < n && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\')
+        i++;
+    return i;
 }
 
 static void enc_escape(fdx_buf *b, unsigned char c)
@@ -41,14 +64,15 @@ static void enc_escape(fdx_buf *b, unsigned char c)
 void fdx_enc_string(fdx_buf *b, const char *s, size_t n)
 {
     const unsigned char *u = (const unsigned char *)s;
-    fdx_buf_putc(b, '"');
-    size_t run = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!needs_escape(u[i]))
-            continue;
+    size_t run = 0, i = plain_run(u, n);
+    if (fdx_buf_reserve(b, n + 2) != 0)
+        return;
+    b->data[b->len++] = '"';
+    while (i < n) {
         fdx_buf_append(b, s + run, i - run);
         enc_escape(b, u[i]);
         run = i + 1;
+        i = run + plain_run(u + run, n - run);
     }
     fdx_buf_append(b, s + run, n - run);
     fdx_buf_putc(b, '"');
@@ -71,29 +95,29 @@ void fdx_enc_string_array(fdx_buf *b, const char *const *v, size_t n)
     fdx_buf_putc(b, ']');
 }
 
-static void enc_key(fdx_buf *b, const char *key)
-{
-    fdx_buf_puts(b, key);
-}
+/* Keys are literals, appended with their length known at compile time. */
+#define KEY(b, text) fdx_buf_append(b, "" text, sizeof text - 1)
 
-static void enc_str_field(fdx_buf *b, const char *key, fdx_str v)
+static void enc_str_field(fdx_buf *b, const char *key, size_t key_len, fdx_str v)
 {
-    enc_key(b, key);
+    fdx_buf_append(b, key, key_len);
     fdx_enc_string(b, v.p, v.n);
 }
+
+#define STR_FIELD(b, key, v) enc_str_field(b, "" key, sizeof key - 1, v)
 
 /* IMPL is written as head, dtypes array, tail. */
 static void enc_impl_head(fdx_buf *b, fdx_str backend, fdx_str op)
 {
-    enc_str_field(b, "{\"backend\":", backend);
-    enc_str_field(b, ",\"op\":", op);
-    enc_key(b, ",\"dtypes\":");
+    STR_FIELD(b, "{\"backend\":", backend);
+    STR_FIELD(b, ",\"op\":", op);
+    KEY(b, ",\"dtypes\":");
 }
 
 static void enc_impl_tail(fdx_buf *b, fdx_str source, uint64_t revision)
 {
-    enc_str_field(b, ",\"kernel_source\":", source);
-    enc_key(b, ",\"kernel_revision_hash\":");
+    STR_FIELD(b, ",\"kernel_source\":", source);
+    KEY(b, ",\"kernel_revision_hash\":");
     fdx_enc_u64(b, revision);
     fdx_buf_putc(b, '}');
 }
@@ -103,12 +127,14 @@ void fdx_enc_candidates(fdx_buf *b, const fdx_candidate *c, size_t n)
     fdx_buf_putc(b, '[');
     for (size_t i = 0; i < n; i++) {
         const fdx_impl *id = &c[i].impl_id;
-        enc_key(b, i ? ",{\"impl_id\":" : "{\"impl_id\":");
+        if (i)
+            fdx_buf_putc(b, ',');
+        KEY(b, "{\"impl_id\":");
         enc_impl_head(b, fdx_cstr(id->backend), fdx_cstr(id->op));
         fdx_enc_string_array(b, id->dtypes, id->n_dtypes);
         enc_impl_tail(b, fdx_cstr(id->kernel_source), id->kernel_revision_hash);
         if (c[i].has_latency) {
-            enc_key(b, ",\"latency_ns\":");
+            KEY(b, ",\"latency_ns\":");
             fdx_enc_u64(b, c[i].latency_ns);
         }
         fdx_buf_putc(b, '}');
@@ -118,38 +144,38 @@ void fdx_enc_candidates(fdx_buf *b, const fdx_candidate *c, size_t n)
 
 static void enc_hw(fdx_buf *b, const fdx_cell *cell)
 {
-    enc_key(b, ",\"hw\":{");
+    KEY(b, ",\"hw\":{");
     if (cell->cc_major != FDX_CC_ABSENT) {
-        enc_key(b, "\"compute_capability\":[");
+        KEY(b, "\"compute_capability\":[");
         fdx_enc_u64(b, (uint64_t)cell->cc_major);
         fdx_buf_putc(b, ',');
         fdx_enc_u64(b, (uint64_t)cell->cc_minor);
-        enc_key(b, "],");
+        KEY(b, "],");
     }
-    enc_str_field(b, "\"hardware_sku\":", cell->sku);
-    enc_str_field(b, ",\"driver_version\":", cell->driver);
-    enc_key(b, "}}\n");
+    STR_FIELD(b, "\"hardware_sku\":", cell->sku);
+    STR_FIELD(b, ",\"driver_version\":", cell->driver);
+    KEY(b, "}}\n");
 }
 
 void fdx_enc_cell_line(fdx_buf *b, const fdx_cell *cell, uint64_t count, fdx_str cands)
 {
-    enc_key(b, "{\"schema\":" FDX_WIRE_SCHEMA_TEXT);
+    KEY(b, "{\"schema\":" FDX_WIRE_SCHEMA_TEXT);
     if (cell->kind == FDX_KIND_MISS) {
-        enc_str_field(b, ",\"wanted\":", cell->token);
-        enc_key(b, ",\"fallback\":");
+        STR_FIELD(b, ",\"wanted\":", cell->token);
+        KEY(b, ",\"fallback\":");
     } else {
         if (cell->keyed)
-            enc_str_field(b, ",\"structure_key\":", cell->token);
-        enc_key(b, ",\"chosen\":");
+            STR_FIELD(b, ",\"structure_key\":", cell->token);
+        KEY(b, ",\"chosen\":");
     }
     enc_impl_head(b, cell->backend, cell->op);
     fdx_buf_append(b, cell->dtypes_json.p, cell->dtypes_json.n);
     enc_impl_tail(b, cell->kernel_source, cell->revision);
     if (cell->kind == FDX_KIND_DISPATCH && !fdx_cands_empty(cands)) {
-        enc_key(b, ",\"candidates\":");
+        KEY(b, ",\"candidates\":");
         fdx_buf_append(b, cands.p, cands.n);
     }
-    enc_key(b, ",\"count\":");
+    KEY(b, ",\"count\":");
     fdx_enc_u64(b, count);
     enc_hw(b, cell);
 }

@@ -28,7 +28,7 @@ int fdx_buf_reserve(fdx_buf *b, size_t extra)
     return 0;
 }
 
-void fdx_buf_append(fdx_buf *b, const void *p, size_t n)
+void fdx_buf_append_growing(fdx_buf *b, const void *p, size_t n)
 {
     if (fdx_buf_reserve(b, n) != 0)
         return;
@@ -41,16 +41,6 @@ void fdx_buf_append(fdx_buf *b, const void *p, size_t n)
 void fdx_buf_puts(fdx_buf *b, const char *s)
 {
     fdx_buf_append(b, s, strlen(s));
-}
-
-void fdx_buf_putc(fdx_buf *b, char c)
-{
-    if (b->len + 1 < b->cap && !b->oom) {
-        b->data[b->len++] = c;
-        b->data[b->len] = '\0';
-        return;
-    }
-    fdx_buf_append(b, &c, 1);
 }
 
 int fdx_grow(void *arrp, size_t *cap, size_t need, size_t size)

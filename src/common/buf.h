@@ -6,6 +6,7 @@
 #define FDX_BUF_H
 
 #include <stddef.h>
+#include <string.h>
 
 typedef struct fdx_buf {
     char *data;
@@ -21,9 +22,30 @@ typedef struct fdx_buf {
 
 /* Ensures room for extra more bytes plus a NUL; returns 0, or -1 on OOM. */
 int fdx_buf_reserve(fdx_buf *b, size_t extra);
-void fdx_buf_append(fdx_buf *b, const void *p, size_t n);
+/* fdx_buf_append when the buffer must grow first (or has run out of memory). */
+void fdx_buf_append_growing(fdx_buf *b, const void *p, size_t n);
+/* Inline, because encoders append a few bytes at a time and mostly fit. */
+static inline void fdx_buf_append(fdx_buf *b, const void *p, size_t n)
+{
+    if (n >= b->cap - b->len || b->oom) {
+        fdx_buf_append_growing(b, p, n);
+        return;
+    }
+    if (n)
+        memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
 void fdx_buf_puts(fdx_buf *b, const char *s);
-void fdx_buf_putc(fdx_buf *b, char c);
+static inline void fdx_buf_putc(fdx_buf *b, char c)
+{
+    if (b->len + 1 >= b->cap || b->oom) {
+        fdx_buf_append_growing(b, &c, 1);
+        return;
+    }
+    b->data[b->len++] = c;
+    b->data[b->len] = '\0';
+}
 /*
  * Makes the array *arrp (a pointer to any element type, passed by address)
  * hold at least need elements of size bytes, doubling as it grows. Returns 0,

@@ -22,9 +22,9 @@ static size_t ascii_run(const unsigned char *s, size_t n)
     return i;
 }
 
-/* Length of the valid sequence at s (lead byte >= 0x80), or 0 if invalid. */
-static size_t sequence_len(const unsigned char *s, size_t n)
+size_t fdx_utf8_sequence(const char *str, size_t n)
 {
+    const unsigned char *s = (const unsigned char *)str;
     unsigned char c = s[0];
     unsigned char lo = 0x80, hi = 0xBF;
     size_t len;
@@ -60,7 +60,7 @@ int fdx_utf8_valid(const char *str, size_t n, size_t *bad)
         i += ascii_run(s + i, n - i);
         if (i == n)
             return 1;
-        size_t len = sequence_len(s + i, n - i);
+        size_t len = fdx_utf8_sequence(str + i, n - i);
         if (len == 0) {
             if (bad)
                 *bad = i;

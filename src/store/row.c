@@ -5,11 +5,14 @@
  * decoder, and the decoded record must give back exactly the row (the same
  * strings, the compact JSON fdx writes for dtypes and candidates, a count in
  * range). An export line is then always one fdx-ingest accepts, and a merge
- * only ever adds cells an ingest could have added.
+ * only ever adds cells an ingest could have added. The string fields are
+ * checked directly, and dtypes and candidates spelled exactly as the encoder
+ * spells them (codec/canon.h) need no decode; anything else is decoded.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "codec/canon.h"
 #include "codec/decode.h"
 #include "codec/encode.h"
 #include "codec/record_cell.h"
@@ -61,8 +64,6 @@ void fdx_row_reader_free(fdx_row_reader *r)
     fdx_buf_free(&r->line);
     fdx_buf_free(&r->dtypes);
     fdx_buf_free(&r->cands);
-    for (int i = 0; i < FDX_ROW_MEMO; i++)
-        fdx_buf_free(&r->memo[i]);
     r->dec = NULL;
 }
 
@@ -194,6 +195,24 @@ static int round_trip(fdx_row_reader *r, const fdx_cell *cell, uint64_t count, f
     return fdx_cell_from_dispatch(back, &rec.dispatch, 1, &r->dtypes, &r->cands, err, errsz);
 }
 
+int fdx_row_round_trip(fdx_row_reader *r, const fdx_cell *cell, uint64_t count, fdx_str cands,
+                       const char **field, char *err, size_t errsz)
+{
+    fdx_cell back;
+    uint64_t back_count;
+    *field = NULL;
+    int rc = round_trip(r, cell, count, cands, &back, &back_count, err, errsz);
+    if (rc != FDX_OK)
+        return rc;
+    *field = differs(cell, &back);
+    if (!*field && back_count != count)
+        *field = "count";
+    fdx_str again = {r->cands.data ? r->cands.data : "", r->cands.len};
+    if (!*field && cell->kind == FDX_KIND_DISPATCH && !same(again, cands))
+        *field = "candidates";
+    return *field ? FDX_EDATA : FDX_OK;
+}
+
 /* A row whose line does not decode: the column that is not UTF-8, or which
  * of dtypes and candidates (compact JSON kept as text) is at fault, or else
  * the decoder's reason. */
@@ -250,15 +269,6 @@ static int check_fields(fdx_row_reader *r, sqlite3_stmt *st, const fdx_row *row,
     return FDX_OK;
 }
 
-/* dtypes lists already checked, in a direct-mapped cache (few are distinct). */
-static fdx_buf *memo_slot(fdx_row_reader *r, fdx_str v)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < v.n; i++)
-        h = (h ^ (unsigned char)v.p[i]) * 16777619u;
-    return &r->memo[h % FDX_ROW_MEMO];
-}
-
 int fdx_row_read(fdx_row_reader *r, sqlite3_stmt *st, fdx_row *row)
 {
     char err[512];
@@ -275,36 +285,26 @@ int fdx_row_read(fdx_row_reader *r, sqlite3_stmt *st, fdx_row *row)
         return rc;
     row->count = (uint64_t)count;
 
-    /* The fields above are checked as the decoder checks them; dtypes seen
-     * before and no candidates leave nothing a decode would add. */
-    fdx_buf *memo = memo_slot(r, row->cell.dtypes_json);
-    fdx_str seen = {memo->data ? memo->data : "", memo->len};
-    if (memo->data && same(seen, row->cell.dtypes_json) && fdx_cands_empty(row->cands)) {
+    /* The fields above are checked as the decoder checks them; dtypes and
+     * candidates the encoder would write as they are leave nothing a decode
+     * would add. */
+    fdx_str dt = row->cell.dtypes_json;
+    if (fdx_canon_dtypes(dt.p, dt.n) == FDX_CANON_YES &&
+        fdx_canon_candidates(row->cands.p, row->cands.n) == FDX_CANON_YES) {
         fdx_buf_clear(&r->line);
         fdx_enc_cell_line(&r->line, &row->cell, row->count, row->cands);
         if (r->line.oom)
             return fdx_store_fail(r->s, FDX_ENOMEM, "out of memory");
     } else {
-        fdx_cell back;
-        uint64_t back_count;
-        rc = round_trip(r, &row->cell, row->count, row->cands, &back, &back_count, err, sizeof err);
+        const char *field;
+        rc = fdx_row_round_trip(r, &row->cell, row->count, row->cands, &field, err, sizeof err);
         if (rc == FDX_ENOMEM)
             return fdx_store_fail(r->s, rc, "out of memory");
-        if (rc != FDX_OK)
-            return not_decoding(r, st, row, err);
-        const char *field = differs(&row->cell, &back);
-        if (!field && back_count != row->count)
-            field = "count";
-        fdx_str cands = {r->cands.data ? r->cands.data : "", r->cands.len};
-        if (!field && r->kind == FDX_KIND_DISPATCH && !same(cands, row->cands))
-            field = "candidates";
         if (field)
             return bad(r, ": not as fdx writes it (its line would not decode to the same cell)",
                        field, "");
-        fdx_buf_clear(memo);
-        fdx_buf_append(memo, row->cell.dtypes_json.p, row->cell.dtypes_json.n);
-        if (memo->oom)
-            fdx_buf_free(memo);
+        if (rc != FDX_OK)
+            return not_decoding(r, st, row, err);
     }
     row->line.p = r->line.data;
     row->line.n = r->line.len;

@@ -17,8 +17,6 @@ typedef struct fdx_row_reader {
     struct fdx_decoder *dec;
     fdx_buf line, dtypes, cands; /* scratch */
     uint64_t rows;
-#define FDX_ROW_MEMO 256
-    fdx_buf memo[FDX_ROW_MEMO]; /* dtypes lists already checked */
 } fdx_row_reader;
 typedef struct fdx_row {
     fdx_cell cell;
@@ -33,6 +31,14 @@ void fdx_row_reader_free(fdx_row_reader *r);
 /* The current row of st, valid until the next call; FDX_EDATA (with the
  * file, the table, the cell and what is wrong) for a row fdx would not write. */
 int fdx_row_read(fdx_row_reader *r, sqlite3_stmt *st, fdx_row *row);
+/* Writes the cell's export line into r->line, decodes it and checks that it
+ * gives back exactly the cell, count and candidates: FDX_OK, FDX_ENOMEM, or
+ * FDX_EDATA with the field it does not give back in *field, or with *field
+ * NULL and the decoder's reason in err when it does not decode. What
+ * fdx_row_read does with a dtypes or candidates text not known to be in the
+ * encoder's spelling. */
+int fdx_row_round_trip(fdx_row_reader *r, const fdx_cell *cell, uint64_t count, fdx_str cands,
+                       const char **field, char *err, size_t errsz);
 /* A row's key columns (as the export queries order them) into a cell, unchecked
  * (for lookups only); returns the index of the next column. */
 int fdx_row_key(sqlite3_stmt *st, fdx_kind kind, fdx_cell *c);
