@@ -637,9 +637,14 @@ START_TEST(cells_of_an_undone_ingest_count_when_written_again)
 }
 END_TEST
 
+/* A dispatch cell of its own, with no candidates in the first ingest below. */
+#define DISP_T(cands, count)                                                                       \
+    "{\"schema\":2,\"structure_key\":\"t\",\"chosen\":" IMPL_H("k", "1") cands                     \
+        ",\"count\":" count ",\"hw\":" GPU "}\n"
+
 /* An ingest that fails takes back what it did to cells that earlier ingests
- * of the same call recorded (their counts, and candidates it replaced,
- * twice over), and the cells it added; with or without spilling. */
+ * of the same call recorded (their counts, and candidates it replaced or
+ * gave, twice over), and the cells it added; with or without spilling. */
 static void failed_ingest_restores_cells(int spill, int threads)
 {
     char name[32];
@@ -649,11 +654,12 @@ static void failed_ingest_restores_cells(int spill, int threads)
     paths[0] = strdup(tu_path(tu_dir, "first.jsonl"));
     paths[1] = strdup(tu_path(tu_dir, "bad.jsonl"));
     paths[2] = strdup(tu_path(tu_dir, "last.jsonl"));
-    tu_write_file(paths[0], DISP(CANDS("5"), "2") MISS_LINE("3"));
+    tu_write_file(paths[0], DISP(CANDS("5"), "2") MISS_LINE("3") DISP_T("", "2"));
     size_t cap = 80000 * 260, len = 0;
     char *bad = malloc(cap);
     len += (size_t)snprintf(bad + len, cap - len, "%s",
-                            DISP(CANDS("7"), "10") MISS_LINE("10") DISP(CANDS("9"), "10"));
+                            DISP(CANDS("7"), "10") MISS_LINE("10") DISP(CANDS("9"), "10")
+                                DISP_T(CANDS("7"), "10") DISP_T(CANDS("9"), "10"));
     for (int i = 0; i < (spill ? 70000 : 3000); i++) /* past one batch */
         len += (size_t)snprintf(bad + len, cap - len,
                                 "{\"schema\":2,\"wanted\":\"n%d\",\"fallback\":" IMPL_H(
@@ -669,9 +675,9 @@ static void failed_ingest_restores_cells(int spill, int threads)
     ck_assert_uint_eq(db->spills > 0, (uint64_t)spill);
     fdx_commit_stats cs;
     ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
-    ck_assert_uint_eq(cs.cells_added, 2);
+    ck_assert_uint_eq(cs.cells_added, 3);
     char *out = tu_export(db, tu_path(tu_dir, name + 1));
-    ck_assert_str_eq(out, MISS_OUT("4") DISP(CANDS("5"), "2"));
+    ck_assert_str_eq(out, MISS_OUT("4") DISP(CANDS("5"), "2") DISP_T("", "2"));
     free(out);
     fdx_store_close(db);
     free(bad);

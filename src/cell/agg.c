@@ -154,14 +154,15 @@ static int make_room(fdx_agg *agg)
 
 /* ---- changes, and undoing them ---- */
 
-/* A list about to be replaced under a mark moves to the cell's undo entry. */
+/* A list the cell held at the mark, about to be replaced, moves to the
+ * cell's undo entry; a list the cell got since is its own to reuse. */
 static void keep_old_cands(fdx_agg *agg, agg_cell *c)
 {
     if (!agg->marked || !c->cands || (size_t)(c - agg->cells) >= agg->mark_cells ||
         c->mark != agg->mark)
         return;
     agg_undo *u = &agg->undo[c->undo_at];
-    if (u->owned)
+    if (u->owned || c->cands != u->cands)
         return;
     u->owned = 1;
     c->cands = NULL;
@@ -237,7 +238,7 @@ void fdx_agg_undo(fdx_agg *agg)
         agg_undo *u = &agg->undo[k];
         agg_cell *c = &agg->cells[u->cell];
         c->count = u->count;
-        if (u->owned) {
+        if (c->cands != u->cands) { /* the cell got a list since the mark */
             agg->cands_bytes -= c->cands_cap;
             free(c->cands);
             c->cands = u->cands;
