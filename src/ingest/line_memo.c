@@ -122,16 +122,6 @@ static int paid(const fdx_line_memo *m)
     return m->hits >= m->n / 2;
 }
 
-static void make_room(fdx_line_memo *m)
-{
-    if (paid(m) && m->bound < MEMO_MAX_BYTES)
-        m->bound *= 2;
-    else if (paid(m))
-        clear(m);
-    else
-        shrink(m);
-}
-
 /* Whether a line with latencies (or without) fits. */
 static int has_room(const fdx_line_memo *m, int latencies)
 {
@@ -139,6 +129,19 @@ static int has_room(const fdx_line_memo *m, int latencies)
     if (latencies)
         return m->n < max_lines(m) / 2 && used < m->bound - m->bound / 6;
     return m->n < max_lines(m) && used < m->bound;
+}
+
+/* Whether the line at hand may be learned: when it does not fit, a memo that
+ * paid grows; a full one that cannot starts again. */
+static int room_for(fdx_line_memo *m, int latencies)
+{
+    if (has_room(m, latencies))
+        return 1;
+    if (paid(m) && m->bound < MEMO_MAX_BYTES)
+        m->bound *= 2;
+    else if (!has_room(m, 0))
+        paid(m) ? clear(m) : shrink(m);
+    return has_room(m, latencies);
 }
 
 /* ---- holes ---- */
@@ -396,12 +399,7 @@ void fdx_line_memo_learn(fdx_line_memo *m, const char *p, size_t n, const struct
         return;
     if (!m->bound)
         m->bound = MEMO_MIN_BYTES;
-    int latencies = m->at.n > 1;
-    if (!has_room(m, 0))
-        make_room(m);
-    else if (latencies && !has_room(m, 1) && paid(m) && m->bound < MEMO_MAX_BYTES)
-        m->bound *= 2; /* lines with latencies may fill it too, while they pay */
-    if (!has_room(m, latencies))
+    if (!room_for(m, m->at.n > 1))
         return;
     if (fdx_grow(&m->v, &m->cap, m->n + 1, sizeof *m->v))
         return; /* a memo that cannot grow only costs speed */
