@@ -10,7 +10,8 @@ install(TARGETS fdx EXPORT fdxTargets
         PUBLIC_HEADER DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS ${FDX_TOOLS} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
-# A static libfdx leaves SQLite3, cJSON and pthreads for the consumer to link.
+# A static libfdx leaves SQLite3, cJSON, pthreads and libdl for the consumer to
+# link; libpq is loaded at run time, when a PostgreSQL store opens.
 set(FDX_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/fdx)
 install(EXPORT fdxTargets NAMESPACE fdx:: FILE fdxTargets.cmake DESTINATION ${FDX_CMAKEDIR})
 configure_package_config_file(cmake/fdxConfig.cmake.in ${PROJECT_BINARY_DIR}/fdxConfig.cmake

@@ -84,6 +84,12 @@ expect 1 "ingest into a non-store" -- "$INGEST" "$T/afile" "$T/mixed.jsonl"
 expect 1 "quiet" -- "$INGEST" -q "$T/afile" "$T/mixed.jsonl"
 expect 0 "quiet success" -- "$INGEST" -q "$T/q.db" "$T/mixed.jsonl"
 if [ -s "$T/err" ]; then bad "--quiet printed"; else ok; fi
+# libpq is loaded when a PostgreSQL store opens; without it, only those fail
+expect 1 "PostgreSQL store without libpq" -- env FDX_LIBPQ="$T/nolibpq.so" \
+  "$EXPORT" "postgresql://u:s3cr3t-pw@/db?host=$T" "$T/pg-out"
+has err "PostgreSQL stores need libpq: cannot load $T/nolibpq.so"
+if grep -q "s3cr3t" "$T/err"; then bad "password shown"; else ok; fi
+expect 0 "SQLite store without libpq" -- env FDX_LIBPQ="$T/nolibpq.so" "$EXPORT" "$T/q.db" "$T/q-out"
 
 # exactly-once ingest with --run-id, and the ledger
 R="$DATA/basic/input/run_0000"

@@ -1,6 +1,7 @@
 /* The store: golden vectors, aggregation across ingests and reopenings,
  * saturation, u64 order, atomic failure, schema versions and bad files. */
 #include <check.h>
+#include <dlfcn.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1239,6 +1240,29 @@ START_TEST(pg_uri_password_is_redacted)
 }
 END_TEST
 
+/* libpq and what it brings (about 6 MiB resident) are mapped when a
+ * PostgreSQL store is first opened, not by every process that links fdx. */
+START_TEST(libpq_is_loaded_at_the_first_postgresql_store)
+{
+    const char *path = tu_path(tu_dir, "s.db");
+    fdx_store *db = tu_open(path);
+    const char *feed = tu_data("basic/input/run_0000");
+    ck_assert_int_eq(tu_ingest(db, &feed, 1), FDX_OK);
+    free(tu_export(db, tu_path(tu_dir, "out")));
+    fdx_store_close(db);
+    ck_assert_msg(!dlopen("libpq.so.5", RTLD_LAZY | RTLD_NOLOAD), "libpq mapped by a SQLite store");
+
+    ck_assert_int_eq(fdx_store_open("postgresql://u:secret@/db?host=/nonexistent-fdx-dir", 0, &db),
+                     FDX_EIO);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "postgresql://u:***@/db"));
+    ck_assert_ptr_null(strstr(fdx_store_errmsg(db), "secret"));
+    fdx_store_close(db);
+    void *lib = dlopen("libpq.so.5", RTLD_LAZY | RTLD_NOLOAD);
+    ck_assert_msg(lib != NULL, "libpq not loaded for a postgresql:// store");
+    dlclose(lib);
+}
+END_TEST
+
 Suite *store_suite(void)
 {
     Suite *s = suite_create("store");
@@ -1248,6 +1272,7 @@ Suite *store_suite(void)
     tcase_add_loop_test(tc, golden_vectors, 0, (int)(sizeof golden / sizeof golden[0]));
     tcase_add_test(tc, unkeyed_and_cpu_cells_aggregate_across_ingests);
     tcase_add_test(tc, pg_uri_password_is_redacted);
+    tcase_add_test(tc, libpq_is_loaded_at_the_first_postgresql_store);
     tcase_add_test(tc, empty_structure_key_differs_from_unkeyed);
     tcase_add_test(tc, counts_saturate_within_one_ingest);
     tcase_add_test(tc, counts_saturate_across_ingests);

@@ -104,7 +104,8 @@ static void pg_close(fdx_store *s)
     if (pg->working[0])
         remove_working(pg->working);
     fdx_pg_prune_forget(pg);
-    PQfinish(pg->conn);
+    if (pg->conn)
+        PQfinish(pg->conn);
     free(pg->uri);
     free(pg->password);
     free(pg);

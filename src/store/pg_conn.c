@@ -170,6 +170,9 @@ static int read_password(fdx_store *s, fdx_pg *pg)
 
 int fdx_pg_connect(fdx_store *s, fdx_pg *pg)
 {
+    char why[512];
+    if (!fdx_libpq_load(why, sizeof why))
+        return fdx_store_fail(s, FDX_EIO, "%s: PostgreSQL stores need libpq: %s", s->path, why);
     int rc = read_password(s, pg);
     if (rc != FDX_OK)
         return rc;

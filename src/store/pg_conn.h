@@ -6,7 +6,7 @@
 #ifndef FDX_STORE_PG_CONN_H
 #define FDX_STORE_PG_CONN_H
 
-#include <libpq-fe.h>
+#include "store/pg_lib.h"
 
 #include "store/store_internal.h"
 
