@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ingest/batch.h"
 #include "sql_text.h"
 #include "store/pg_conn.h"
 #include "store/store_internal.h"
@@ -1240,6 +1241,68 @@ START_TEST(pg_uri_password_is_redacted)
 }
 END_TEST
 
+/* A line that would take a batch past its byte budget starts the next
+ * batch, so batches stay within it; lines longer than the budget still go
+ * (alone), and every line counts once, in order. */
+START_TEST(lines_of_any_length_fill_batches)
+{
+    fdx_batch *b = fdx_batch_new();
+    ck_assert_ptr_nonnull(b);
+    ck_assert(!fdx_batch_overflows(b, (size_t)4 << 20)); /* an empty batch takes any line */
+    ck_assert_int_eq(fdx_batch_push(b, FDX_E_LINE, "x", 1, 1), FDX_OK);
+    ck_assert(!fdx_batch_overflows(b, 1000));
+    ck_assert(fdx_batch_overflows(b, (size_t)4 << 20));
+    fdx_batch_free(b);
+
+    static const size_t lens[] = {100000, 262142, 262143, 262144, 300000, 700000, 10, 262100};
+    size_t total = 0;
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++)
+        total += lens[i] + 400;
+    char *feed = malloc(total * 3 + 1000), *p = feed;
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+        for (int k = 0; k < 3; k++) {
+            p += sprintf(p, "{\"schema\":2,\"wanted\":\"w%zu:", i);
+            memset(p, 'a' + (char)k, lens[i]);
+            p += lens[i];
+            p += sprintf(p,
+                         "\",\"fallback\":{\"backend\":\"Cuda\",\"op\":\"Op\",\"dtypes\":[],"
+                         "\"kernel_source\":\"g\",\"kernel_revision_hash\":1},\"count\":%zu,"
+                         "\"hw\":{\"hardware_sku\":\"s\",\"driver_version\":\"d\"}}\n",
+                         i + 1);
+        }
+    }
+    const char *path = tu_path(tu_dir, "long.jsonl");
+    tu_write_file(path, feed);
+    fdx_store *db = tu_open(tu_path(tu_dir, "long.db"));
+    ck_assert_int_eq(tu_ingest(db, &path, 1), FDX_OK);
+    ck_assert_int_eq(tu_ingest(db, &path, 1), FDX_OK);
+    sqlite3 *raw;
+    ck_assert_int_eq(sqlite3_open(tu_path(tu_dir, "long.db"), &raw), SQLITE_OK);
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_prepare_v2(raw,
+                                        "SELECT count(*), sum(count), sum(length(wanted)), "
+                                        "sum(count * CAST(substr(wanted, 2, 1) AS INTEGER)) "
+                                        "FROM miss_cell",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    size_t n = sizeof lens / sizeof lens[0], want_sum = 0, want_len = 0, want_weighted = 0;
+    for (size_t i = 0; i < n; i++) {
+        want_sum += 2 * 3 * (i + 1);
+        want_len += 3 * (lens[i] + 3);
+        want_weighted += 2 * 3 * (i + 1) * i;
+    }
+    ck_assert_int_eq(sqlite3_column_int64(st, 0), (int64_t)(3 * n));
+    ck_assert_int_eq(sqlite3_column_int64(st, 1), (int64_t)want_sum);
+    ck_assert_int_eq(sqlite3_column_int64(st, 2), (int64_t)want_len);
+    ck_assert_int_eq(sqlite3_column_int64(st, 3), (int64_t)want_weighted);
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+    fdx_store_close(db);
+    free(feed);
+}
+END_TEST
+
 /* libpq and what it brings (about 6 MiB resident) are mapped when a
  * PostgreSQL store is first opened, not by every process that links fdx. */
 START_TEST(libpq_is_loaded_at_the_first_postgresql_store)
@@ -1273,6 +1336,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, unkeyed_and_cpu_cells_aggregate_across_ingests);
     tcase_add_test(tc, pg_uri_password_is_redacted);
     tcase_add_test(tc, libpq_is_loaded_at_the_first_postgresql_store);
+    tcase_add_test(tc, lines_of_any_length_fill_batches);
     tcase_add_test(tc, empty_structure_key_differs_from_unkeyed);
     tcase_add_test(tc, counts_saturate_within_one_ingest);
     tcase_add_test(tc, counts_saturate_across_ingests);

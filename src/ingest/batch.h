@@ -64,6 +64,9 @@ static inline size_t fdx_batch_next_seg(const fdx_batch *b, size_t i, size_t seg
 }
 /* Worth handing over: enough lines or bytes. */
 int fdx_batch_full(const fdx_batch *b);
+/* Whether a line of len bytes would take a batch that holds lines past its
+ * byte budget, whose text would then grow to twice that. */
+int fdx_batch_overflows(const fdx_batch *b, size_t len);
 const char *fdx_batch_reason(const fdx_batch *b, int64_t error);
 
 /* A worker's scratch for decoding batches. */

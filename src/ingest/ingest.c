@@ -217,6 +217,13 @@ static int next_batch(ingest *in)
     return rc;
 }
 
+/* A line that would take the batch past its byte budget starts the next. */
+static int push_line(ingest *in, const char *p, size_t n, uint64_t lineno)
+{
+    int rc = fdx_batch_overflows(in->cur, n) ? next_batch(in) : FDX_OK;
+    return rc == FDX_OK ? push(in, FDX_E_LINE, p, n, lineno) : rc;
+}
+
 /* An over-long line's bytes go to the rejects file as they stream past;
  * everything before it is finished first so the file stays in order. */
 static void reject_chunk(void *ctx, const char *p, size_t n)
@@ -257,7 +264,7 @@ static int read_source(ingest *in, fdx_linereader *lr, const char *name)
         if (r == FDX_LR_TOO_LONG)
             rc = push(in, FDX_E_TOO_LONG, "", 0, lr->lineno);
         else if (!is_blank(p, n))
-            rc = push(in, FDX_E_LINE, p, n, lr->lineno);
+            rc = push_line(in, p, n, lr->lineno);
         if (rc == FDX_OK && fdx_batch_full(in->cur))
             rc = next_batch(in);
     }
