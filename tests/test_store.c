@@ -687,6 +687,93 @@ static void failed_ingest_restores_cells(int spill, int threads)
         free((char *)paths[i]);
 }
 
+/* Lines of `n` miss cells n<first> .. of their own, enough to spill. */
+static size_t filler(char *out, size_t cap, int first, int n)
+{
+    size_t len = 0;
+    for (int i = first; i < first + n; i++)
+        len += (size_t)snprintf(out + len, cap - len,
+                                "{\"schema\":2,\"wanted\":\"n%d\",\"fallback\":" IMPL_H(
+                                    "k", "1") ",\"count\":1,\"hw\":" CPU "}\n",
+                                i);
+    return len;
+}
+
+/* A cell met in several spilled runs and in memory sums its counts and
+ * keeps the newest non-empty candidates, whether the runs were spilled
+ * inside an ingest or between records. */
+START_TEST(spilled_runs_keep_the_newest_candidates)
+{
+    fdx_store *db = open_spilling(tu_path(tu_dir, "s.db"));
+    size_t cap = 80000 * 200, len = 0;
+    char *feed = malloc(cap);
+    len += (size_t)snprintf(feed, cap, "%s", DISP_T(CANDS("7"), "1"));
+    len += filler(feed + len, cap - len, 0, 30000);
+    len += (size_t)snprintf(feed + len, cap - len, "%s", DISP_T(CANDS("9"), "2"));
+    len += filler(feed + len, cap - len, 30000, 30000);
+    len += (size_t)snprintf(feed + len, cap - len, "%s", DISP_T("", "4"));
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    record_cells(db, 0, 40000, 1);
+    ck_assert_uint_gt(db->spills, 0);
+    uint64_t before = db->spills;
+    ck_assert_int_eq(fdx_store_ingest_buffer(db, "feed", feed, len, NULL, NULL), FDX_OK);
+    ck_assert_uint_gt(db->spills, before + 1);
+    record_cells(db, 0, 10, 1);
+    fdx_commit_stats cs;
+    ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
+    ck_assert_uint_eq(cs.cells_added, 40000 + 60000 + 1);
+    char *out = tu_export(db, tu_path(tu_dir, "out"));
+    ck_assert_ptr_nonnull(strstr(out, DISP_T(CANDS("9"), "7")));
+    ck_assert_ptr_nonnull(strstr(out, "\"wanted\":\"w9\",\"fallback\":{\"backend\":\"Cuda\""));
+    sqlite3 *raw;
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_open(tu_path(tu_dir, "s.db"), &raw), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_prepare_v2(raw,
+                                        "SELECT sum(count), sum(wanted GLOB 'w*' AND count = 2) "
+                                        "FROM miss_cell",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    ck_assert_int_eq(sqlite3_column_int64(st, 0), 40000 + 60000 + 10);
+    ck_assert_int_eq(sqlite3_column_int64(st, 1), 10);
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+    free(out);
+    free(feed);
+    fdx_store_close(db);
+}
+END_TEST
+
+/* A spill that cannot be written fails the call that needed it, says where,
+ * and the transaction, rolled back, leaves the store as it was. */
+START_TEST(spill_that_cannot_be_written_fails_cleanly)
+{
+    fdx_store *db = open_spilling(tu_path(tu_dir, "s.db"));
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    record_cells(db, 0, 10, 1);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    ck_assert_int_eq(setenv("TMPDIR", tu_path(tu_dir, "no-such-dir"), 1), 0);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    const char *dt[] = {"F16"};
+    int rc = FDX_OK;
+    char wanted[32];
+    for (int i = 0; rc == FDX_OK && i < 70000; i++) {
+        snprintf(wanted, sizeof wanted, "x%d", i);
+        fdx_miss m = {wanted, {"Cuda", "MatMul", dt, 1, "src", 1}, 1, {0, 0, 0, "c", "d"}};
+        rc = fdx_store_record_miss(db, &m);
+    }
+    ck_assert_int_eq(rc, FDX_EIO);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "spilling cells: cannot create"));
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "no-such-dir"));
+    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    unsetenv("TMPDIR");
+    uint64_t misses, dispatches;
+    ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
+    ck_assert_uint_eq(misses, 10);
+    fdx_store_close(db);
+}
+END_TEST
+
 START_TEST(failed_ingest_restores_cells_in_memory)
 {
     failed_ingest_restores_cells(0, 1);
@@ -1359,6 +1446,8 @@ Suite *store_suite(void)
     tcase_add_test(tc, updated_cells_count_once_across_spills);
     tcase_add_test(tc, failed_ingest_restores_cells_in_memory);
     tcase_add_test(tc, failed_spilling_ingest_restores_cells);
+    tcase_add_test(tc, spilled_runs_keep_the_newest_candidates);
+    tcase_add_test(tc, spill_that_cannot_be_written_fails_cleanly);
     tcase_add_test(tc, cells_of_an_undone_ingest_count_when_written_again);
     tcase_add_test(tc, options_of_an_unknown_version_are_refused);
     tcase_add_test(tc, already_merged_is_a_notice_not_an_error);

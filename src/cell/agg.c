@@ -358,13 +358,21 @@ int fdx_agg_merge(fdx_agg *dst, const fdx_agg *src)
 
 /* ---- reading ---- */
 
-void fdx_agg_get(const fdx_agg *agg, size_t i, fdx_cell *cell, uint64_t *count, fdx_str *cands)
+void fdx_agg_get_packed(const fdx_agg *agg, size_t i, fdx_str *key, uint64_t *count, fdx_str *cands)
 {
     const agg_cell *c = &agg->cells[i];
-    fdx_cell_unpack(cell, agg->keys.data + c->key_off, c->key_len);
+    key->p = agg->keys.data + c->key_off;
+    key->n = c->key_len;
     *count = c->count;
     cands->p = c->cands ? c->cands : "[]";
     cands->n = c->cands ? c->cands_len : 2;
+}
+
+void fdx_agg_get(const fdx_agg *agg, size_t i, fdx_cell *cell, uint64_t *count, fdx_str *cands)
+{
+    fdx_str key;
+    fdx_agg_get_packed(agg, i, &key, count, cands);
+    fdx_cell_unpack(cell, key.p, key.n);
 }
 
 /* A cell's place in key order, with what decides most comparisons at hand

@@ -71,6 +71,9 @@ int fdx_agg_key_order(const fdx_agg *agg, uint32_t **order);
 
 /* The i-th cell in arrival order; views stay valid until the next add or clear. */
 void fdx_agg_get(const fdx_agg *agg, size_t i, fdx_cell *cell, uint64_t *count, fdx_str *cands);
+/* The same cell's packed key (fdx_cell_pack), count and candidates. */
+void fdx_agg_get_packed(const fdx_agg *agg, size_t i, fdx_str *key, uint64_t *count,
+                        fdx_str *cands);
 
 /* Saturating count addition shared by every place that merges counts. */
 static inline uint64_t fdx_count_add(uint64_t total, uint64_t count)

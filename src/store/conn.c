@@ -195,6 +195,18 @@ int fdx_store_exec(fdx_store *s, fdx_stmt_id id)
     return FDX_OK;
 }
 
+int fdx_store_has_cells(fdx_store *s, int *has)
+{
+    sqlite3_stmt *st;
+    int rc = fdx_store_stmt(s, FDX_STMT_HAS_CELLS, &st);
+    if (rc != FDX_OK)
+        return rc;
+    rc = sqlite3_step(st);
+    *has = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? FDX_OK : fdx_store_fail_sqlite(s, rc, "counting cells");
+}
+
 int fdx_store_script(fdx_store *s, const char *sql, const char *what)
 {
     char *msg = NULL;

@@ -26,6 +26,8 @@ int fdx_store_step_retrying(fdx_store *s, sqlite3_stmt *st);
 int fdx_store_stmt(fdx_store *s, fdx_stmt_id id, sqlite3_stmt **out);
 /* Runs a statement that returns no rows (BEGIN, COMMIT, ...). */
 int fdx_store_exec(fdx_store *s, fdx_stmt_id id);
+/* Whether the store holds any cell (*has: 1 or 0). */
+int fdx_store_has_cells(fdx_store *s, int *has);
 /* Runs a script of statements without parameters (sqlite3_exec); errmsg
  * says "what: <SQLite's message>". */
 int fdx_store_script(fdx_store *s, const char *sql, const char *what);

@@ -139,16 +139,10 @@ static int step_done(fdx_store *s, sqlite3_stmt *st, const char *what)
 static int record_origin(fdx_store *s, const char *id)
 {
     sqlite3_stmt *st;
-    int rc = fdx_store_stmt(s, FDX_STMT_HAS_CELLS, &st);
-    if (rc != FDX_OK)
+    int has_cells;
+    int rc = fdx_store_has_cells(s, &has_cells);
+    if (rc != FDX_OK || !has_cells)
         return rc;
-    int src = sqlite3_step(st);
-    int has_cells = src == SQLITE_ROW && sqlite3_column_int(st, 0);
-    sqlite3_reset(st);
-    if (src != SQLITE_ROW)
-        return fdx_store_fail_sqlite(s, src, "counting cells");
-    if (!has_cells)
-        return FDX_OK;
     int64_t high;
     char hex[FDX_SHA256_HEX];
     if ((rc = fdx_identity_ledger_digest(s, &high, hex)) != FDX_OK ||

@@ -308,7 +308,8 @@ int fdx_store_open_v2(const char *path, int flags, int busy_ms, fdx_store **out)
     s->spill_bytes = FDX_SPILL_BYTES;
     s->pending = fdx_agg_new();
     s->saved = fdx_agg_new();
-    if (!s->path || !s->pending || !s->saved)
+    s->spill = fdx_spill_new();
+    if (!s->path || !s->pending || !s->saved || !s->spill)
         return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
     if (!path || !*path)
         return fdx_store_fail(s, FDX_EMISUSE, "no store path given");
@@ -398,6 +399,7 @@ int fdx_store_close(fdx_store *s)
         s->backend->close(s);
     fdx_agg_free(s->pending);
     fdx_agg_free(s->saved);
+    fdx_spill_free(s->spill);
     fdx_ledger_reset(s);
     fdx_buf_free(&s->dtypes);
     fdx_buf_free(&s->cands);
@@ -480,6 +482,7 @@ int fdx_store_begin(fdx_store *s)
     fdx_history_begin(s);
     memset(&s->txn_stats, 0, sizeof s->txn_stats);
     fdx_agg_clear(s->pending);
+    fdx_spill_truncate(s->spill, 0);
     fdx_ledger_reset(s);
     return FDX_OK;
 }
@@ -492,6 +495,7 @@ int fdx_store_rollback(fdx_store *s)
     s->in_path = 0;
     fdx_agg_clear(s->pending);
     fdx_agg_clear(s->saved);
+    fdx_spill_truncate(s->spill, 0);
     fdx_ledger_reset(s);
     if (sqlite3_get_autocommit(s->db))
         return FDX_OK;

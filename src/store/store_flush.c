@@ -1,11 +1,14 @@
 /*
- * Writing pending cells into SQLite: one upsert per distinct cell, telling
- * inserts from updates for the commit statistics.
+ * Writing recorded cells into SQLite: one upsert per distinct cell, telling
+ * inserts from updates for the commit statistics. Cells past the memory
+ * budget wait in sorted runs on a temporary file (cell/spill.c) and are
+ * merged with pending when the transaction writes them.
  */
 #include "store/store_flush.h"
 
 #include <stdlib.h>
 
+#include "cell/spill.h"
 #include "store/conn.h"
 #include "store/history.h"
 #include "store/ledger.h"
@@ -27,30 +30,42 @@ int fdx_bind_key(sqlite3_stmt *st, const fdx_cell *c)
 }
 
 /*
- * Looks the cell up first: that tells a new cell from a stored one, and a
- * stored cell this transaction already changed (last_ingest is its ledger
- * id) from one it had not, so each cell counts once, as added or updated,
- * however many flushes write it. The upsert itself returns nothing: a
- * RETURNING clause makes SQLite keep a statement journal for every upsert.
+ * The cell's id, and whether it is stored and when last changed (found 0:
+ * a new cell gets the next id). Looking it up tells a new cell from a
+ * stored one, and a stored cell this transaction already changed (last_ingest
+ * is its ledger id) from one it had not, so each cell counts once, as added
+ * or updated, however many flushes write it.
  */
-int fdx_store_upsert(fdx_store *s, fdx_stmt_id id, const fdx_cell *c, uint64_t count, fdx_str cands,
-                     const int64_t *set_at, int64_t *cell_id)
+static int find_cell(fdx_store *s, const fdx_cell *c, int *found, int64_t *id, int64_t *last_ingest)
 {
     sqlite3_stmt *st;
-    int rc = fdx_history_load(s);
-    if (rc == FDX_OK)
-        rc = fdx_store_stmt(
-            s, c->kind == FDX_KIND_MISS ? FDX_STMT_MISS_CELL_ID : FDX_STMT_DISPATCH_CELL_ID, &st);
+    int rc = fdx_store_stmt(
+        s, c->kind == FDX_KIND_MISS ? FDX_STMT_MISS_CELL_ID : FDX_STMT_DISPATCH_CELL_ID, &st);
     if (rc != FDX_OK)
         return rc;
     fdx_bind_key(st, c);
     rc = sqlite3_step(st);
-    int found = rc == SQLITE_ROW;
-    int64_t stored_id = found ? sqlite3_column_int64(st, 0) : s->hist.next_cell_id;
-    int64_t last_ingest = found ? sqlite3_column_int64(st, 1) : 0;
+    *found = rc == SQLITE_ROW;
+    *id = *found ? sqlite3_column_int64(st, 0) : s->hist.next_cell_id;
+    *last_ingest = *found ? sqlite3_column_int64(st, 1) : 0;
     sqlite3_reset(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return fdx_store_fail_sqlite(s, rc, "reading a cell");
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? FDX_OK
+                                                 : fdx_store_fail_sqlite(s, rc, "reading a cell");
+}
+
+/* The upsert itself returns nothing: a RETURNING clause makes SQLite keep a
+ * statement journal for every upsert. */
+int fdx_store_upsert(fdx_store *s, fdx_stmt_id id, const fdx_cell *c, uint64_t count, fdx_str cands,
+                     const int64_t *set_at, int is_new, int64_t *cell_id)
+{
+    sqlite3_stmt *st;
+    int rc = fdx_history_load(s); /* the next cell id */
+    if (rc != FDX_OK)
+        return rc;
+    int found = 0;
+    int64_t stored_id = s->hist.next_cell_id, last_ingest = 0;
+    if (!is_new && (rc = find_cell(s, c, &found, &stored_id, &last_ingest)) != FDX_OK)
+        return rc;
     if ((rc = fdx_store_stmt(s, id, &st)) != FDX_OK)
         return rc;
     int i = fdx_bind_key(st, c);
@@ -88,40 +103,65 @@ static int by_cell_id(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/*
- * Cells go in key order and their history rows in cell id order: each
+/* History rows wait for this many (4 MiB) before they are written. */
+#define HISTORY_ROWS ((size_t)1 << 18)
+
+typedef struct writer {
+    fdx_store *s;
+    int fresh; /* the store held no cell: each one written is new */
+    hist_row *rows;
+    size_t n, cap;
+} writer;
+
+/* Cells go in key order and their history rows in cell id order: each
  * B-tree is then walked from one end to the other, every page read and
- * written once per flush, instead of a page fetched per cell.
- */
-static int write_agg(fdx_store *s, fdx_agg *agg)
+ * written once, instead of a page fetched per cell. */
+static int write_history(writer *w)
 {
-    size_t n = fdx_agg_cells(agg);
-    if (!n)
+    qsort(w->rows, w->n, sizeof *w->rows, by_cell_id);
+    int64_t day = fdx_history_txn_day(w->s);
+    int rc = FDX_OK;
+    for (size_t i = 0; rc == FDX_OK && i < w->n; i++)
+        rc = fdx_history_add(w->s, w->rows[i].cell_id, day, 0, w->rows[i].count);
+    w->n = 0;
+    return rc;
+}
+
+static int write_cell(void *ctx, const fdx_cell *cell, uint64_t count, fdx_str cands)
+{
+    writer *w = ctx;
+    int rc = w->n == HISTORY_ROWS ? write_history(w) : FDX_OK;
+    if (rc == FDX_OK && fdx_grow(&w->rows, &w->cap, w->n + 1, sizeof *w->rows))
+        rc = fdx_store_fail(w->s, FDX_ENOMEM, "out of memory");
+    if (rc != FDX_OK)
+        return rc;
+    hist_row *row = &w->rows[w->n++];
+    row->count = count;
+    return fdx_store_upsert(
+        w->s, cell->kind == FDX_KIND_MISS ? FDX_STMT_MISS_UPSERT : FDX_STMT_DISPATCH_UPSERT, cell,
+        count, cands, &w->s->txn_time_ms, w->fresh, &row->cell_id);
+}
+
+/* Pending and the runs spilled before it, merged: each cell written once. */
+static int write_pending(fdx_store *s)
+{
+    if (!fdx_agg_cells(s->pending) && !fdx_spill_runs(s->spill))
         return FDX_OK;
     int rc = fdx_ledger_open_row(s); /* cells name their transaction */
     if (rc != FDX_OK)
         return rc;
-    uint32_t *order = NULL;
-    hist_row *rows = malloc(n * sizeof *rows);
-    if (!rows || fdx_agg_key_order(agg, &order) != FDX_OK) {
-        free(rows);
-        return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
-    }
-    for (size_t i = 0; rc == FDX_OK && i < n; i++) {
-        fdx_cell cell;
-        fdx_str cands;
-        fdx_agg_get(agg, order[i], &cell, &rows[i].count, &cands);
-        rc = fdx_store_upsert(
-            s, cell.kind == FDX_KIND_MISS ? FDX_STMT_MISS_UPSERT : FDX_STMT_DISPATCH_UPSERT, &cell,
-            rows[i].count, cands, &s->txn_time_ms, &rows[i].cell_id);
-    }
-    free(order);
+    writer w = {s, 0, NULL, 0, 0};
+    int has_cells;
+    if ((rc = fdx_store_has_cells(s, &has_cells)) != FDX_OK)
+        return rc;
+    w.fresh = !has_cells; /* the merge below writes each cell once */
+    char err[700] = "";
+    rc = fdx_spill_merge(s->spill, s->pending, write_cell, &w, err, sizeof err);
+    if (rc != FDX_OK && err[0])
+        rc = fdx_store_fail(s, rc, "%s: writing spilled cells: %s", s->path, err);
     if (rc == FDX_OK)
-        qsort(rows, n, sizeof *rows, by_cell_id);
-    int64_t day = fdx_history_txn_day(s);
-    for (size_t i = 0; rc == FDX_OK && i < n; i++)
-        rc = fdx_history_add(s, rows[i].cell_id, day, 0, rows[i].count);
-    free(rows);
+        rc = write_history(&w);
+    free(w.rows);
     return rc;
 }
 
@@ -134,22 +174,33 @@ static void swap(fdx_agg **a, fdx_agg **b)
 
 int fdx_store_flush_pending(fdx_store *s)
 {
-    int rc = write_agg(s, s->pending);
-    if (rc == FDX_OK)
+    int rc = write_pending(s);
+    if (rc == FDX_OK) {
         fdx_agg_clear(s->pending);
+        fdx_spill_truncate(s->spill, 0);
+    }
     return rc;
 }
 
-/*
- * The ingest's cells are in pending since its mark. Once written inside its
- * savepoint, pending goes back to the mark: what is left is what the
- * ingests before it recorded, kept in `saved` in case a rollback to the
- * savepoint unwrites it. A later spill of the same ingest finds saved
- * already holding that, and pending empty at its mark.
- */
-static int flush_path(fdx_store *s)
+/* Pending, in key order, onto the spill file as its newest run. */
+static int spill(fdx_store *s)
 {
-    int rc = write_agg(s, s->pending);
+    char err[700] = "";
+    int rc = fdx_spill_add(s->spill, s->pending, err, sizeof err);
+    s->spills += rc == FDX_OK;
+    return rc == FDX_OK ? rc : fdx_store_fail(s, rc, "%s: spilling cells: %s", s->path, err);
+}
+
+/*
+ * The ingest's cells are in pending since its mark. Once spilled, pending
+ * goes back to the mark: what is left is what the ingests before it
+ * recorded, kept in `saved` in case the ingest fails and its runs are
+ * dropped. A later spill of the same ingest finds saved already holding
+ * that, and pending empty at its mark.
+ */
+static int spill_path(fdx_store *s)
+{
+    int rc = spill(s);
     if (rc != FDX_OK)
         return rc;
     fdx_agg_undo(s->pending);
@@ -173,13 +224,18 @@ int fdx_store_spill_if_full(fdx_store *s)
     size_t room = kept < budget / 4 * 3 ? budget - kept : budget / 4;
     if (fdx_agg_bytes(s->pending) < room)
         return FDX_OK;
-    s->spills++;
-    return s->in_path ? flush_path(s) : fdx_store_flush_pending(s);
+    if (s->in_path)
+        return spill_path(s);
+    int rc = spill(s);
+    if (rc == FDX_OK)
+        fdx_agg_clear(s->pending);
+    return rc;
 }
 
 void fdx_store_begin_path(fdx_store *s)
 {
     fdx_agg_mark(s->pending);
+    s->path_runs = fdx_spill_runs(s->spill);
     s->in_path = 1;
 }
 
@@ -187,6 +243,7 @@ int fdx_store_end_path(fdx_store *s, int ok)
 {
     s->in_path = 0;
     if (!ok) {
+        fdx_spill_truncate(s->spill, s->path_runs);
         fdx_agg_undo(s->pending);
         if (fdx_agg_cells(s->saved))
             swap(&s->pending, &s->saved); /* pending was empty at its mark */

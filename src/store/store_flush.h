@@ -6,13 +6,14 @@
 
 #include "store/store_internal.h"
 
-/* Writes the pending cells into the open transaction (store_flush.c). */
+/* Writes the pending cells, and the runs spilled before them, into the open
+ * transaction: each distinct cell once, in key order. */
 int fdx_store_flush_pending(fdx_store *s);
 /*
- * Writes pending once it holds about FDX_SPILL_BYTES. During an ingest that
- * is inside the ingest's savepoint, so what the ingests before it recorded
- * is kept in `saved` until it ends: fdx_store_end_path puts it back if the
- * ingest failed.
+ * Spills pending to a sorted run once it holds about FDX_SPILL_BYTES. During
+ * an ingest, what the ingests before it recorded is kept in `saved` until
+ * it ends: if the ingest fails, fdx_store_end_path drops the runs it spilled
+ * and puts that back.
  */
 int fdx_store_spill_if_full(fdx_store *s);
 /* Starts an ingest: its cells go to pending, from a mark that lets a failed
@@ -24,10 +25,11 @@ int fdx_store_end_path(fdx_store *s, int ok);
 /*
  * One upsert with statement id (a *_UPSERT statement), counted in the commit
  * statistics. set_at is when a dispatch cell's candidates were set (NULL:
- * unknown).
+ * unknown); is_new says the caller knows the store has no such cell, which
+ * spares looking it up.
  */
 int fdx_store_upsert(fdx_store *s, fdx_stmt_id id, const fdx_cell *c, uint64_t count, fdx_str cands,
-                     const int64_t *set_at, int64_t *cell_id);
+                     const int64_t *set_at, int is_new, int64_t *cell_id);
 /* Binds a cell's key columns from ?1 in the order the .sql files number them;
  * returns the next parameter index. */
 int fdx_bind_key(sqlite3_stmt *st, const fdx_cell *c);

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "cell/agg.h"
+#include "cell/spill.h"
 #include "common/buf.h"
 #include "common/sha256.h"
 #include "fdx.h"
@@ -98,10 +99,11 @@ typedef enum fdx_stmt_id {
     FDX_STMT_COUNT
 } fdx_stmt_id;
 
-/* Pending cells are written to SQLite (inside the open transaction) once
- * they hold about this many bytes (store_flush.c), which bounds memory
- * whatever the input holds. Below it, cells recorded again by later runs of
- * the same ingest cost no second upsert. */
+/* Pending cells are spilled, sorted, to a temporary file once they hold
+ * about this many bytes (store_flush.c), which bounds memory whatever the
+ * input holds; the transaction writes every cell once, when it ends. Below
+ * it, cells recorded again by later runs of the same ingest are merged in
+ * memory. */
 #define FDX_SPILL_BYTES ((size_t)20 << 20)
 
 /* What the ledger row of the open transaction will say. */
@@ -150,10 +152,12 @@ struct fdx_store {
     ino_t ino;
     int busy_ms;
     fdx_agg *pending;   /* recorded in this transaction, not yet written */
-    fdx_agg *saved;     /* pending as written inside the ingest's savepoint */
+    fdx_agg *saved;     /* pending before the ingest under way first spilled */
+    fdx_spill *spill;   /* pending of this transaction spilled, oldest first */
+    size_t path_runs;   /* runs spilled before the ingest under way */
     int in_path;        /* an ingest under way: pending is marked where it began */
     size_t spill_bytes; /* FDX_SPILL_BYTES (tests lower it) */
-    uint64_t spills;    /* writes of pending forced by spill_bytes */
+    uint64_t spills;    /* spills forced by spill_bytes */
     fdx_buf dtypes;     /* scratch for recording */
     fdx_buf cands;
     fdx_commit_stats txn_stats;
