@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cell/agg.h"
 #include "cell/cell.h"
 #include "codec/decode.h"
 #include "codec/decode_fast.h"
@@ -338,6 +339,68 @@ static const char *memo_line(char *buf, size_t size, int i, int pass)
 
 /* A memo fed lines that never come back stays small; one fed the same
  * lines run after run grows until it holds them all. */
+static int by_export_order(const void *a, const void *b)
+{
+    const fdx_cell *x = a, *y = b;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    return fdx_cell_compare(x, y);
+}
+
+/* The aggregate's key order is the export order, for tokens and sources that
+ * are prefixes of each other, hold NUL bytes or differ past their eighth
+ * byte, and for revisions on both sides of the top bit. */
+START_TEST(key_order_is_the_export_order)
+{
+    static const fdx_str strs[] = {{"", 0},          {"a", 1},        {"a\0", 2},
+                                   {"a\0b", 3},      {"ab", 2},       {"abcdefgh", 8},
+                                   {"abcdefghi", 9}, {"abcdefgi", 8}, {"\xff", 1}};
+    static const uint64_t revs[] = {0, 1, UINT64_C(1) << 63, UINT64_MAX, 42};
+    enum { N = 3000, NS = sizeof strs / sizeof strs[0] };
+    fdx_agg *agg = fdx_agg_new();
+    fdx_cell *cells = calloc(N, sizeof *cells);
+    unsigned seed = 7;
+    for (int i = 0; i < N; i++) {
+        fdx_cell *c = &cells[i];
+        seed = seed * 1103515245u + 12345u;
+        c->kind = (seed >> 4) & 1 ? FDX_KIND_DISPATCH : FDX_KIND_MISS;
+        c->keyed = c->kind == FDX_KIND_MISS || ((seed >> 5) & 1);
+        c->token = c->keyed ? strs[(seed >> 8) % NS] : strs[0];
+        c->kernel_source = strs[(seed >> 12) % NS];
+        c->revision = revs[(seed >> 16) % 5];
+        c->backend = strs[(seed >> 19) % 3];
+        c->op = strs[(seed >> 21) % 2];
+        c->dtypes_json = (fdx_str){"[]", 2};
+        c->cc_major = c->cc_minor = (int64_t)((seed >> 23) % 3) - 1;
+        c->sku = strs[(seed >> 25) % 2];
+        c->driver = strs[(seed >> 27) % 2];
+        ck_assert_int_eq(fdx_agg_add(agg, c, 1, FDX_NO_CANDS), FDX_OK);
+    }
+    size_t n = fdx_agg_cells(agg);
+    ck_assert_uint_gt(n, 500);
+    uint32_t *order;
+    ck_assert_int_eq(fdx_agg_key_order(agg, &order), FDX_OK);
+    fdx_cell *want = calloc(n, sizeof *want);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t count;
+        fdx_str cands;
+        fdx_agg_get(agg, i, &want[i], &count, &cands);
+    }
+    qsort(want, n, sizeof *want, by_export_order);
+    for (size_t i = 0; i < n; i++) {
+        fdx_cell got;
+        uint64_t count;
+        fdx_str cands;
+        fdx_agg_get(agg, order[i], &got, &count, &cands);
+        ck_assert_msg(by_export_order(&got, &want[i]) == 0, "cell %zu out of order", i);
+    }
+    free(order);
+    free(want);
+    free(cells);
+    fdx_agg_free(agg);
+}
+END_TEST
+
 START_TEST(line_memo_grows_only_while_it_pays)
 {
     fdx_line_memo once, runs;
@@ -684,6 +747,7 @@ Suite *codec_suite(void)
     tcase_add_test(tc, writer_escapes_every_byte_at_every_offset);
     tcase_add_test(tc, u64_text_at_every_length);
     tcase_add_test(tc, line_memo_finds_lines_with_new_latencies);
+    tcase_add_test(tc, key_order_is_the_export_order);
     tcase_add_test(tc, line_memo_grows_only_while_it_pays);
     tcase_add_test(tc, line_memo_rests_after_a_window_of_new_lines);
     tcase_add_test(tc, mutated_lines_never_crash);

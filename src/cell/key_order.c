@@ -1,0 +1,174 @@
+/*
+ * An aggregate's cells in key order, for writing and spilling. Feeds hold
+ * few distinct tokens (structure keys, wanted keys) and kernel sources for
+ * many cells, so comparing them as strings decided little and cost most of
+ * a sort: here each distinct token and source gets its rank in byte order
+ * first, and a comparison reads two integers (kind, keyed and both ranks
+ * in one; the revision hash) before it ever unpacks a key.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cell/agg.h"
+#include "common/keymap.h"
+
+/* The distinct strings of one field, and each one's rank in byte order. */
+typedef struct ranks {
+    fdx_keymap map; /* string -> its number, in order of first sight */
+    fdx_str *strs;  /* number -> string */
+    uint32_t *rank; /* number -> rank */
+    size_t n, cap;
+} ranks;
+
+static void ranks_free(ranks *r)
+{
+    fdx_keymap_free(&r->map);
+    free(r->strs);
+    free(r->rank);
+}
+
+/* The string's number, numbering it when new; -1 when memory ran out. */
+static int64_t number_of(ranks *r, fdx_str s)
+{
+    uint64_t h = fdx_hash_bytes(s.p, s.n);
+    uint32_t v;
+    if (fdx_keymap_get(&r->map, s.p, s.n, h, &v))
+        return v;
+    if (r->n >= INT32_MAX || fdx_grow(&r->strs, &r->cap, r->n + 1, sizeof *r->strs) ||
+        fdx_keymap_put(&r->map, s.p, s.n, h, (uint32_t)r->n) != FDX_OK)
+        return -1;
+    r->strs[r->n] = s;
+    return (int64_t)r->n++;
+}
+
+static int cmp_bytes(fdx_str a, fdx_str b)
+{
+    size_t n = a.n < b.n ? a.n : b.n;
+    int r = n ? memcmp(a.p, b.p, n) : 0;
+    return r ? r : (a.n > b.n) - (a.n < b.n);
+}
+
+typedef struct numbered {
+    fdx_str s;
+    uint32_t number;
+} numbered;
+
+static int by_bytes(const void *a, const void *b)
+{
+    return cmp_bytes(((const numbered *)a)->s, ((const numbered *)b)->s);
+}
+
+static int rank_all(ranks *r)
+{
+    numbered *v = malloc((r->n ? r->n : 1) * sizeof *v);
+    r->rank = malloc((r->n ? r->n : 1) * sizeof *r->rank);
+    if (!v || !r->rank) {
+        free(v);
+        return FDX_ENOMEM;
+    }
+    for (size_t i = 0; i < r->n; i++)
+        v[i] = (numbered){r->strs[i], (uint32_t)i};
+    qsort(v, r->n, sizeof *v, by_bytes);
+    for (size_t i = 0; i < r->n; i++)
+        r->rank[v[i].number] = (uint32_t)i;
+    free(v);
+    return FDX_OK;
+}
+
+/* A cell's place: kind and keyed (2 bits), the token's number, then its
+ * rank, and the source's (31 bits each); the revision; its packed key. */
+typedef struct sort_ent {
+    uint64_t major;
+    uint64_t revision;
+    const char *key;
+    uint32_t key_len;
+    uint32_t index;
+} sort_ent;
+
+static int cmp_ent(const sort_ent *a, const sort_ent *b)
+{
+    if (a->major != b->major)
+        return a->major < b->major ? -1 : 1;
+    if (a->revision != b->revision)
+        return a->revision < b->revision ? -1 : 1;
+    fdx_cell x, y;
+    fdx_cell_unpack(&x, a->key, a->key_len);
+    fdx_cell_unpack(&y, b->key, b->key_len);
+    return fdx_cell_compare(&x, &y);
+}
+
+/* Stable merge sort of v[0..n) through tmp (bottom-up, no recursion). */
+static void sort_by_key(sort_ent *v, sort_ent *tmp, size_t n)
+{
+    sort_ent *src = v, *dst = tmp;
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                dst[k++] = cmp_ent(&src[j], &src[i]) < 0 ? src[j++] : src[i++];
+            while (i < mid)
+                dst[k++] = src[i++];
+            while (j < hi)
+                dst[k++] = src[j++];
+        }
+        sort_ent *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != v)
+        memcpy(v, src, n * sizeof *v);
+}
+
+/* Fills v with the cells' entries: the numbers of their strings in major,
+ * replaced by the ranks once every string is known. */
+static int fill(const fdx_agg *agg, sort_ent *v, size_t n, ranks *tokens, ranks *sources)
+{
+    for (size_t i = 0; i < n; i++) {
+        fdx_str key, cands;
+        uint64_t count;
+        fdx_cell c;
+        fdx_agg_get_packed(agg, i, &key, &count, &cands);
+        fdx_cell_unpack(&c, key.p, key.n);
+        int64_t t = number_of(tokens, c.token), k = number_of(sources, c.kernel_source);
+        if (t < 0 || k < 0)
+            return FDX_ENOMEM;
+        uint64_t group = (uint64_t)c.kind * 2 + (uint64_t)c.keyed;
+        v[i] = (sort_ent){group << 62 | (uint64_t)t << 31 | (uint64_t)k, c.revision, key.p,
+                          (uint32_t)key.n, (uint32_t)i};
+    }
+    if (rank_all(tokens) != FDX_OK || rank_all(sources) != FDX_OK)
+        return FDX_ENOMEM;
+    const uint64_t field = ((uint64_t)1 << 31) - 1;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t m = v[i].major;
+        v[i].major = (m >> 62) << 62 | (uint64_t)tokens->rank[(m >> 31) & field] << 31 |
+                     sources->rank[m & field];
+    }
+    return FDX_OK;
+}
+
+int fdx_agg_key_order(const fdx_agg *agg, uint32_t **order)
+{
+    size_t n = fdx_agg_cells(agg);
+    sort_ent *v = malloc((n ? n : 1) * sizeof *v);
+    sort_ent *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    uint32_t *out = malloc((n ? n : 1) * sizeof *out);
+    ranks tokens = {0}, sources = {0};
+    int ok = v && tmp && out && fill(agg, v, n, &tokens, &sources) == FDX_OK;
+    ranks_free(&tokens);
+    ranks_free(&sources);
+    if (ok) {
+        sort_by_key(v, tmp, n);
+        for (size_t i = 0; i < n; i++)
+            out[i] = v[i].index;
+    }
+    free(v);
+    free(tmp);
+    if (!ok) {
+        free(out);
+        return FDX_ENOMEM;
+    }
+    *order = out;
+    return FDX_OK;
+}
