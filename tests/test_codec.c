@@ -8,6 +8,7 @@
 
 #include "cell/agg.h"
 #include "cell/cell.h"
+#include "cell/key_order.h"
 #include "codec/decode.h"
 #include "codec/decode_fast.h"
 #include "codec/encode.h"

@@ -62,12 +62,6 @@ void fdx_agg_mark(fdx_agg *agg);
 void fdx_agg_keep(fdx_agg *agg);
 void fdx_agg_undo(fdx_agg *agg);
 
-/*
- * The cells' arrival numbers in key order (kind, then fdx_cell_compare: the
- * order of the store's primary keys), in a malloc'd array of
- * fdx_agg_cells(agg) entries. Returns FDX_OK or FDX_ENOMEM.
- */
-int fdx_agg_key_order(const fdx_agg *agg, uint32_t **order);
 
 /* The i-th cell in arrival order; views stay valid until the next add or clear. */
 void fdx_agg_get(const fdx_agg *agg, size_t i, fdx_cell *cell, uint64_t *count, fdx_str *cands);

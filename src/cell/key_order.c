@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cell/agg.h"
+#include "cell/key_order.h"
 #include "common/keymap.h"
 
 /* The distinct strings of one field, and each one's rank in byte order. */

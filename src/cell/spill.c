@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cell/key_order.h"
 #include "common/buf.h"
 #include "fdx.h"
 
