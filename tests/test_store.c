@@ -329,6 +329,34 @@ START_TEST(failed_path_is_undone_alone)
 }
 END_TEST
 
+/* A bad path longer than the batches the pool holds is still named by the
+ * error: the batch that began it has been reused for later lines by then. */
+START_TEST(failed_long_path_is_named)
+{
+    const char *path = strdup(tu_path(tu_dir, "long.jsonl"));
+    size_t cap = 8000 * sizeof MISS_LINE("1") + 8, len = 0;
+    char *text = malloc(cap);
+    for (int i = 0; i < 8000; i++)
+        len += (size_t)snprintf(text + len, cap - len, "%s", MISS_LINE("1"));
+    snprintf(text + len, cap - len, "oops\n");
+    tu_write_file(path, text);
+    char want[1100];
+    snprintf(want, sizeof want, "(1 bad line in %s)", path);
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
+    for (int threads = 1; threads <= 2; threads++) {
+        fdx_ingest_opts opts = FDX_INGEST_OPTS_INIT;
+        opts.threads = threads;
+        ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+        ck_assert_int_eq(fdx_store_ingest_paths(db, &path, 1, &opts, NULL), FDX_EDATA);
+        ck_assert_msg(strstr(fdx_store_errmsg(db), want), "%s", fdx_store_errmsg(db));
+        ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    }
+    fdx_store_close(db);
+    free(text);
+    free((char *)path);
+}
+END_TEST
+
 /* A memory budget that 70,000 small cells overflow several times over. */
 static fdx_store *open_spilling(const char *path)
 {
@@ -1435,6 +1463,7 @@ Suite *store_suite(void)
                         (int)(sizeof bad_lines / sizeof bad_lines[0]));
     tcase_add_test(tc, errors_name_file_and_line);
     tcase_add_test(tc, failed_path_is_undone_alone);
+    tcase_add_test(tc, failed_long_path_is_named);
     tcase_add_test(tc, failed_spilling_path_keeps_earlier_records);
     tcase_add_test(tc, paths_in_one_call_fail_alone);
     tcase_add_test(tc, repeated_lines_are_still_checked);
