@@ -802,6 +802,30 @@ START_TEST(spill_that_cannot_be_written_fails_cleanly)
 }
 END_TEST
 
+/* Runs are spilled into any $TMPDIR a path can name, however long. */
+START_TEST(spill_goes_to_a_long_tmpdir)
+{
+    char dir[1200];
+    size_t len = (size_t)snprintf(dir, sizeof dir, "%s", tu_dir);
+    while (len < 700) {
+        len += (size_t)snprintf(dir + len, sizeof dir - len, "/%.60s",
+                                "dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd");
+        ck_assert_int_eq(mkdir(dir, 0700), 0);
+    }
+    ck_assert_int_eq(setenv("TMPDIR", dir, 1), 0);
+    fdx_store *db = open_spilling(tu_path(tu_dir, "s.db"));
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    record_cells(db, 0, 70000, 1);
+    ck_assert_uint_gt(db->spills, 0);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    unsetenv("TMPDIR");
+    uint64_t misses, dispatches;
+    ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
+    ck_assert_uint_eq(misses, 70000);
+    fdx_store_close(db);
+}
+END_TEST
+
 START_TEST(failed_ingest_restores_cells_in_memory)
 {
     failed_ingest_restores_cells(0, 1);
@@ -1477,6 +1501,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, failed_spilling_ingest_restores_cells);
     tcase_add_test(tc, spilled_runs_keep_the_newest_candidates);
     tcase_add_test(tc, spill_that_cannot_be_written_fails_cleanly);
+    tcase_add_test(tc, spill_goes_to_a_long_tmpdir);
     tcase_add_test(tc, cells_of_an_undone_ingest_count_when_written_again);
     tcase_add_test(tc, options_of_an_unknown_version_are_refused);
     tcase_add_test(tc, already_merged_is_a_notice_not_an_error);
