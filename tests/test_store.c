@@ -365,6 +365,32 @@ static fdx_store *open_spilling(const char *path)
     return db;
 }
 
+/* Ingests one line of its own, then big, which fails with want (under
+ * tmpdir when given): the commit keeps that line alone. */
+static void big_path_fails_alone(const char *big, size_t len, int want, const char *tmpdir)
+{
+    fdx_store *db = open_spilling(tu_path(tu_dir, "s.db"));
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    const char *first = MISS_LINE("3");
+    ck_assert_int_eq(fdx_store_ingest_buffer(db, "first", first, strlen(first), NULL, NULL),
+                     FDX_OK);
+    if (tmpdir)
+        ck_assert_int_eq(setenv("TMPDIR", tmpdir, 1), 0);
+    ck_assert_int_eq(fdx_store_ingest_buffer(db, "big", big, len, NULL, NULL), want);
+    unsetenv("TMPDIR");
+    if (want == FDX_EDATA) {
+        ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "big:70001:"));
+        ck_assert_uint_gt(db->spills, 1);
+    }
+    fdx_commit_stats cs;
+    ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
+    ck_assert_uint_eq(cs.cells_added, 1);
+    char *out = tu_export(db, tu_path(tu_dir, "out"));
+    ck_assert_str_eq(out, MISS_OUT("3"));
+    free(out);
+    fdx_store_close(db);
+}
+
 /* A failed ingest that had to write cells early (more than fit in memory)
  * still undoes only itself, and keeps what earlier ingests recorded. */
 START_TEST(failed_spilling_path_keeps_earlier_records)
@@ -377,19 +403,7 @@ START_TEST(failed_spilling_path_keeps_earlier_records)
                                     "k", "1") ",\"count\":1,\"hw\":" CPU "}\n",
                                 i);
     len += (size_t)snprintf(big + len, cap - len, "oops\n");
-    fdx_store *db = open_spilling(tu_path(tu_dir, "s.db"));
-    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
-    const char *first = MISS_LINE("3");
-    ck_assert_int_eq(fdx_store_ingest_buffer(db, "first", first, strlen(first), NULL, NULL),
-                     FDX_OK);
-    ck_assert_int_eq(fdx_store_ingest_buffer(db, "big", big, len, NULL, NULL), FDX_EDATA);
-    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "big:70001:"));
-    ck_assert_uint_gt(db->spills, 1);
-    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
-    char *out = tu_export(db, tu_path(tu_dir, "out"));
-    ck_assert_str_eq(out, MISS_OUT("3"));
-    free(out);
-    fdx_store_close(db);
+    big_path_fails_alone(big, len, FDX_EDATA, NULL);
     free(big);
 }
 END_TEST
@@ -799,6 +813,18 @@ START_TEST(spill_that_cannot_be_written_fails_cleanly)
     ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
     ck_assert_uint_eq(misses, 10);
     fdx_store_close(db);
+}
+END_TEST
+
+/* An ingest stopped by a failure that is not bad data (here a spill that
+ * cannot be written) still undoes the path it stopped in: committing what
+ * the transaction holds then keeps the paths before it, not part of it. */
+START_TEST(path_stopped_by_a_failed_spill_is_undone)
+{
+    size_t len;
+    char *big = bad_feed_of(0, 70000, &len);
+    big_path_fails_alone(big, len - strlen("oops\n"), FDX_EIO, tu_path(tu_dir, "no-such-dir"));
+    free(big);
 }
 END_TEST
 
@@ -1502,6 +1528,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, spilled_runs_keep_the_newest_candidates);
     tcase_add_test(tc, spill_that_cannot_be_written_fails_cleanly);
     tcase_add_test(tc, spill_goes_to_a_long_tmpdir);
+    tcase_add_test(tc, path_stopped_by_a_failed_spill_is_undone);
     tcase_add_test(tc, cells_of_an_undone_ingest_count_when_written_again);
     tcase_add_test(tc, options_of_an_unknown_version_are_refused);
     tcase_add_test(tc, already_merged_is_a_notice_not_an_error);

@@ -438,6 +438,12 @@ static int run_ingest(fdx_store *s, const char *const *paths, size_t n, const ch
     int drained = fdx_pool_drain(in.pool);
     fdx_pool_free(in.pool);
     fdx_seen_free(&in.seen);
+    if (s->in_path) { /* a failure stopped the batches inside a path: it is undone */
+        char failure[sizeof s->errmsg];
+        memcpy(failure, s->errmsg, sizeof failure);
+        path_end(&in, 1);
+        memcpy(s->errmsg, failure, sizeof failure);
+    }
     if (rc != FDX_OK) { /* the reader's failure explains more than the rest */
         memcpy(s->errmsg, reading, sizeof reading);
         return rc;
