@@ -1,11 +1,14 @@
 /* The store: golden vectors, aggregation across ingests and reopenings,
  * saturation, u64 order, atomic failure, schema versions and bad files. */
 #include <check.h>
+#include <dirent.h>
 #include <dlfcn.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -786,6 +789,20 @@ START_TEST(spilled_runs_keep_the_newest_candidates)
 }
 END_TEST
 
+/* Records cells x0 .. x69999 until a call fails: its status, or FDX_OK. */
+static int record_until_failure(fdx_store *db)
+{
+    const char *dt[] = {"F16"};
+    int rc = FDX_OK;
+    char wanted[32];
+    for (int i = 0; rc == FDX_OK && i < 70000; i++) {
+        snprintf(wanted, sizeof wanted, "x%d", i);
+        fdx_miss m = {wanted, {"Cuda", "MatMul", dt, 1, "src", 1}, 1, {0, 0, 0, "c", "d"}};
+        rc = fdx_store_record_miss(db, &m);
+    }
+    return rc;
+}
+
 /* A spill that cannot be written fails the call that needed it, says where,
  * and the transaction, rolled back, leaves the store as it was. */
 START_TEST(spill_that_cannot_be_written_fails_cleanly)
@@ -796,14 +813,7 @@ START_TEST(spill_that_cannot_be_written_fails_cleanly)
     ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
     ck_assert_int_eq(setenv("TMPDIR", tu_path(tu_dir, "no-such-dir"), 1), 0);
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
-    const char *dt[] = {"F16"};
-    int rc = FDX_OK;
-    char wanted[32];
-    for (int i = 0; rc == FDX_OK && i < 70000; i++) {
-        snprintf(wanted, sizeof wanted, "x%d", i);
-        fdx_miss m = {wanted, {"Cuda", "MatMul", dt, 1, "src", 1}, 1, {0, 0, 0, "c", "d"}};
-        rc = fdx_store_record_miss(db, &m);
-    }
+    int rc = record_until_failure(db);
     ck_assert_int_eq(rc, FDX_EIO);
     ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "spilling cells: cannot create"));
     ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "no-such-dir"));
@@ -825,6 +835,54 @@ START_TEST(path_stopped_by_a_failed_spill_is_undone)
     char *big = bad_feed_of(0, 70000, &len);
     big_path_fails_alone(big, len - strlen("oops\n"), FDX_EIO, tu_path(tu_dir, "no-such-dir"));
     free(big);
+}
+END_TEST
+
+/* The size of the open spill file under dir (found through /proc/self/fd),
+ * or -1 when there is none. */
+static long long spill_file_bytes(const char *dir)
+{
+    long long size = -1;
+    DIR *d = opendir("/proc/self/fd");
+    ck_assert_ptr_nonnull(d);
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        char link[300], target[4096];
+        snprintf(link, sizeof link, "/proc/self/fd/%s", e->d_name);
+        ssize_t n = readlink(link, target, sizeof target - 1);
+        struct stat st;
+        if (n <= 0 || strncmp(target, dir, strlen(dir)) != 0 || stat(link, &st) != 0)
+            continue;
+        size = (long long)st.st_size;
+    }
+    closedir(d);
+    return size;
+}
+
+/* A spill cut short by a full disk gives its space back at once: the
+ * transaction, rolled back or not, holds none of it. */
+START_TEST(spill_cut_short_gives_its_space_back)
+{
+    const char *dir = strdup(tu_path(tu_dir, "tmp"));
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    ck_assert_int_eq(setenv("TMPDIR", dir, 1), 0);
+    fdx_store *db = open_spilling(tu_path(tu_dir, "s.db"));
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit old, small = {256 << 10, 256 << 10};
+    ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+    small.rlim_max = old.rlim_max;
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &small), 0);
+    int rc = record_until_failure(db);
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+    unsetenv("TMPDIR");
+    ck_assert_int_eq(rc, FDX_EIO);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "spilling cells: writing"));
+    ck_assert_int_eq(spill_file_bytes(dir), 0);
+    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    ck_assert_int_eq(spill_file_bytes(dir), 0);
+    fdx_store_close(db);
+    ck_assert_int_eq(spill_file_bytes(dir), -1);
+    free((char *)dir);
 }
 END_TEST
 
@@ -1529,6 +1587,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, spill_that_cannot_be_written_fails_cleanly);
     tcase_add_test(tc, spill_goes_to_a_long_tmpdir);
     tcase_add_test(tc, path_stopped_by_a_failed_spill_is_undone);
+    tcase_add_test(tc, spill_cut_short_gives_its_space_back);
     tcase_add_test(tc, cells_of_an_undone_ingest_count_when_written_again);
     tcase_add_test(tc, options_of_an_unknown_version_are_refused);
     tcase_add_test(tc, already_merged_is_a_notice_not_an_error);

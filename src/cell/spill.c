@@ -142,6 +142,14 @@ static void put_record(fdx_buf *out, fdx_str key, uint64_t count, fdx_str cands)
         fdx_buf_append(out, cands.p, cands.n);
 }
 
+/* Drops the file's bytes from end on, giving their space back. */
+static void cut_at(const fdx_spill *sp, off_t end)
+{
+    if (ftruncate(sp->fd, end) != 0) {
+        /* the space comes back when the file closes */
+    }
+}
+
 int fdx_spill_add(fdx_spill *sp, const fdx_agg *agg, char *err, size_t size)
 {
     int rc = sp->fd < 0 ? open_file(sp, err, size) : FDX_OK;
@@ -167,6 +175,8 @@ int fdx_spill_add(fdx_spill *sp, const fdx_agg *agg, char *err, size_t size)
     }
     free(order);
     fdx_buf_clear(&sp->out);
+    if (rc != FDX_OK && at > start) /* a run cut short (a full disk) holds no space */
+        cut_at(sp, start);
     if (rc == FDX_ENOMEM)
         return no_memory(err, size);
     if (rc != FDX_OK)
@@ -180,9 +190,7 @@ void fdx_spill_truncate(fdx_spill *sp, size_t n)
     if (n >= sp->n_runs)
         return;
     sp->n_runs = n;
-    if (ftruncate(sp->fd, end_of_runs(sp)) != 0) {
-        /* the space comes back when the file closes; the runs are gone */
-    }
+    cut_at(sp, end_of_runs(sp));
 }
 
 /* ---- merging ---- */
