@@ -1464,6 +1464,26 @@ START_TEST(pg_uri_password_is_redacted)
 }
 END_TEST
 
+/* A batch that its entries between lines (the end of one file, the start
+ * of the next) took past its byte budget takes no further line. */
+START_TEST(batch_past_its_budget_takes_no_line)
+{
+    fdx_batch *b = fdx_batch_new();
+    size_t budget = (size_t)256 << 10;
+    char *text = calloc(1, budget);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_int_eq(fdx_batch_push(b, FDX_E_LINE, text, budget - 10, 1), FDX_OK);
+    ck_assert(!fdx_batch_full(b));
+    ck_assert_int_eq(fdx_batch_push(b, FDX_E_SOURCE_END, text, 32, 1), FDX_OK);
+    ck_assert_int_eq(fdx_batch_push(b, FDX_E_SOURCE_BEGIN, "dispatches.jsonl", 16, 0), FDX_OK);
+    ck_assert(fdx_batch_overflows(b, 1));
+    ck_assert(fdx_batch_overflows(b, (size_t)1 << 20));
+    fdx_batch_free(b);
+    free(text);
+}
+END_TEST
+
 /* A line that would take a batch past its byte budget starts the next
  * batch, so batches stay within it; lines longer than the budget still go
  * (alone), and every line counts once, in order. */
@@ -1560,6 +1580,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, pg_uri_password_is_redacted);
     tcase_add_test(tc, libpq_is_loaded_at_the_first_postgresql_store);
     tcase_add_test(tc, lines_of_any_length_fill_batches);
+    tcase_add_test(tc, batch_past_its_budget_takes_no_line);
     tcase_add_test(tc, empty_structure_key_differs_from_unkeyed);
     tcase_add_test(tc, counts_saturate_within_one_ingest);
     tcase_add_test(tc, counts_saturate_across_ingests);
