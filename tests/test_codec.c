@@ -338,8 +338,6 @@ static const char *memo_line(char *buf, size_t size, int i, int pass)
     return buf;
 }
 
-/* A memo fed lines that never come back stays small; one fed the same
- * lines run after run grows until it holds them all. */
 static int by_export_order(const void *a, const void *b)
 {
     const fdx_cell *x = a, *y = b;
@@ -402,6 +400,8 @@ START_TEST(key_order_is_the_export_order)
 }
 END_TEST
 
+/* A memo fed lines that never come back stays small; one fed the same
+ * lines run after run grows until it holds them all. */
 START_TEST(line_memo_grows_only_while_it_pays)
 {
     fdx_line_memo once, runs;

@@ -1,11 +1,14 @@
 /* The store: golden vectors, aggregation across ingests and reopenings,
  * saturation, u64 order, atomic failure, schema versions and bad files. */
 #include <check.h>
+#include <dirent.h>
 #include <dlfcn.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -329,12 +332,66 @@ START_TEST(failed_path_is_undone_alone)
 }
 END_TEST
 
+/* A bad path longer than the batches the pool holds is still named by the
+ * error: the batch that began it has been reused for later lines by then. */
+START_TEST(failed_long_path_is_named)
+{
+    const char *path = strdup(tu_path(tu_dir, "long.jsonl"));
+    size_t cap = 8000 * sizeof MISS_LINE("1") + 8, len = 0;
+    char *text = malloc(cap);
+    for (int i = 0; i < 8000; i++)
+        len += (size_t)snprintf(text + len, cap - len, "%s", MISS_LINE("1"));
+    snprintf(text + len, cap - len, "oops\n");
+    tu_write_file(path, text);
+    char want[1100];
+    snprintf(want, sizeof want, "(1 bad line in %s)", path);
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
+    for (int threads = 1; threads <= 2; threads++) {
+        fdx_ingest_opts opts = FDX_INGEST_OPTS_INIT;
+        opts.threads = threads;
+        ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+        ck_assert_int_eq(fdx_store_ingest_paths(db, &path, 1, &opts, NULL), FDX_EDATA);
+        ck_assert_msg(strstr(fdx_store_errmsg(db), want), "%s", fdx_store_errmsg(db));
+        ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    }
+    fdx_store_close(db);
+    free(text);
+    free((char *)path);
+}
+END_TEST
+
 /* A memory budget that 70,000 small cells overflow several times over. */
 static fdx_store *open_spilling(const char *path)
 {
     fdx_store *db = tu_open(path);
     db->spill_bytes = (size_t)1 << 20;
     return db;
+}
+
+/* Ingests one line of its own, then big, which fails with want (under
+ * tmpdir when given): the commit keeps that line alone. */
+static void big_path_fails_alone(const char *big, size_t len, int want, const char *tmpdir)
+{
+    fdx_store *db = open_spilling(tu_path(tu_dir, "s.db"));
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    const char *first = MISS_LINE("3");
+    ck_assert_int_eq(fdx_store_ingest_buffer(db, "first", first, strlen(first), NULL, NULL),
+                     FDX_OK);
+    if (tmpdir)
+        ck_assert_int_eq(setenv("TMPDIR", tmpdir, 1), 0);
+    ck_assert_int_eq(fdx_store_ingest_buffer(db, "big", big, len, NULL, NULL), want);
+    unsetenv("TMPDIR");
+    if (want == FDX_EDATA) {
+        ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "big:70001:"));
+        ck_assert_uint_gt(db->spills, 1);
+    }
+    fdx_commit_stats cs;
+    ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
+    ck_assert_uint_eq(cs.cells_added, 1);
+    char *out = tu_export(db, tu_path(tu_dir, "out"));
+    ck_assert_str_eq(out, MISS_OUT("3"));
+    free(out);
+    fdx_store_close(db);
 }
 
 /* A failed ingest that had to write cells early (more than fit in memory)
@@ -349,19 +406,7 @@ START_TEST(failed_spilling_path_keeps_earlier_records)
                                     "k", "1") ",\"count\":1,\"hw\":" CPU "}\n",
                                 i);
     len += (size_t)snprintf(big + len, cap - len, "oops\n");
-    fdx_store *db = open_spilling(tu_path(tu_dir, "s.db"));
-    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
-    const char *first = MISS_LINE("3");
-    ck_assert_int_eq(fdx_store_ingest_buffer(db, "first", first, strlen(first), NULL, NULL),
-                     FDX_OK);
-    ck_assert_int_eq(fdx_store_ingest_buffer(db, "big", big, len, NULL, NULL), FDX_EDATA);
-    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "big:70001:"));
-    ck_assert_uint_gt(db->spills, 1);
-    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
-    char *out = tu_export(db, tu_path(tu_dir, "out"));
-    ck_assert_str_eq(out, MISS_OUT("3"));
-    free(out);
-    fdx_store_close(db);
+    big_path_fails_alone(big, len, FDX_EDATA, NULL);
     free(big);
 }
 END_TEST
@@ -744,6 +789,20 @@ START_TEST(spilled_runs_keep_the_newest_candidates)
 }
 END_TEST
 
+/* Records cells x0 .. x69999 until a call fails: its status, or FDX_OK. */
+static int record_until_failure(fdx_store *db)
+{
+    const char *dt[] = {"F16"};
+    int rc = FDX_OK;
+    char wanted[32];
+    for (int i = 0; rc == FDX_OK && i < 70000; i++) {
+        snprintf(wanted, sizeof wanted, "x%d", i);
+        fdx_miss m = {wanted, {"Cuda", "MatMul", dt, 1, "src", 1}, 1, {0, 0, 0, "c", "d"}};
+        rc = fdx_store_record_miss(db, &m);
+    }
+    return rc;
+}
+
 /* A spill that cannot be written fails the call that needed it, says where,
  * and the transaction, rolled back, leaves the store as it was. */
 START_TEST(spill_that_cannot_be_written_fails_cleanly)
@@ -754,14 +813,7 @@ START_TEST(spill_that_cannot_be_written_fails_cleanly)
     ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
     ck_assert_int_eq(setenv("TMPDIR", tu_path(tu_dir, "no-such-dir"), 1), 0);
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
-    const char *dt[] = {"F16"};
-    int rc = FDX_OK;
-    char wanted[32];
-    for (int i = 0; rc == FDX_OK && i < 70000; i++) {
-        snprintf(wanted, sizeof wanted, "x%d", i);
-        fdx_miss m = {wanted, {"Cuda", "MatMul", dt, 1, "src", 1}, 1, {0, 0, 0, "c", "d"}};
-        rc = fdx_store_record_miss(db, &m);
-    }
+    int rc = record_until_failure(db);
     ck_assert_int_eq(rc, FDX_EIO);
     ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "spilling cells: cannot create"));
     ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "no-such-dir"));
@@ -770,6 +822,90 @@ START_TEST(spill_that_cannot_be_written_fails_cleanly)
     uint64_t misses, dispatches;
     ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
     ck_assert_uint_eq(misses, 10);
+    fdx_store_close(db);
+}
+END_TEST
+
+/* An ingest stopped by a failure that is not bad data (here a spill that
+ * cannot be written) still undoes the path it stopped in: committing what
+ * the transaction holds then keeps the paths before it, not part of it. */
+START_TEST(path_stopped_by_a_failed_spill_is_undone)
+{
+    size_t len;
+    char *big = bad_feed_of(0, 70000, &len);
+    big_path_fails_alone(big, len - strlen("oops\n"), FDX_EIO, tu_path(tu_dir, "no-such-dir"));
+    free(big);
+}
+END_TEST
+
+/* The size of the open spill file under dir (found through /proc/self/fd),
+ * or -1 when there is none. */
+static long long spill_file_bytes(const char *dir)
+{
+    long long size = -1;
+    DIR *d = opendir("/proc/self/fd");
+    ck_assert_ptr_nonnull(d);
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        char link[300], target[4096];
+        snprintf(link, sizeof link, "/proc/self/fd/%s", e->d_name);
+        ssize_t n = readlink(link, target, sizeof target - 1);
+        struct stat st;
+        if (n <= 0 || strncmp(target, dir, strlen(dir)) != 0 || stat(link, &st) != 0)
+            continue;
+        size = (long long)st.st_size;
+    }
+    closedir(d);
+    return size;
+}
+
+/* A spill cut short by a full disk gives its space back at once: the
+ * transaction, rolled back or not, holds none of it. */
+START_TEST(spill_cut_short_gives_its_space_back)
+{
+    const char *dir = strdup(tu_path(tu_dir, "tmp"));
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    ck_assert_int_eq(setenv("TMPDIR", dir, 1), 0);
+    fdx_store *db = open_spilling(tu_path(tu_dir, "s.db"));
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit old, small = {256 << 10, 256 << 10};
+    ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+    small.rlim_max = old.rlim_max;
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &small), 0);
+    int rc = record_until_failure(db);
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+    unsetenv("TMPDIR");
+    ck_assert_int_eq(rc, FDX_EIO);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "spilling cells: writing"));
+    ck_assert_int_eq(spill_file_bytes(dir), 0);
+    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    ck_assert_int_eq(spill_file_bytes(dir), 0);
+    fdx_store_close(db);
+    ck_assert_int_eq(spill_file_bytes(dir), -1);
+    free((char *)dir);
+}
+END_TEST
+
+/* Runs are spilled into any $TMPDIR a path can name, however long. */
+START_TEST(spill_goes_to_a_long_tmpdir)
+{
+    char dir[1200];
+    size_t len = (size_t)snprintf(dir, sizeof dir, "%s", tu_dir);
+    while (len < 700) {
+        len += (size_t)snprintf(dir + len, sizeof dir - len, "/%.60s",
+                                "dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd");
+        ck_assert_int_eq(mkdir(dir, 0700), 0);
+    }
+    ck_assert_int_eq(setenv("TMPDIR", dir, 1), 0);
+    fdx_store *db = open_spilling(tu_path(tu_dir, "s.db"));
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    record_cells(db, 0, 70000, 1);
+    ck_assert_uint_gt(db->spills, 0);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    unsetenv("TMPDIR");
+    uint64_t misses, dispatches;
+    ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
+    ck_assert_uint_eq(misses, 70000);
     fdx_store_close(db);
 }
 END_TEST
@@ -1328,6 +1464,26 @@ START_TEST(pg_uri_password_is_redacted)
 }
 END_TEST
 
+/* A batch that its entries between lines (the end of one file, the start
+ * of the next) took past its byte budget takes no further line. */
+START_TEST(batch_past_its_budget_takes_no_line)
+{
+    fdx_batch *b = fdx_batch_new();
+    size_t budget = (size_t)256 << 10;
+    char *text = calloc(1, budget);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_int_eq(fdx_batch_push(b, FDX_E_LINE, text, budget - 10, 1), FDX_OK);
+    ck_assert(!fdx_batch_full(b));
+    ck_assert_int_eq(fdx_batch_push(b, FDX_E_SOURCE_END, text, 32, 1), FDX_OK);
+    ck_assert_int_eq(fdx_batch_push(b, FDX_E_SOURCE_BEGIN, "dispatches.jsonl", 16, 0), FDX_OK);
+    ck_assert(fdx_batch_overflows(b, 1));
+    ck_assert(fdx_batch_overflows(b, (size_t)1 << 20));
+    fdx_batch_free(b);
+    free(text);
+}
+END_TEST
+
 /* A line that would take a batch past its byte budget starts the next
  * batch, so batches stay within it; lines longer than the budget still go
  * (alone), and every line counts once, in order. */
@@ -1424,6 +1580,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, pg_uri_password_is_redacted);
     tcase_add_test(tc, libpq_is_loaded_at_the_first_postgresql_store);
     tcase_add_test(tc, lines_of_any_length_fill_batches);
+    tcase_add_test(tc, batch_past_its_budget_takes_no_line);
     tcase_add_test(tc, empty_structure_key_differs_from_unkeyed);
     tcase_add_test(tc, counts_saturate_within_one_ingest);
     tcase_add_test(tc, counts_saturate_across_ingests);
@@ -1435,6 +1592,7 @@ Suite *store_suite(void)
                         (int)(sizeof bad_lines / sizeof bad_lines[0]));
     tcase_add_test(tc, errors_name_file_and_line);
     tcase_add_test(tc, failed_path_is_undone_alone);
+    tcase_add_test(tc, failed_long_path_is_named);
     tcase_add_test(tc, failed_spilling_path_keeps_earlier_records);
     tcase_add_test(tc, paths_in_one_call_fail_alone);
     tcase_add_test(tc, repeated_lines_are_still_checked);
@@ -1448,6 +1606,9 @@ Suite *store_suite(void)
     tcase_add_test(tc, failed_spilling_ingest_restores_cells);
     tcase_add_test(tc, spilled_runs_keep_the_newest_candidates);
     tcase_add_test(tc, spill_that_cannot_be_written_fails_cleanly);
+    tcase_add_test(tc, spill_goes_to_a_long_tmpdir);
+    tcase_add_test(tc, path_stopped_by_a_failed_spill_is_undone);
+    tcase_add_test(tc, spill_cut_short_gives_its_space_back);
     tcase_add_test(tc, cells_of_an_undone_ingest_count_when_written_again);
     tcase_add_test(tc, options_of_an_unknown_version_are_refused);
     tcase_add_test(tc, already_merged_is_a_notice_not_an_error);

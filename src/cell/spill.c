@@ -38,7 +38,7 @@ typedef struct rec_head {
 
 struct fdx_spill {
     int fd;
-    char dir[512];
+    char *dir; /* $TMPDIR or /tmp, from the first run on */
     run *runs;
     size_t n_runs, cap_runs;
     fdx_buf out;
@@ -58,6 +58,7 @@ void fdx_spill_free(fdx_spill *sp)
         return;
     if (sp->fd >= 0)
         close(sp->fd);
+    free(sp->dir);
     free(sp->runs);
     fdx_buf_free(&sp->out);
     free(sp);
@@ -74,20 +75,35 @@ static int fail(const fdx_spill *sp, char *err, size_t size, const char *what)
     return FDX_EIO;
 }
 
+static int no_memory(char *err, size_t size)
+{
+    snprintf(err, size, "out of memory");
+    return FDX_ENOMEM;
+}
+
 static int open_file(fdx_spill *sp, char *err, size_t size)
 {
+    static const char tail[] = "/fdx-spill-XXXXXX";
     const char *dir = getenv("TMPDIR");
-    snprintf(sp->dir, sizeof sp->dir, "%s", dir && *dir ? dir : "/tmp");
+    dir = dir && *dir ? dir : "/tmp";
+    size_t n = strlen(dir);
+    free(sp->dir);
+    sp->dir = malloc(n + sizeof tail);
+    if (!sp->dir)
+        return no_memory(err, size);
+    memcpy(sp->dir, dir, n + 1);
     sp->fd = open(sp->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
     if (sp->fd >= 0)
         return FDX_OK;
-    char name[600]; /* filesystems without O_TMPFILE: a name, removed at once */
-    snprintf(name, sizeof name, "%s/fdx-spill-XXXXXX", sp->dir);
-    sp->fd = mkostemp(name, O_CLOEXEC);
-    if (sp->fd < 0)
-        return fail(sp, err, size, "cannot create");
-    unlink(name);
-    return FDX_OK;
+    /* filesystems without O_TMPFILE: a name, removed at once */
+    memcpy(sp->dir + n, tail, sizeof tail);
+    sp->fd = mkostemp(sp->dir, O_CLOEXEC);
+    if (sp->fd >= 0)
+        unlink(sp->dir);
+    int saved = errno;
+    sp->dir[n] = '\0';
+    errno = saved;
+    return sp->fd >= 0 ? FDX_OK : fail(sp, err, size, "cannot create");
 }
 
 static off_t end_of_runs(const fdx_spill *sp)
@@ -126,22 +142,24 @@ static void put_record(fdx_buf *out, fdx_str key, uint64_t count, fdx_str cands)
         fdx_buf_append(out, cands.p, cands.n);
 }
 
-static int no_memory(char *err, size_t size)
+/* Drops the file's bytes from end on, giving their space back. */
+static void cut_at(const fdx_spill *sp, off_t end)
 {
-    snprintf(err, size, "out of memory");
-    return FDX_ENOMEM;
+    if (ftruncate(sp->fd, end) != 0) {
+        /* the space comes back when the file closes */
+    }
 }
 
 int fdx_spill_add(fdx_spill *sp, const fdx_agg *agg, char *err, size_t size)
 {
-    if (sp->fd < 0 && open_file(sp, err, size) != FDX_OK)
-        return FDX_EIO;
+    int rc = sp->fd < 0 ? open_file(sp, err, size) : FDX_OK;
+    if (rc != FDX_OK)
+        return rc;
     uint32_t *order;
     if (fdx_grow(&sp->runs, &sp->cap_runs, sp->n_runs + 1, sizeof *sp->runs) ||
         fdx_agg_key_order(agg, &order) != FDX_OK)
         return no_memory(err, size);
     off_t start = end_of_runs(sp), at = start;
-    int rc = FDX_OK;
     for (size_t i = 0, n = fdx_agg_cells(agg); rc == FDX_OK && i < n; i++) {
         fdx_str key, cands;
         uint64_t count;
@@ -157,6 +175,8 @@ int fdx_spill_add(fdx_spill *sp, const fdx_agg *agg, char *err, size_t size)
     }
     free(order);
     fdx_buf_clear(&sp->out);
+    if (rc != FDX_OK && at > start) /* a run cut short (a full disk) holds no space */
+        cut_at(sp, start);
     if (rc == FDX_ENOMEM)
         return no_memory(err, size);
     if (rc != FDX_OK)
@@ -170,9 +190,7 @@ void fdx_spill_truncate(fdx_spill *sp, size_t n)
     if (n >= sp->n_runs)
         return;
     sp->n_runs = n;
-    if (ftruncate(sp->fd, end_of_runs(sp)) != 0) {
-        /* the space comes back when the file closes; the runs are gone */
-    }
+    cut_at(sp, end_of_runs(sp));
 }
 
 /* ---- merging ---- */

@@ -27,8 +27,9 @@ typedef struct ingest {
     fdx_pool *pool;
     fdx_batch *cur; /* being filled by the reader */
     size_t max_line;
-    /* the path being finished, in batch order */
-    const char *path;
+    /* the path being finished, in batch order (copied: the batch that
+     * began it is reused before a long path ends) */
+    char path[1024];
     uint64_t path_bad;
     char first_error[sizeof(((fdx_store *)0)->errmsg)];
     fdx_commit_stats stats_before;
@@ -99,7 +100,7 @@ static int path_begin(ingest *in, const char *name)
     if (rc == FDX_OK)
         rc = fdx_store_exec(s, FDX_STMT_SAVEPOINT);
     fdx_store_begin_path(s);
-    in->path = name;
+    snprintf(in->path, sizeof in->path, "%s", name);
     in->path_bad = 0;
     in->stats_before = s->txn_stats;
     in->ledger_before = s->ledger;
@@ -437,6 +438,12 @@ static int run_ingest(fdx_store *s, const char *const *paths, size_t n, const ch
     int drained = fdx_pool_drain(in.pool);
     fdx_pool_free(in.pool);
     fdx_seen_free(&in.seen);
+    if (s->in_path) { /* a failure stopped the batches inside a path: it is undone */
+        char failure[sizeof s->errmsg];
+        memcpy(failure, s->errmsg, sizeof failure);
+        path_end(&in, 1);
+        memcpy(s->errmsg, failure, sizeof failure);
+    }
     if (rc != FDX_OK) { /* the reader's failure explains more than the rest */
         memcpy(s->errmsg, reading, sizeof reading);
         return rc;
