@@ -63,8 +63,7 @@ void fdx_cell_unpack(fdx_cell *c, const char *key, size_t len)
     unpack_str(&c->driver, p);
 }
 
-/* Raw byte order, shorter first on a common prefix (memcmp, like SQLite's BINARY). */
-static int cmp_str(fdx_str a, fdx_str b)
+int fdx_str_compare(fdx_str a, fdx_str b)
 {
     size_t n = a.n < b.n ? a.n : b.n;
     int r = n ? memcmp(a.p, b.p, n) : 0;
@@ -83,16 +82,17 @@ int fdx_cell_compare(const fdx_cell *a, const fdx_cell *b)
 {
     int r;
     CMP_NUM(a->keyed, b->keyed);
-    if ((r = cmp_str(a->token, b->token)) != 0 ||
-        (r = cmp_str(a->kernel_source, b->kernel_source)) != 0)
+    if ((r = fdx_str_compare(a->token, b->token)) != 0 ||
+        (r = fdx_str_compare(a->kernel_source, b->kernel_source)) != 0)
         return r;
     CMP_NUM(a->revision, b->revision);
-    if ((r = cmp_str(a->backend, b->backend)) != 0 || (r = cmp_str(a->op, b->op)) != 0 ||
-        (r = cmp_str(a->dtypes_json, b->dtypes_json)) != 0)
+    if ((r = fdx_str_compare(a->backend, b->backend)) != 0 ||
+        (r = fdx_str_compare(a->op, b->op)) != 0 ||
+        (r = fdx_str_compare(a->dtypes_json, b->dtypes_json)) != 0)
         return r;
     CMP_NUM(a->cc_major, b->cc_major);
     CMP_NUM(a->cc_minor, b->cc_minor);
-    if ((r = cmp_str(a->sku, b->sku)) != 0)
+    if ((r = fdx_str_compare(a->sku, b->sku)) != 0)
         return r;
-    return cmp_str(a->driver, b->driver);
+    return fdx_str_compare(a->driver, b->driver);
 }

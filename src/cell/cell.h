@@ -67,6 +67,8 @@ static inline int fdx_cands_empty(fdx_str cands)
     return cands.n == 0 || (cands.n == 2 && cands.p[0] == '[' && cands.p[1] == ']');
 }
 
+/* Raw byte order, shorter first on a common prefix (memcmp, like SQLite's BINARY). */
+int fdx_str_compare(fdx_str a, fdx_str b);
 /* The export order of docs/FORMAT.md ("The export"), both cells of one kind. */
 int fdx_cell_compare(const fdx_cell *a, const fdx_cell *b);
 

@@ -41,13 +41,6 @@ static int64_t number_of(ranks *r, fdx_str s)
     return (int64_t)r->n++;
 }
 
-static int cmp_bytes(fdx_str a, fdx_str b)
-{
-    size_t n = a.n < b.n ? a.n : b.n;
-    int r = n ? memcmp(a.p, b.p, n) : 0;
-    return r ? r : (a.n > b.n) - (a.n < b.n);
-}
-
 typedef struct numbered {
     fdx_str s;
     uint32_t number;
@@ -55,7 +48,7 @@ typedef struct numbered {
 
 static int by_bytes(const void *a, const void *b)
 {
-    return cmp_bytes(((const numbered *)a)->s, ((const numbered *)b)->s);
+    return fdx_str_compare(((const numbered *)a)->s, ((const numbered *)b)->s);
 }
 
 static int rank_all(ranks *r)

@@ -96,8 +96,9 @@ int fdx_batch_full(const fdx_batch *b)
 int fdx_batch_overflows(const fdx_batch *b, size_t len)
 {
     /* entries between lines (a file's end, the next one's name) can take
-     * the text past the budget without filling the batch */
-    return b->text.len && (b->text.len >= BATCH_BYTES || len >= BATCH_BYTES - b->text.len);
+     * the text past the budget without filling the batch; a line is at most
+     * FDX_MAX_LINE_LIMIT, so the sum cannot wrap */
+    return b->text.len && b->text.len + len >= BATCH_BYTES;
 }
 
 const char *fdx_batch_reason(const fdx_batch *b, int64_t error)

@@ -7,6 +7,7 @@
  * or undone as a whole inside a savepoint, with its sources in the ledger.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,7 @@ typedef struct ingest {
     size_t max_line;
     /* the path being finished, in batch order (copied: the batch that
      * began it is reused before a long path ends) */
-    char path[1024];
+    char path[PATH_MAX];
     uint64_t path_bad;
     char first_error[sizeof(((fdx_store *)0)->errmsg)];
     fdx_commit_stats stats_before;
