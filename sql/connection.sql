@@ -1,5 +1,5 @@
--- Settings for every connection that writes: WAL lets readers run beside one
--- writer; synchronous=FULL makes a committed ingest survive a power cut.
-PRAGMA journal_mode = WAL;
+-- Settings for every connection that writes; synchronous=FULL makes a
+-- committed ingest survive a power cut. The journal mode is set apart
+-- (journal_wal.sql): a store's first commit is made without WAL.
 PRAGMA synchronous = FULL;
 PRAGMA foreign_keys = ON;

@@ -78,6 +78,91 @@ def exact_kills(export, shim, out, stores, states):
               f"export after a kill {when}: not the new pair alone", str(os.listdir(out)))
 
 
+def hot_journal_refused(export, store, out, what):
+    """A reader finds a store whose writer was killed mid-commit, journal
+    and all: it fails, naming the journal and what rolls it back, and
+    leaves the store as it found it."""
+    def files():
+        return [open(store + s, "rb").read() if os.path.exists(store + s) else None
+                for s in ("", "-journal")]
+    before = files()
+    p = subprocess.run([export, store, out], capture_output=True)
+    err = p.stderr.decode(errors="replace")
+    check(p.returncode != 0 and "-journal" in err and "/dev/null" in err,
+          f"{what}: a reader of a store with a hot journal", err)
+    check(files() == before, f"{what}: the reader changed the store or its journal")
+
+
+def hot_journal(ingest, export, j):
+    """A hot journal made on purpose: a writer killed while its transaction
+    had already written pages into the store (rollback journal mode)."""
+    store = j("hot.db")
+    run([ingest, "-q", store, j("small", "run_0000")])
+    run([export, store, j("hot-before")])
+    before = read_export(j("hot-before"))
+    code = ("import os, sqlite3, sys\n"
+            "con = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+            "con.execute('PRAGMA journal_mode = DELETE')\n"
+            "con.execute('PRAGMA cache_size = 8')\n"
+            "con.execute('BEGIN')\n"
+            "con.execute(\"UPDATE miss_cell SET count = count + 1\")\n"
+            "con.execute('CREATE TABLE filler (x)')\n"
+            "con.execute('INSERT INTO filler SELECT randomblob(500) FROM "
+            "(WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 20000) "
+            "SELECT i FROM c)')\n"
+            "os._exit(0)\n")
+    run([sys.executable, "-c", code, store])
+    check(os.path.getsize(store + "-journal") > 0, "the hot journal was not made")
+    hot_journal_refused(export, store, j("hot-probe"), "a hot journal")
+    run([ingest, "-q", store, os.devnull])
+    run([export, store, j("hot-after")])
+    check(read_export(j("hot-after")) == before,
+          "the writer after a hot journal did not roll the store back")
+
+
+def new_store_kills(ingest, export, j, big, kills, rng):
+    """Kills the first ingest into a store that does not exist yet: its commit
+    goes through a rollback journal. The store a kill leaves is read as it
+    is (readers first, before any writer rolls the journal back): no store,
+    an empty one, or the whole ingest; the same ingest then completes it."""
+    new = j("new.db")
+    run([ingest, "-q", "--run-id", "big", new] + big)
+    run([export, new, j("new-out")])
+    after = read_export(j("new-out"))
+    empty = (b"", b"")
+    full = timed([ingest, "-q", "--run-id", "big", j("new-timing.db")] + big)
+    seen = {"none": 0, "empty": 0, "after": 0, "journal": 0}
+    for i in range(kills):
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            if os.path.exists(new + suffix):
+                os.remove(new + suffix)
+        killed_after([ingest, "-q", "--run-id", "big", new] + big, full * rng.uniform(0, 1.2))
+        if not os.path.exists(new):
+            seen["none"] += 1
+        else:
+            journal = os.path.exists(new + "-journal")
+            p = subprocess.run([export, new, j("probe")], capture_output=True)
+            if p.returncode != 0 and journal:
+                seen["journal"] += 1
+                hot_journal_refused(export, new, j("probe"), f"new-store kill {i}")
+            else:
+                check(p.returncode == 0, f"new-store kill {i}: export of what the kill left "
+                      "failed", p.stderr.decode(errors="replace"))
+                state = read_export(j("probe")) if p.returncode == 0 else None
+                check(state in (empty, after),
+                      f"new-store kill {i}: neither empty nor the whole ingest")
+                seen["empty" if state == empty else "after"] += 1
+            con = sqlite3.connect(new)
+            integrity = con.execute("PRAGMA integrity_check").fetchone()[0]
+            con.close()
+            check(integrity == "ok", f"new-store kill {i}: integrity_check", integrity)
+        run([ingest, "-q", "--run-id", "big", new] + big)
+        run([export, new, j("probe")])
+        check(read_export(j("probe")) == after,
+              f"new-store kill {i}: ingesting again did not complete it exactly once")
+    print(f"new-store ingest kills: {seen}")
+
+
 def main():
     ingest, export, gen = sys.argv[1:4]
     kills = int(sys.argv[4]) if len(sys.argv) > 4 else 20
@@ -127,6 +212,9 @@ def main():
             check(read_export(j("probe")) == after,
                   f"kill {i}: ingesting again did not complete it exactly once")
         print(f"ingest kills: {seen}")
+
+        hot_journal(ingest, export, j)
+        new_store_kills(ingest, export, j, big, kills // 2, rng)
 
         # Export: alternate between the two stores so every kill has an older
         # complete version in place to be replaced.

@@ -1262,6 +1262,73 @@ START_TEST(commit_into_a_removed_store_fails)
 }
 END_TEST
 
+static const char *journal_mode(const char *path)
+{
+    static char mode[16];
+    sqlite3_stmt *st = raw_row(path, "PRAGMA journal_mode");
+    snprintf(mode, sizeof mode, "%s", (const char *)sqlite3_column_text(st, 0));
+    raw_row_end(st);
+    return mode;
+}
+
+/* A new store, opened with one miss pending in its first transaction. */
+static fdx_store *new_store_in_its_first_transaction(char **path, char **feed, int busy_ms)
+{
+    *path = strdup(tu_path(tu_dir, "new.db"));
+    *feed = strdup(tu_path(tu_dir, "x.jsonl"));
+    tu_write_file(*feed, MISS_LINE("1"));
+    fdx_store *db = tu_open(*path);
+    ck_assert_int_eq(fdx_store_set_busy_timeout(db, busy_ms), FDX_OK);
+    ck_assert_str_eq(journal_mode(*path), "delete");
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_path(db, *feed, NULL, NULL), FDX_OK);
+    return db;
+}
+
+/* A new store's first commit goes through a rollback journal (each page
+ * written once); from then on it is a WAL store, and no journal is left. */
+START_TEST(new_store_is_wal_after_its_first_commit)
+{
+    char *path, *feed;
+    fdx_store *db = new_store_in_its_first_transaction(&path, &feed, 10000);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    ck_assert_str_eq(journal_mode(path), "wal");
+    ck_assert_int_ne(access(tu_path(tu_dir, "new.db-journal"), F_OK), 0);
+    fdx_store_close(db);
+    ck_assert_str_eq(journal_mode(path), "wal");
+    free(path);
+    free(feed);
+}
+END_TEST
+
+/* Through a rollback journal, the first commit into a new store waits for
+ * its readers (up to the busy timeout) instead of writing beside them: one
+ * that holds on fails the commit, and nothing is left of it. */
+START_TEST(first_commit_into_a_new_store_waits_for_its_readers)
+{
+    char *path, *feed;
+    fdx_store *db = new_store_in_its_first_transaction(&path, &feed, 50);
+    sqlite3_stmt *reading = raw_row(path, "SELECT count(*) FROM sqlite_schema");
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_EBUSY);
+    raw_row_end(reading);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_path(db, feed, NULL, NULL), FDX_OK);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    fdx_store_close(db);
+    ck_assert_str_eq(journal_mode(path), "wal");
+    uint64_t misses, dispatches;
+    db = tu_open(path);
+    ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
+    ck_assert_int_eq(misses, 1);
+    char *out = tu_export(db, tu_path(tu_dir, "out"));
+    ck_assert_str_eq(out, MISS_OUT("1"));
+    free(out);
+    fdx_store_close(db);
+    free(path);
+    free(feed);
+}
+END_TEST
+
 START_TEST(export_needs_a_directory)
 {
     fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
@@ -1624,6 +1691,8 @@ Suite *store_suite(void)
     tcase_add_test(tc, foreign_schema_objects_are_refused);
     tcase_add_test(tc, failed_first_transaction_removes_the_new_store);
     tcase_add_test(tc, commit_into_a_removed_store_fails);
+    tcase_add_test(tc, new_store_is_wal_after_its_first_commit);
+    tcase_add_test(tc, first_commit_into_a_new_store_waits_for_its_readers);
     tcase_add_test(tc, export_needs_a_directory);
     tcase_add_test(tc, export_directory_names);
     tcase_add_test(tc, export_replaces_files_and_leaves_no_temporaries);

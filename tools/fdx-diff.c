@@ -126,6 +126,7 @@ static void print_json(const rows *r)
 
 int main(int argc, char **argv)
 {
+    tool_tune_process();
     static const struct option longs[] = {
         {"top", required_argument, NULL, 'n'},
         {"json", no_argument, NULL, 'j'},

@@ -88,6 +88,7 @@ static int parse_args(int argc, char **argv, options *o)
 
 int main(int argc, char **argv)
 {
+    tool_tune_process();
     options o = {10000, NULL, TOOL_COMMON_INIT};
     int rc = parse_args(argc, argv, &o);
     if (rc)

@@ -1,8 +1,5 @@
 /* fdx-ingest: adds JSONL feeds to a store, all paths in one transaction. */
 #include <getopt.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -349,19 +346,9 @@ static int run(const char *dbpath, char **paths, int n, const options *o, fdx_re
     return EXIT_OK;
 }
 
-/* glibc gives each decoding thread a malloc arena of its own, and what is
- * freed there stays resident: with one arena, peak memory on flush-shaped
- * feeds is 3-7 MiB lower, at no measurable cost (docs/PERFORMANCE.md). */
-static void one_malloc_arena(void)
-{
-#ifdef __GLIBC__
-    (void)mallopt(M_ARENA_MAX, 1);
-#endif
-}
-
 int main(int argc, char **argv)
 {
-    one_malloc_arena();
+    tool_tune_process();
     options o = {20,
                  FDX_DEFAULT_MAX_LINE,
                  FDX_DEFAULT_MAX_DEPTH,

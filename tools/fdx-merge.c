@@ -35,6 +35,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
+    tool_tune_process();
     static const struct option longs[] = {
         {"busy-timeout", required_argument, NULL, 'b'},
         TOOL_QUIET_LONG,

@@ -40,6 +40,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
+    tool_tune_process();
     static const struct option longs[] = {
         {"driver", required_argument, NULL, 'd'},
         {"revision", required_argument, NULL, 'r'},

@@ -30,6 +30,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
+    tool_tune_process();
     static const struct option longs[] = {
         {"top", required_argument, NULL, 'n'}, {"busy-timeout", required_argument, NULL, 'b'},
         {"quiet", no_argument, NULL, 'q'},     {"help", no_argument, NULL, 'h'},

@@ -379,6 +379,7 @@ static int explain_empty(fdx_store *db, const fdx_demand_filter *f, int windowed
 
 int main(int argc, char **argv)
 {
+    tool_tune_process();
     options o = {FDX_DEMAND_FILTER_INIT, 0, 0, 0, TOOL_COMMON_INIT};
     o.filter.limit = 20;
     int rc = parse_args(argc, argv, &o);

@@ -2,6 +2,10 @@
 #include "tool_util.h"
 
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +13,21 @@
 #include <sys/stat.h>
 
 #include "fdx.h"
+
+/*
+ * glibc gives each decoding thread a malloc arena of its own, and what is
+ * freed there stays resident: with one arena, peak memory on flush-shaped
+ * feeds is 3-7 MiB lower, at no measurable cost. SQLite's allocation
+ * statistics take a global mutex around every malloc and free, 5% of a
+ * large commit, and no tool reads them (docs/PERFORMANCE.md).
+ */
+void tool_tune_process(void)
+{
+#ifdef __GLIBC__
+    (void)mallopt(M_ARENA_MAX, 1);
+#endif
+    (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); /* fails only after SQLite started */
+}
 
 void tool_error(const char *prog, const char *fmt, ...)
 {

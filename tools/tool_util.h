@@ -12,6 +12,9 @@ void tool_error(const char *prog, const char *fmt, ...) __attribute__((format(pr
 /* Prints the usage error and the hint to run --help; returns EXIT_USAGE. */
 int tool_usage_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tool_version(const char *prog);
+/* Process-wide settings a library must not choose for the program that
+ * embeds it; first thing in main. */
+void tool_tune_process(void);
 /* Parses a non-negative decimal number; 0 on success. */
 int tool_parse_size(const char *s, unsigned long long max, unsigned long long *out);
 

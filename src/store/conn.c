@@ -133,6 +133,12 @@ int fdx_store_fail_sqlite(fdx_store *s, int rc, const char *what)
     if (code == FDX_EBUSY)
         return fdx_store_fail(s, code, "%s: %s: locked by another process for more than %d ms",
                               s->path, what, s->busy_ms);
+    if (rc == SQLITE_READONLY_ROLLBACK)
+        return fdx_store_fail(s, code,
+                              "%s: %s: a writer was stopped during its commit and left %s-journal "
+                              "behind, which a read-only open cannot roll back; the next writer "
+                              "to open the store does (fdx-ingest %s /dev/null)",
+                              s->path, what, s->path, s->path);
     if (code == FDX_ENOTSTORE)
         return fdx_store_fail(s, code, "%s: %s: %s (the store is corrupt or not a database)",
                               s->path, what, msg);

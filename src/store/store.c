@@ -168,8 +168,14 @@ static int configure(fdx_store *s, int flags)
     }
     if (id.version == FDX_SCHEMA_VERSION && (rc = fdx_schema_check(s)) != FDX_OK)
         return rc;
+    /* A new store's first commit writes every page it will hold: through
+     * a rollback journal each is written once, through WAL twice (the log,
+     * then the checkpoint). No reader can have waited for data it held. */
+    s->wal_pending = id.app_id == 0 && id.version == 0 && id.objects == 0;
     char *msg = NULL;
-    int src = exec_retrying(s, fdx_sql_connection, &msg);
+    int src = s->wal_pending ? SQLITE_OK : exec_retrying(s, fdx_sql_journal_wal, &msg);
+    if (src == SQLITE_OK)
+        src = exec_retrying(s, fdx_sql_connection, &msg);
     if (src != SQLITE_OK) {
         rc = fdx_store_fail(s, fdx_store_code_of_sqlite(src), "%s: configuring the connection: %s",
                             s->path, msg ? msg : sqlite3_errstr(src));
@@ -468,8 +474,10 @@ int fdx_store_begin(fdx_store *s)
         return fdx_store_fail(s, FDX_EMISUSE, "a transaction is already open");
     if (s->readonly)
         return fdx_store_fail(s, FDX_EREADONLY, "%s: opened read-only", s->path);
+    /* A store removed while this handle held it open can fail to begin with
+     * an I/O error, which says less than still_there. */
     if ((rc = fdx_store_exec(s, FDX_STMT_BEGIN_WRITE)) != FDX_OK)
-        return rc;
+        return still_there(s) != FDX_OK ? FDX_EIO : rc;
     if ((rc = still_there(s)) != FDX_OK || (rc = fdx_identity_check_file(s, 1)) != FDX_OK) {
         char saved[sizeof s->errmsg];
         memcpy(saved, s->errmsg, sizeof saved);
@@ -505,6 +513,20 @@ int fdx_store_rollback(fdx_store *s)
     return fdx_store_exec(s, FDX_STMT_ROLLBACK);
 }
 
+/*
+ * After the first commit into a new store: WAL from now on. Tried once,
+ * without waiting: a reader holding the store makes it fail, and the next
+ * writer to open the store sets it (connection settings), so the commit
+ * stands either way.
+ */
+static void use_wal(fdx_store *s)
+{
+    s->wal_pending = 0;
+    sqlite3_busy_timeout(s->db, 0);
+    sqlite3_exec(s->db, fdx_sql_journal_wal, NULL, NULL, NULL); /* see above */
+    sqlite3_busy_timeout(s->db, s->busy_ms);
+}
+
 int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
 {
     if (!s->in_txn)
@@ -531,6 +553,8 @@ int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
     s->in_txn = 0;
     s->committed = 1;
     fdx_ledger_reset(s);
+    if (s->wal_pending)
+        use_wal(s);
     if (stats)
         *stats = s->txn_stats;
     return FDX_OK;
