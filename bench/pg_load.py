@@ -41,7 +41,7 @@ def timed(cmd):
     t = time.monotonic()
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
-        sys.exit(f"{cmd[0]} failed: {r.stderr}")
+        raise RuntimeError(f"{cmd[0]} failed: {r.stderr}")
     return time.monotonic() - t
 
 
@@ -93,6 +93,58 @@ def row_loop(uri, feed):
     return time.monotonic() - t
 
 
+def measure(build, lines=50000, cells=20000, uri=None):
+    """The figures as a dict (cells/s of each load); a server of its own
+    unless uri names one. Raises on a failed step."""
+    work = tempfile.mkdtemp(prefix="fdx-pg-load-")
+    state = os.path.join(work, "cluster.state")
+    ingest = os.path.join(build, "fdx-ingest")
+    started = False
+    try:
+        admin = uri
+        if not admin:
+            subprocess.run(["bash", CLUSTER, "start", state], check=True, capture_output=True)
+            started = True
+            admin = subprocess.run(["bash", CLUSTER, "uri", state], check=True,
+                                   capture_output=True, text=True).stdout.strip()
+        feed_root = os.path.join(work, "feed")
+        subprocess.run([sys.executable, os.path.join(HERE, "gen_feed.py"), feed_root, "--runs",
+                        "1", "--lines", str(lines), "--cells", str(cells), "--seed", "5"],
+                       check=True, capture_output=True)
+        feed = os.path.join(feed_root, sorted(os.listdir(feed_root))[0])
+        lite = os.path.join(work, "s.db")
+        r = {"lines": 2 * lines}
+        r["ingest_sqlite_seconds"] = timed([ingest, "-q", lite, feed])
+        pg = fresh_db(admin, "fdx_load_fdx")
+        timed([ingest, "-q", pg, "/dev/null"])  # the tables, outside the measurement
+        r["ingest_pg_seconds"] = timed([ingest, "-q", pg, feed])
+        r["cells"] = n = int(subprocess.run(
+            ["psql", "-qAtX", pg, "-c", "SELECT (SELECT count(*) FROM miss_cell) +"
+             " (SELECT count(*) FROM dispatch_cell)"],
+            capture_output=True, text=True, check=True).stdout)
+        merge = os.path.join(build, "fdx-merge")
+        r["merge_sqlite_seconds"] = timed([merge, "-q", os.path.join(work, "m.db"), lite])
+        into = fresh_db(admin, "fdx_load_merge")
+        timed([ingest, "-q", into, "/dev/null"])
+        r["merge_pg_seconds"] = timed([merge, "-q", into, lite])
+        try:
+            import psycopg2  # noqa: F401
+        except ImportError:
+            r["row_loop"] = (f"skipped (psycopg2 cannot be imported by {sys.executable}: "
+                             "apt-get install python3-psycopg2, and run with /usr/bin/python3)")
+        else:
+            loop = fresh_db(admin, "fdx_load_loop")
+            timed([ingest, "-q", loop, "/dev/null"])
+            r["row_loop_seconds"] = row_loop(loop, feed)
+        for k in [k for k in r if k.endswith("_seconds")]:
+            r[k.replace("_seconds", "_cells_per_s")] = n / r[k]
+        return r
+    finally:
+        if started:
+            subprocess.run(["bash", CLUSTER, "stop", state], capture_output=True)
+        subprocess.run(["rm", "-rf", work])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(HERE, "..", "build"))
@@ -100,57 +152,22 @@ def main():
     ap.add_argument("--cells", type=int, default=20000)
     ap.add_argument("--uri", help="postgresql:// URI of a database to create others from")
     a = ap.parse_args()
-    work = tempfile.mkdtemp(prefix="fdx-pg-load-")
-    state = os.path.join(work, "cluster.state")
-    ingest = os.path.join(a.build, "fdx-ingest")
-    try:
-        admin = a.uri
-        if not admin:
-            subprocess.run(["bash", CLUSTER, "start", state], check=True)
-            admin = subprocess.run(["bash", CLUSTER, "uri", state], check=True,
-                                   capture_output=True, text=True).stdout.strip()
-        feed_root = os.path.join(work, "feed")
-        subprocess.run([sys.executable, os.path.join(HERE, "gen_feed.py"), feed_root, "--runs",
-                        "1", "--lines", str(a.lines), "--cells", str(a.cells), "--seed", "5"],
-                       check=True)
-        feed = os.path.join(feed_root, sorted(os.listdir(feed_root))[0])
-        lite = os.path.join(work, "s.db")
-        t_lite = timed([ingest, "-q", lite, feed])
-        pg = fresh_db(admin, "fdx_load_fdx")
-        timed([ingest, "-q", pg, "/dev/null"])  # the tables, outside the measurement
-        t_pg = timed([ingest, "-q", pg, feed])
-        cells = int(subprocess.run(["psql", "-qAtX", pg, "-c",
-                                    "SELECT (SELECT count(*) FROM miss_cell) +"
-                                    " (SELECT count(*) FROM dispatch_cell)"],
-                                   capture_output=True, text=True, check=True).stdout)
-        lines = 2 * a.lines
-        print(f"feed: {lines} lines, {cells} distinct cells")
-        print(f"fdx-ingest into SQLite:      {t_lite:7.2f} s  {cells / t_lite:10.0f} cells/s")
-        print(f"fdx-ingest into PostgreSQL:  {t_pg:7.2f} s  {cells / t_pg:10.0f} cells/s")
-        merge = os.path.join(a.build, "fdx-merge")
-        t_mlite = timed([merge, "-q", os.path.join(work, "m.db"), lite])
-        into = fresh_db(admin, "fdx_load_merge")
-        timed([ingest, "-q", into, "/dev/null"])
-        t_mpg = timed([merge, "-q", into, lite])
-        print(f"fdx-merge into SQLite:       {t_mlite:7.2f} s  {cells / t_mlite:10.0f} cells/s")
-        print(f"fdx-merge into PostgreSQL:   {t_mpg:7.2f} s  {cells / t_mpg:10.0f} cells/s")
-        try:
-            import psycopg2  # noqa: F401
-        except ImportError:
-            print(f"per-row INSERT ... ON CONFLICT loop: skipped (psycopg2 cannot be imported "
-                  f"by {sys.executable}: apt-get install python3-psycopg2, and run this with "
-                  f"/usr/bin/python3)")
-            return 0
-        loop = fresh_db(admin, "fdx_load_loop")
-        timed([ingest, "-q", loop, "/dev/null"])
-        t_loop = row_loop(loop, feed)
-        print(f"per-row INSERT ... ON CONFLICT (psycopg2): {t_loop:7.2f} s  "
-              f"{cells / t_loop:10.0f} cells/s  (fdx-ingest is {t_loop / t_pg:.1f}x faster)")
-        return 0
-    finally:
-        if not a.uri:
-            subprocess.run(["bash", CLUSTER, "stop", state])
-        subprocess.run(["rm", "-rf", work])
+    r = measure(a.build, a.lines, a.cells, a.uri)
+    n = r["cells"]
+    print(f"feed: {r['lines']} lines, {n} distinct cells")
+    for key, title in (("ingest_sqlite", "fdx-ingest into SQLite:"),
+                       ("ingest_pg", "fdx-ingest into PostgreSQL:"),
+                       ("merge_sqlite", "fdx-merge into SQLite:"),
+                       ("merge_pg", "fdx-merge into PostgreSQL:")):
+        t = r[key + "_seconds"]
+        print(f"{title:28s} {t:7.2f} s  {n / t:10.0f} cells/s")
+    if "row_loop_seconds" in r:
+        t = r["row_loop_seconds"]
+        print(f"per-row INSERT ... ON CONFLICT (psycopg2): {t:7.2f} s  {n / t:10.0f} cells/s  "
+              f"(fdx-ingest is {t / r['ingest_pg_seconds']:.1f}x faster)")
+    else:
+        print("per-row INSERT ... ON CONFLICT loop: " + r["row_loop"])
+    return 0
 
 
 if __name__ == "__main__":

@@ -293,8 +293,20 @@ def measure(build, work, smoke, reps, feed_runs):
                   "sql_seconds": median(w for w, _ in sq)}
     r["merge"]["cells_per_s"] = r["merge"]["cells_read"] / r["merge"]["fdx_seconds"]
     r["merge"]["ratio_to_sql"] = r["merge"]["fdx_seconds"] / r["merge"]["sql_seconds"]
-    r["postgres"] = "not measured: the PostgreSQL loader does not exist yet"
+    step("PostgreSQL loads")
+    r["postgres"] = postgres_loads(build, smoke)
     return r
+
+
+def postgres_loads(build, smoke):
+    """bench/pg_load.py's figures (its own throwaway server), or why there are none."""
+    if smoke:
+        return "not measured in a smoke run (python3 bench/pg_load.py measures them)"
+    import pg_load
+    try:
+        return pg_load.measure(build)
+    except (OSError, RuntimeError, subprocess.CalledProcessError) as e:
+        return f"not measured: {e}"
 
 
 def report_lines(r):
@@ -336,8 +348,22 @@ def report_lines(r):
                f"{m['cells_merged']:,} merged: {m['fdx_seconds']:.2f} s "
                f"({m['cells_per_s']:,.0f} cells/s, {mib(m['fdx_peak_rss_kib']):.1f} MiB); "
                f"plain SQL {m['sql_seconds']:.2f} s ({m['sql_cells_merged']:,} cells)")
-    out.append(f"  PostgreSQL loads: {r['postgres']}")
+    out.append("  PostgreSQL loads: " + postgres_line(r["postgres"]))
     return out
+
+
+def postgres_line(p):
+    if isinstance(p, str):
+        return p
+    line = (f"{p['cells']:,} cells ({p['lines']:,} lines): fdx-ingest "
+            f"{p['ingest_pg_cells_per_s']:,.0f} cells/s (into SQLite "
+            f"{p['ingest_sqlite_cells_per_s']:,.0f}), fdx-merge of an SQLite store "
+            f"{p['merge_pg_cells_per_s']:,.0f} cells/s (into SQLite "
+            f"{p['merge_sqlite_cells_per_s']:,.0f})")
+    if "row_loop_cells_per_s" in p:
+        line += (f"; a per-row INSERT ... ON CONFLICT loop {p['row_loop_cells_per_s']:,.0f} "
+                 f"cells/s")
+    return line
 
 
 def _shape_ratio(key, field):
