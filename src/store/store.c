@@ -514,16 +514,20 @@ int fdx_store_rollback(fdx_store *s)
 }
 
 /*
- * After the first commit into a new store: WAL from now on. Tried once,
- * without waiting: a reader holding the store makes it fail, and the next
- * writer to open the store sets it (connection settings), so the commit
- * stands either way.
+ * After a commit into a new store: WAL from now on. Tried without waiting: a
+ * reader that took hold of the store as the commit ended makes it fail, and
+ * then it is tried again after the next commit (a sink's handle may stay open
+ * for hours), while the next writer to open the store sets it anyway
+ * (connection settings). The commit stands either way. A store that cannot
+ * be WAL (":memory:") answers with its mode and is not asked again.
  */
 static void use_wal(fdx_store *s)
 {
-    s->wal_pending = 0;
+    sqlite3_stmt *st = NULL;
     sqlite3_busy_timeout(s->db, 0);
-    sqlite3_exec(s->db, fdx_sql_journal_wal, NULL, NULL, NULL); /* see above */
+    if (sqlite3_prepare_v2(s->db, fdx_sql_journal_wal, -1, &st, NULL) == SQLITE_OK)
+        s->wal_pending = sqlite3_step(st) != SQLITE_ROW;
+    sqlite3_finalize(st);
     sqlite3_busy_timeout(s->db, s->busy_ms);
 }
 
