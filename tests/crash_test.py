@@ -25,7 +25,7 @@ import sys
 import tempfile
 import time
 
-from testlib import check, finish, skip
+from testlib import check, finish, make_hot_journal, skip
 
 
 def run(cmd):
@@ -100,18 +100,7 @@ def hot_journal(ingest, export, j):
     run([ingest, "-q", store, j("small", "run_0000")])
     run([export, store, j("hot-before")])
     before = read_export(j("hot-before"))
-    code = ("import os, sqlite3, sys\n"
-            "con = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
-            "con.execute('PRAGMA journal_mode = DELETE')\n"
-            "con.execute('PRAGMA cache_size = 8')\n"
-            "con.execute('BEGIN')\n"
-            "con.execute(\"UPDATE miss_cell SET count = count + 1\")\n"
-            "con.execute('CREATE TABLE filler (x)')\n"
-            "con.execute('INSERT INTO filler SELECT randomblob(500) FROM "
-            "(WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 20000) "
-            "SELECT i FROM c)')\n"
-            "os._exit(0)\n")
-    run([sys.executable, "-c", code, store])
+    make_hot_journal(store)
     check(os.path.getsize(store + "-journal") > 0, "the hot journal was not made")
     hot_journal_refused(export, store, j("hot-probe"), "a hot journal")
     run([ingest, "-q", store, os.devnull])
