@@ -1367,6 +1367,24 @@ START_TEST(new_store_becomes_wal_at_a_later_commit)
 }
 END_TEST
 
+/* A writer that opens a new store while its first transaction runs (no WAL
+ * yet: the switch to it waits for that writer) says the store is locked and
+ * for how long it waited, as it does at its begin into a WAL store. */
+START_TEST(writer_opening_a_new_store_in_its_first_transaction_says_it_is_locked)
+{
+    char *path, *feed;
+    fdx_store *db = new_store_in_its_first_transaction(&path, &feed, 10000), *other;
+    ck_assert_int_eq(fdx_store_open_v2(path, FDX_OPEN_CREATE, 50, &other), FDX_EBUSY);
+    ck_assert_msg(strstr(fdx_store_errmsg(other), "locked by another process for more than 50 ms"),
+                  "%s", fdx_store_errmsg(other));
+    fdx_store_close(other);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    fdx_store_close(db);
+    free(path);
+    free(feed);
+}
+END_TEST
+
 START_TEST(export_needs_a_directory)
 {
     fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
@@ -1732,6 +1750,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, new_store_is_wal_after_its_first_commit);
     tcase_add_test(tc, first_commit_into_a_new_store_waits_for_its_readers);
     tcase_add_test(tc, new_store_becomes_wal_at_a_later_commit);
+    tcase_add_test(tc, writer_opening_a_new_store_in_its_first_transaction_says_it_is_locked);
     tcase_add_test(tc, export_needs_a_directory);
     tcase_add_test(tc, export_directory_names);
     tcase_add_test(tc, export_replaces_files_and_leaves_no_temporaries);

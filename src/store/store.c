@@ -123,16 +123,15 @@ static int migrate(fdx_store *s)
     return fdx_store_exec(s, FDX_STMT_COMMIT);
 }
 
-/* sqlite3_exec with the same retrying as step_retrying. */
-static int exec_retrying(fdx_store *s, const char *sql, char **msg)
+/* sqlite3_exec with the same retrying as step_retrying; sqlite3_errmsg
+ * tells why it failed. */
+static int exec_retrying(fdx_store *s, const char *sql)
 {
     int64_t deadline = fdx_store_now_ms() + s->busy_ms;
     for (;;) {
-        int rc = sqlite3_exec(s->db, sql, NULL, NULL, msg);
+        int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
         if ((rc & 0xff) != SQLITE_BUSY || fdx_store_now_ms() >= deadline)
             return rc;
-        sqlite3_free(*msg);
-        *msg = NULL;
         struct timespec ts = {0, 5000000L};
         nanosleep(&ts, NULL);
     }
@@ -172,16 +171,11 @@ static int configure(fdx_store *s, int flags)
      * a rollback journal each is written once, through WAL twice (the log,
      * then the checkpoint). No reader can have waited for data it held. */
     s->wal_pending = id.app_id == 0 && id.version == 0 && id.objects == 0;
-    char *msg = NULL;
-    int src = s->wal_pending ? SQLITE_OK : exec_retrying(s, fdx_sql_journal_wal, &msg);
+    int src = s->wal_pending ? SQLITE_OK : exec_retrying(s, fdx_sql_journal_wal);
     if (src == SQLITE_OK)
-        src = exec_retrying(s, fdx_sql_connection, &msg);
-    if (src != SQLITE_OK) {
-        rc = fdx_store_fail(s, fdx_store_code_of_sqlite(src), "%s: configuring the connection: %s",
-                            s->path, msg ? msg : sqlite3_errstr(src));
-        sqlite3_free(msg);
-        return rc;
-    }
+        src = exec_retrying(s, fdx_sql_connection);
+    if (src != SQLITE_OK)
+        return fdx_store_fail_sqlite(s, src, "configuring the connection");
     return id.version < FDX_SCHEMA_VERSION ? migrate(s) : FDX_OK;
 }
 
