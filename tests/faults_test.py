@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Faults: each gives a clear message, a non-zero exit and no change to the
 stored data. Disk full while ingesting and while exporting (a small tmpfs),
-a rejects file on a full disk, a read-only store, a store locked past the
-busy timeout (and --busy-timeout 0 failing at once), a hot journal on
-read-only media, a corrupt store, a non-SQLite file, a newer schema
-version. An export replaces its pair of files or neither: a full disk while
-the second file is written and a directory where dispatches.jsonl should be
-leave both previous files.
+the first commit into a store that held nothing on a full disk, a rejects
+file on a full disk, a read-only store, a store locked past the busy timeout
+(and --busy-timeout 0 failing at once), a hot journal on read-only media, a
+corrupt store, a non-SQLite file, a newer schema version. An export replaces
+its pair of files or neither: a full disk while the second file is written
+and a directory where dispatches.jsonl should be leave both previous files.
 Exported files follow the umask. Checks that need mounting are skipped, with
 a message, where mounting is not permitted.
 
@@ -109,7 +109,7 @@ def hot_journal_on_read_only_media(ingest, export, base, base_out, fs):
     the writer does not name itself as the fix; the copy it advises works."""
     ok, why = mount_tmpfs(fs, "8m")
     if not ok:
-        return skip(8, f"hot journal on read-only media: cannot mount a tmpfs ({why})")
+        return skip(9, f"hot journal on read-only media: cannot mount a tmpfs ({why})")
     try:
         db = os.path.join(fs, "hot.db")
         shutil.copy(base, db)
@@ -152,7 +152,7 @@ def main():
 
         ok, why = mount_tmpfs(j("small-fs"), "512k")
         if not ok:
-            skip(12, f"disk-full and read-only checks: cannot mount a tmpfs ({why})")
+            skip(19, f"disk-full and read-only checks: cannot mount a tmpfs ({why})")
         else:
             try:
                 # Disk full while ingesting: the store lives on a 512 KiB tmpfs.
@@ -170,6 +170,27 @@ def main():
                       "full-disk ingest left the data as it was")
                 for n in os.listdir(j("small-fs")):
                     os.remove(j("small-fs", n))
+
+                # Disk full during the first commit into a store that held nothing,
+                # which goes through a rollback journal: a new store is removed; an
+                # empty file is left an empty store, with no journal for a reader to
+                # trip on.
+                p = run([ingest, j("small-fs", "new.db"), j("big", "run_0000")])
+                expect_failure(p, "first ingest into a new store on a full disk", "full")
+                check(listing(j("small-fs")) == [], "files left by a new store's failed ingest",
+                      str(listing(j("small-fs"))))
+                empty = j("small-fs", "empty.db")
+                open(empty, "w").close()
+                p = run([ingest, empty, j("big", "run_0000")])
+                expect_failure(p, "first ingest into an empty file on a full disk", "full")
+                check(listing(j("small-fs")) == ["empty.db"],
+                      "files left beside an empty file by its failed ingest",
+                      str(listing(j("small-fs"))))
+                p = run([export, empty, j("empty-out")])
+                check(p.returncode == 0 and
+                      pair(j("empty-out")) == {"misses.jsonl": b"", "dispatches.jsonl": b""},
+                      "export of an empty file after a failed ingest on a full disk", p.stderr)
+                os.remove(empty)
 
                 # Disk full while exporting: a big store, the output on the tmpfs.
                 full_disk_on_second_file(export, base, big, j("pair-fs"))

@@ -492,6 +492,20 @@ int fdx_store_begin(fdx_store *s)
     return FDX_OK;
 }
 
+/* Steps sql once without waiting for a lock, for what is only worth doing
+ * now if it can be (the store's next writer does it otherwise). */
+static int step_at_once(fdx_store *s, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    sqlite3_busy_timeout(s->db, 0);
+    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    sqlite3_busy_timeout(s->db, s->busy_ms);
+    return rc;
+}
+
 int fdx_store_rollback(fdx_store *s)
 {
     if (!s->in_txn)
@@ -502,27 +516,27 @@ int fdx_store_rollback(fdx_store *s)
     fdx_agg_clear(s->saved);
     fdx_spill_truncate(s->spill, 0);
     fdx_ledger_reset(s);
-    if (sqlite3_get_autocommit(s->db))
-        return FDX_OK;
-    return fdx_store_exec(s, FDX_STMT_ROLLBACK);
+    int rc = sqlite3_get_autocommit(s->db) ? FDX_OK : fdx_store_exec(s, FDX_STMT_ROLLBACK);
+    /* Through a rollback journal, a write that failed (a full disk) leaves
+     * the journal hot, for the next connection to read the store to play
+     * back: this one does it at once, before a reader, which cannot, finds
+     * it. */
+    if (s->wal_pending)
+        (void)step_at_once(s, fdx_sql_identity);
+    return rc;
 }
 
 /*
- * After a commit into a new store: WAL from now on. Tried without waiting: a
- * reader that took hold of the store as the commit ended makes it fail, and
- * then it is tried again after the next commit (a sink's handle may stay open
- * for hours), while the next writer to open the store sets it anyway
- * (connection settings). The commit stands either way. A store that cannot
- * be WAL (":memory:") answers with its mode and is not asked again.
+ * After a commit into a new store: WAL from now on. A reader that took hold
+ * of the store as the commit ended makes it fail; then it is tried again
+ * after the next commit (a sink's handle may stay open for hours), while the
+ * next writer to open the store sets it anyway (connection settings). The
+ * commit stands either way. A store that cannot be WAL (":memory:") answers
+ * with its mode and is not asked again.
  */
 static void use_wal(fdx_store *s)
 {
-    sqlite3_stmt *st = NULL;
-    sqlite3_busy_timeout(s->db, 0);
-    if (sqlite3_prepare_v2(s->db, fdx_sql_journal_wal, -1, &st, NULL) == SQLITE_OK)
-        s->wal_pending = sqlite3_step(st) != SQLITE_ROW;
-    sqlite3_finalize(st);
-    sqlite3_busy_timeout(s->db, s->busy_ms);
+    s->wal_pending = step_at_once(s, fdx_sql_journal_wal) != SQLITE_ROW;
 }
 
 int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
