@@ -11,7 +11,9 @@ Kills at exact steps (an LD_PRELOAD shim, tests/fault_shim.c, named by the
 FDX_FAULT_SHIM environment variable) check the pair: a kill while either file
 is written or before the first rename leaves both previous files; a kill
 between the two renames leaves the new misses.jsonl beside the previous
-dispatches.jsonl, the one window the README documents.
+dispatches.jsonl, the one window the README documents. The same shim logs
+deletions and directory syncs: a rollback journal's deletion, a commit, is
+synced at once.
 
 Usage: crash_test.py FDX_INGEST FDX_EXPORT GEN_FEED [KILLS]
 """
@@ -107,6 +109,26 @@ def hot_journal(ingest, export, j):
     run([export, store, j("hot-after")])
     check(read_export(j("hot-after")) == before,
           "the writer after a hot journal did not roll the store back")
+
+
+def journal_deletions_synced(ingest, shim, j):
+    """A commit through a rollback journal (a new store's first) takes effect
+    when the journal is deleted: unless that deletion reaches the disk (its
+    directory synced) before the writer goes on, a power cut after it said
+    it committed brings the journal back, and the commit is rolled back."""
+    log = j("sync.log")
+    env = dict(os.environ, LD_PRELOAD=shim, FDX_SYNC_LOG=log)
+    p = subprocess.run([ingest, "-q", j("synced.db"), j("small", "run_0000")], env=env,
+                       capture_output=True, text=True)
+    check(p.returncode == 0, "ingest into a new store under the shim", p.stderr)
+    events = [line.rstrip("\n").split(" ", 1) for line in open(log)]
+    deleted = [i for i, (what, path) in enumerate(events)
+               if what == "unlink" and path.endswith("synced.db-journal")]
+    check(deleted, "a new store's first commit deleted no journal", str(events))
+    for i in deleted:
+        want = ["sync", os.path.realpath(os.path.dirname(events[i][1]))]
+        check(events[i + 1:i + 2] == [want], "a journal's deletion was not synced at once",
+              str(events[i:]))
 
 
 def new_store_kills(ingest, export, j, big, kills, rng):
@@ -228,8 +250,10 @@ def main():
         shim = os.environ.get("FDX_FAULT_SHIM")
         if shim and os.path.exists(shim):
             exact_kills(export, shim, j("exact"), (j("base.db"), j("after.db")), (before, after))
+            journal_deletions_synced(ingest, shim, j)
         else:
-            skip(12, "exact export kills: FDX_FAULT_SHIM does not name the fault shim")
+            skip(15, "exact export kills and synced journal deletions: FDX_FAULT_SHIM does not "
+                 "name the fault shim")
     return finish("crash")
 
 
