@@ -517,10 +517,10 @@ int fdx_store_rollback(fdx_store *s)
     fdx_spill_truncate(s->spill, 0);
     fdx_ledger_reset(s);
     int rc = sqlite3_get_autocommit(s->db) ? FDX_OK : fdx_store_exec(s, FDX_STMT_ROLLBACK);
-    /* Through a rollback journal, a write that failed (a full disk) leaves
-     * the journal hot, for the next connection to read the store to play
-     * back: this one does it at once, before a reader, which cannot, finds
-     * it. */
+    /* A write that failed through a rollback journal (a full disk) leaves
+     * the journal hot until a writer next reads the store, and a reader,
+     * which cannot roll it back, refuses the store meanwhile: this
+     * connection reads it at once, which rolls it back. */
     if (s->wal_pending)
         (void)step_at_once(s, fdx_sql_identity);
     return rc;
