@@ -11,7 +11,9 @@ Kills at exact steps (an LD_PRELOAD shim, tests/fault_shim.c, named by the
 FDX_FAULT_SHIM environment variable) check the pair: a kill while either file
 is written or before the first rename leaves both previous files; a kill
 between the two renames leaves the new misses.jsonl beside the previous
-dispatches.jsonl, the one window the README documents.
+dispatches.jsonl, the one window the README documents. The same shim logs
+deletions and directory syncs: a rollback journal's deletion, a commit, is
+synced at once.
 
 Usage: crash_test.py FDX_INGEST FDX_EXPORT GEN_FEED [KILLS]
 """
@@ -25,7 +27,7 @@ import sys
 import tempfile
 import time
 
-from testlib import check, finish, skip
+from testlib import check, finish, make_hot_journal, skip
 
 
 def run(cmd):
@@ -100,24 +102,33 @@ def hot_journal(ingest, export, j):
     run([ingest, "-q", store, j("small", "run_0000")])
     run([export, store, j("hot-before")])
     before = read_export(j("hot-before"))
-    code = ("import os, sqlite3, sys\n"
-            "con = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
-            "con.execute('PRAGMA journal_mode = DELETE')\n"
-            "con.execute('PRAGMA cache_size = 8')\n"
-            "con.execute('BEGIN')\n"
-            "con.execute(\"UPDATE miss_cell SET count = count + 1\")\n"
-            "con.execute('CREATE TABLE filler (x)')\n"
-            "con.execute('INSERT INTO filler SELECT randomblob(500) FROM "
-            "(WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 20000) "
-            "SELECT i FROM c)')\n"
-            "os._exit(0)\n")
-    run([sys.executable, "-c", code, store])
+    make_hot_journal(store)
     check(os.path.getsize(store + "-journal") > 0, "the hot journal was not made")
     hot_journal_refused(export, store, j("hot-probe"), "a hot journal")
     run([ingest, "-q", store, os.devnull])
     run([export, store, j("hot-after")])
     check(read_export(j("hot-after")) == before,
           "the writer after a hot journal did not roll the store back")
+
+
+def journal_deletions_synced(ingest, shim, j):
+    """A commit through a rollback journal (a new store's first) takes effect
+    when the journal is deleted: unless that deletion reaches the disk (its
+    directory synced) before the writer goes on, a power cut after it said
+    it committed brings the journal back, and the commit is rolled back."""
+    log = j("sync.log")
+    env = dict(os.environ, LD_PRELOAD=shim, FDX_SYNC_LOG=log)
+    p = subprocess.run([ingest, "-q", j("synced.db"), j("small", "run_0000")], env=env,
+                       capture_output=True, text=True)
+    check(p.returncode == 0, "ingest into a new store under the shim", p.stderr)
+    events = [line.rstrip("\n").split(" ", 1) for line in open(log)]
+    deleted = [i for i, (what, path) in enumerate(events)
+               if what == "unlink" and path.endswith("synced.db-journal")]
+    check(deleted, "a new store's first commit deleted no journal", str(events))
+    for i in deleted:
+        want = ["sync", os.path.realpath(os.path.dirname(events[i][1]))]
+        check(events[i + 1:i + 2] == [want], "a journal's deletion was not synced at once",
+              str(events[i:]))
 
 
 def new_store_kills(ingest, export, j, big, kills, rng):
@@ -239,8 +250,10 @@ def main():
         shim = os.environ.get("FDX_FAULT_SHIM")
         if shim and os.path.exists(shim):
             exact_kills(export, shim, j("exact"), (j("base.db"), j("after.db")), (before, after))
+            journal_deletions_synced(ingest, shim, j)
         else:
-            skip(12, "exact export kills: FDX_FAULT_SHIM does not name the fault shim")
+            skip(15, "exact export kills and synced journal deletions: FDX_FAULT_SHIM does not "
+                 "name the fault shim")
     return finish("crash")
 
 

@@ -4,12 +4,16 @@
  * moment: FDX_KILL_AT_FSYNC=N kills on the Nth fsync of a regular file,
  * before it runs; FDX_KILL_AT_FDATASYNC=N on the Nth fdatasync (SQLite's sync
  * on Linux: a commit), before it runs; FDX_KILL_AT_RENAME=N kills on the Nth
- * rename, before it runs.
+ * rename, before it runs. FDX_SYNC_LOG=FILE appends to FILE "unlink PATH"
+ * for each unlink and "sync DIR" for each sync of a directory, so that a test
+ * sees whether a deletion was made durable.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,12 +27,48 @@ static void count_and_kill(const char *var, int *seen)
         raise(SIGKILL);
 }
 
+static void log_event(const char *what, const char *path)
+{
+    const char *log = getenv("FDX_SYNC_LOG");
+    char line[PATH_MAX + 16];
+    int n = snprintf(line, sizeof line, "%s %s\n", what, path);
+    int fd = log ? open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644) : -1;
+    if (fd < 0)
+        return;
+    if (n > 0 && (size_t)n < sizeof line && write(fd, line, (size_t)n) != n)
+        abort(); /* a log that misses an event would pass a test it should fail */
+    close(fd);
+}
+
+static void log_dir_sync(int fd)
+{
+    struct stat st;
+    char link[64], dir[PATH_MAX];
+    if (!getenv("FDX_SYNC_LOG") || fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode))
+        return;
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, dir, sizeof dir - 1);
+    if (n < 0)
+        abort();
+    dir[n] = '\0';
+    log_event("sync", dir);
+}
+
+int unlink(const char *path)
+{
+    if (getenv("FDX_SYNC_LOG"))
+        log_event("unlink", path);
+    int (*real)(const char *) = (int (*)(const char *))dlsym(RTLD_NEXT, "unlink");
+    return real(path);
+}
+
 int fsync(int fd)
 {
     static int seen;
     struct stat st;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
         count_and_kill("FDX_KILL_AT_FSYNC", &seen);
+    log_dir_sync(fd);
     int (*real)(int) = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
     return real(fd);
 }
@@ -37,6 +77,7 @@ int fdatasync(int fd)
 {
     static int seen;
     count_and_kill("FDX_KILL_AT_FDATASYNC", &seen);
+    log_dir_sync(fd);
     int (*real)(int) = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
     return real(fd);
 }

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Faults: each gives a clear message, a non-zero exit and no change to the
 stored data. Disk full while ingesting and while exporting (a small tmpfs),
-a rejects file on a full disk, a read-only store, a store locked past the
-busy timeout (and --busy-timeout 0 failing at once), a corrupt store,
-a non-SQLite file, a newer schema version. An export replaces its pair of
-files or neither: a full disk while the second file is written and a
-directory where dispatches.jsonl should be leave both previous files.
+the first commit into a store that held nothing on a full disk, a rejects
+file on a full disk, a read-only store, a store locked past the busy timeout
+(and --busy-timeout 0 failing at once), a hot journal on read-only media, a
+corrupt store, a non-SQLite file, a newer schema version. An export replaces
+its pair of files or neither: a full disk while the second file is written
+and a directory where dispatches.jsonl should be leave both previous files.
 Exported files follow the umask. Checks that need mounting are skipped, with
 a message, where mounting is not permitted.
 
@@ -19,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 
-from testlib import check, finish, run, skip
+from testlib import check, finish, make_hot_journal, run, skip
 
 def digest(path):
     h = hashlib.sha256()
@@ -101,6 +102,40 @@ def fill_and_export(export, base, big, fs, m, d):
     os.remove(os.path.join(fs, "filler"))
 
 
+def hot_journal_on_read_only_media(ingest, export, base, base_out, fs):
+    """A store whose writer was killed mid-commit, its journal beside it, on
+    media mounted read-only: no program can roll the journal back there.
+    Readers and writers refuse it naming the journal, change nothing, and
+    the writer does not name itself as the fix; the copy it advises works."""
+    ok, why = mount_tmpfs(fs, "8m")
+    if not ok:
+        return skip(9, f"hot journal on read-only media: cannot mount a tmpfs ({why})")
+    try:
+        db = os.path.join(fs, "hot.db")
+        shutil.copy(base, db)
+        make_hot_journal(db, 2000)
+        subprocess.run(["mount", "-o", "remount,ro", fs], check=True)
+        files = lambda: [open(db + s, "rb").read() for s in ("", "-journal")]
+        before = files()
+        p = run([ingest, db, os.devnull])
+        expect_failure(p, "ingest into a read-only store with a hot journal",
+                       db + "-journal", "cannot be written here")
+        check(f"fdx-ingest {db} " not in p.stderr, "the ingest that failed is named as the fix",
+              p.stderr)
+        p = run([export, db, os.path.join(os.path.dirname(fs), "hot-ro-out")])
+        expect_failure(p, "export of a read-only store with a hot journal", db + "-journal")
+        check(files() == before, "a store with a hot journal on read-only media changed")
+        copy = os.path.join(os.path.dirname(fs), "hot-copy.db")
+        shutil.copy(db, copy)
+        shutil.copy(db + "-journal", copy + "-journal")
+        check(run([ingest, "-q", copy, os.devnull]).returncode == 0, "ingest into the copy")
+        check(run([export, copy, base_out + "-hot-copy"]).returncode == 0 and
+              pair(base_out + "-hot-copy") == pair(base_out),
+              "the copy, its journal rolled back, holds the store as it was")
+    finally:
+        umount(fs)
+
+
 def main():
     ingest, export, gen = sys.argv[1:4]
     with tempfile.TemporaryDirectory(prefix="fdx-faults-") as tmp:
@@ -117,7 +152,7 @@ def main():
 
         ok, why = mount_tmpfs(j("small-fs"), "512k")
         if not ok:
-            skip(12, f"disk-full and read-only checks: cannot mount a tmpfs ({why})")
+            skip(19, f"disk-full and read-only checks: cannot mount a tmpfs ({why})")
         else:
             try:
                 # Disk full while ingesting: the store lives on a 512 KiB tmpfs.
@@ -135,6 +170,27 @@ def main():
                       "full-disk ingest left the data as it was")
                 for n in os.listdir(j("small-fs")):
                     os.remove(j("small-fs", n))
+
+                # Disk full during the first commit into a store that held nothing,
+                # which goes through a rollback journal: a new store is removed; an
+                # empty file is left an empty store, with no journal for a reader to
+                # trip on.
+                p = run([ingest, j("small-fs", "new.db"), j("big", "run_0000")])
+                expect_failure(p, "first ingest into a new store on a full disk", "full")
+                check(listing(j("small-fs")) == [], "files left by a new store's failed ingest",
+                      str(listing(j("small-fs"))))
+                empty = j("small-fs", "empty.db")
+                open(empty, "w").close()
+                p = run([ingest, empty, j("big", "run_0000")])
+                expect_failure(p, "first ingest into an empty file on a full disk", "full")
+                check(listing(j("small-fs")) == ["empty.db"],
+                      "files left beside an empty file by its failed ingest",
+                      str(listing(j("small-fs"))))
+                p = run([export, empty, j("empty-out")])
+                check(p.returncode == 0 and
+                      pair(j("empty-out")) == {"misses.jsonl": b"", "dispatches.jsonl": b""},
+                      "export of an empty file after a failed ingest on a full disk", p.stderr)
+                os.remove(empty)
 
                 # Disk full while exporting: a big store, the output on the tmpfs.
                 full_disk_on_second_file(export, base, big, j("pair-fs"))
@@ -184,6 +240,8 @@ def main():
                 check(p.returncode == 0, "export of a read-only store", p.stderr)
             finally:
                 umount(j("small-fs"))
+
+        hot_journal_on_read_only_media(ingest, export, base, j("base-out"), j("hot-fs"))
 
         # A directory where dispatches.jsonl should be: neither file is replaced.
         out = j("dir-out")

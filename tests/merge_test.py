@@ -138,6 +138,17 @@ def main():
         # does not double.
         p = run([merge, final, final])
         check(p.returncode == 0 and "itself" in p.stderr, "merge into itself", p.stderr)
+        # A new store named among its own sources, after one big enough that
+        # its first transaction (through a rollback journal) holds the store
+        # exclusively: it is itself, not a store locked by another process.
+        subprocess.run([sys.executable, gen, j("big-feed"), "--runs", "1", "--lines", "20000",
+                        "--cells", "20000", "--seed", "3"], check=True)
+        run([ingest, "-q", j("big.db"), j("big-feed", "run_0000")])
+        p = run([merge, j("self.db"), j("big.db"), j("self.db")])
+        check(p.returncode == 0 and "itself" in p.stderr, "a new store among its own sources",
+              p.stderr)
+        check(exported(j("self.db")) == exported(j("big.db")),
+              "a new store among its own sources holds the other source")
         check(run([merge, "-q", host[0], final]).returncode == 0, "fleet into host")
         check(exported(host[0]) == want3, "a host holding the fleet")
         check(run([merge, "-q", final, host[0]]).returncode == 0, "host back into fleet")

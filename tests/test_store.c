@@ -1329,6 +1329,62 @@ START_TEST(first_commit_into_a_new_store_waits_for_its_readers)
 }
 END_TEST
 
+/* The connection a trace callback opens to read the store right after the
+ * statement it traces has finished (a commit), before anything else runs. */
+static sqlite3_stmt *reader_after_commit;
+
+static int read_after_commit(unsigned type, void *path, void *stmt, void *ns)
+{
+    (void)type;
+    (void)ns;
+    if (!reader_after_commit && !strncmp(sqlite3_sql(stmt), "COMMIT", 6))
+        reader_after_commit = raw_row(path, "SELECT count(*) FROM sqlite_schema");
+    return 0;
+}
+
+/* A reader that takes hold of a new store just as its first commit ends
+ * keeps it from becoming WAL then; a handle that stays open (a sink draining
+ * into it) makes it WAL at its next commit, so that readers do not go on
+ * waiting for every commit it makes. */
+START_TEST(new_store_becomes_wal_at_a_later_commit)
+{
+    char *path, *feed;
+    fdx_store *db = new_store_in_its_first_transaction(&path, &feed, 50);
+    reader_after_commit = NULL;
+    sqlite3_trace_v2(db->db, SQLITE_TRACE_PROFILE, read_after_commit, path);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    sqlite3_trace_v2(db->db, 0, NULL, NULL);
+    ck_assert_ptr_nonnull(reader_after_commit);
+    raw_row_end(reader_after_commit);
+    ck_assert_str_eq(journal_mode(path), "delete");
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_path(db, feed, NULL, NULL), FDX_OK);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    ck_assert_str_eq(journal_mode(path), "wal");
+    fdx_store_close(db);
+    free(path);
+    free(feed);
+}
+END_TEST
+
+/* A writer that opens a new store while its first transaction runs (no WAL
+ * yet: the switch to it waits for that writer) says the store is locked and
+ * for how long it waited, as it does at its begin into a WAL store. */
+START_TEST(writer_opening_a_new_store_in_its_first_transaction_says_it_is_locked)
+{
+    char *path, *feed;
+    fdx_store *db = new_store_in_its_first_transaction(&path, &feed, 10000), *other;
+    ck_assert_int_eq(fdx_store_open_v2(path, FDX_OPEN_CREATE, 50, &other), FDX_EBUSY);
+    ck_assert_msg(strstr(fdx_store_errmsg(other), "locked by another process for more than 50 ms"),
+                  "%s", fdx_store_errmsg(other));
+    fdx_store_close(other);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    fdx_store_close(db);
+    free(path);
+    free(feed);
+}
+END_TEST
+
 START_TEST(export_needs_a_directory)
 {
     fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
@@ -1693,6 +1749,8 @@ Suite *store_suite(void)
     tcase_add_test(tc, commit_into_a_removed_store_fails);
     tcase_add_test(tc, new_store_is_wal_after_its_first_commit);
     tcase_add_test(tc, first_commit_into_a_new_store_waits_for_its_readers);
+    tcase_add_test(tc, new_store_becomes_wal_at_a_later_commit);
+    tcase_add_test(tc, writer_opening_a_new_store_in_its_first_transaction_says_it_is_locked);
     tcase_add_test(tc, export_needs_a_directory);
     tcase_add_test(tc, export_directory_names);
     tcase_add_test(tc, export_replaces_files_and_leaves_no_temporaries);

@@ -13,9 +13,11 @@
  * read it is skipped without reading its cells.
  */
 #include <string.h>
+#include <sys/stat.h>
 
 #include "store/backend.h"
 #include "store/conn.h"
+#include "store/identity.h"
 #include "store/ledger.h"
 #include "store/merge_sqlite.h"
 #include "store/store_flush.h"
@@ -28,6 +30,22 @@ static int open_source(fdx_store *dst, const char *path, fdx_store **src)
     if (rc != FDX_OK)
         fdx_store_fail(dst, rc, "%s", fdx_store_errmsg(*src));
     return rc;
+}
+
+/* A source that is this store's own file is this store, whatever it holds.
+ * It is not opened: no other connection can read a store that is not WAL
+ * yet (a new one) while this transaction writes it. */
+static int is_own_file(const fdx_store *dst, const char *path)
+{
+    struct stat st;
+    return dst->on_disk && stat(path, &st) == 0 && st.st_dev == dst->dev && st.st_ino == dst->ino;
+}
+
+static int merge_own_file(fdx_store *dst, const char *path, fdx_merge_known *known)
+{
+    fdx_merge_source self = {.path = path};
+    int rc = fdx_identity_read(dst, self.store_id);
+    return rc == FDX_OK ? fdx_merge_sqlite_ops.known(dst, &self, known) : rc;
 }
 
 int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
@@ -54,12 +72,16 @@ int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
     hist_before = dst->hist;
     fdx_merge_known known = FDX_MERGE_NEW;
     fdx_merge_applied applied;
-    rc = open_source(dst, path, &src);
-    if (rc == FDX_OK)
-        rc = fdx_merge_stage(src, src->path,
-                             dst->backend ? dst->backend->merge_target : &fdx_merge_sqlite_ops, dst,
-                             &known, &applied, stats);
-    fdx_store_close(src);
+    if (is_own_file(dst, path)) {
+        rc = merge_own_file(dst, path, &known);
+    } else {
+        rc = open_source(dst, path, &src);
+        if (rc == FDX_OK)
+            rc = fdx_merge_stage(src, src->path,
+                                 dst->backend ? dst->backend->merge_target : &fdx_merge_sqlite_ops,
+                                 dst, &known, &applied, stats);
+        fdx_store_close(src);
+    }
     if (rc == FDX_OK) {
         int skip = known != FDX_MERGE_NEW;
         stats->stores_merged += !skip;

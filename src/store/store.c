@@ -123,16 +123,15 @@ static int migrate(fdx_store *s)
     return fdx_store_exec(s, FDX_STMT_COMMIT);
 }
 
-/* sqlite3_exec with the same retrying as step_retrying. */
-static int exec_retrying(fdx_store *s, const char *sql, char **msg)
+/* sqlite3_exec with the same retrying as step_retrying; sqlite3_errmsg
+ * tells why it failed. */
+static int exec_retrying(fdx_store *s, const char *sql)
 {
     int64_t deadline = fdx_store_now_ms() + s->busy_ms;
     for (;;) {
-        int rc = sqlite3_exec(s->db, sql, NULL, NULL, msg);
+        int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
         if ((rc & 0xff) != SQLITE_BUSY || fdx_store_now_ms() >= deadline)
             return rc;
-        sqlite3_free(*msg);
-        *msg = NULL;
         struct timespec ts = {0, 5000000L};
         nanosleep(&ts, NULL);
     }
@@ -172,16 +171,11 @@ static int configure(fdx_store *s, int flags)
      * a rollback journal each is written once, through WAL twice (the log,
      * then the checkpoint). No reader can have waited for data it held. */
     s->wal_pending = id.app_id == 0 && id.version == 0 && id.objects == 0;
-    char *msg = NULL;
-    int src = s->wal_pending ? SQLITE_OK : exec_retrying(s, fdx_sql_journal_wal, &msg);
+    int src = s->wal_pending ? SQLITE_OK : exec_retrying(s, fdx_sql_journal_wal);
     if (src == SQLITE_OK)
-        src = exec_retrying(s, fdx_sql_connection, &msg);
-    if (src != SQLITE_OK) {
-        rc = fdx_store_fail(s, fdx_store_code_of_sqlite(src), "%s: configuring the connection: %s",
-                            s->path, msg ? msg : sqlite3_errstr(src));
-        sqlite3_free(msg);
-        return rc;
-    }
+        src = exec_retrying(s, fdx_sql_connection);
+    if (src != SQLITE_OK)
+        return fdx_store_fail_sqlite(s, src, "configuring the connection");
     return id.version < FDX_SCHEMA_VERSION ? migrate(s) : FDX_OK;
 }
 
@@ -498,6 +492,20 @@ int fdx_store_begin(fdx_store *s)
     return FDX_OK;
 }
 
+/* Steps sql once without waiting for a lock, for what is only worth doing
+ * now if it can be (the store's next writer does it otherwise). */
+static int step_at_once(fdx_store *s, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    sqlite3_busy_timeout(s->db, 0);
+    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    sqlite3_busy_timeout(s->db, s->busy_ms);
+    return rc;
+}
+
 int fdx_store_rollback(fdx_store *s)
 {
     if (!s->in_txn)
@@ -508,23 +516,27 @@ int fdx_store_rollback(fdx_store *s)
     fdx_agg_clear(s->saved);
     fdx_spill_truncate(s->spill, 0);
     fdx_ledger_reset(s);
-    if (sqlite3_get_autocommit(s->db))
-        return FDX_OK;
-    return fdx_store_exec(s, FDX_STMT_ROLLBACK);
+    int rc = sqlite3_get_autocommit(s->db) ? FDX_OK : fdx_store_exec(s, FDX_STMT_ROLLBACK);
+    /* A write that failed through a rollback journal (a full disk) leaves
+     * the journal hot until a writer next reads the store, and a reader,
+     * which cannot roll it back, refuses the store meanwhile: this
+     * connection reads it at once, which rolls it back. */
+    if (s->wal_pending)
+        (void)step_at_once(s, fdx_sql_identity);
+    return rc;
 }
 
 /*
- * After the first commit into a new store: WAL from now on. Tried once,
- * without waiting: a reader holding the store makes it fail, and the next
- * writer to open the store sets it (connection settings), so the commit
- * stands either way.
+ * After a commit into a new store: WAL from now on. A reader that took hold
+ * of the store as the commit ended makes it fail; then it is tried again
+ * after the next commit (a sink's handle may stay open for hours), while the
+ * next writer to open the store sets it anyway (connection settings). The
+ * commit stands either way. A store that cannot be WAL (":memory:") answers
+ * with its mode and is not asked again.
  */
 static void use_wal(fdx_store *s)
 {
-    s->wal_pending = 0;
-    sqlite3_busy_timeout(s->db, 0);
-    sqlite3_exec(s->db, fdx_sql_journal_wal, NULL, NULL, NULL); /* see above */
-    sqlite3_busy_timeout(s->db, s->busy_ms);
+    s->wal_pending = step_at_once(s, fdx_sql_journal_wal) != SQLITE_ROW;
 }
 
 int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
