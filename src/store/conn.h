@@ -19,6 +19,9 @@ int fdx_store_fail_sqlite(fdx_store *s, int rc, const char *what);
 int fdx_store_code_of_sqlite(int rc);
 /* A monotonic clock in milliseconds, for the busy deadlines. */
 int64_t fdx_store_now_ms(void);
+/* Whether path names the very file this handle opened (same device and
+ * inode); never for a store not on disk. */
+int fdx_store_is_own_file(const fdx_store *s, const char *path);
 /* sqlite3_step, retrying SQLITE_BUSY until the handle's busy timeout. */
 int fdx_store_step_retrying(fdx_store *s, sqlite3_stmt *st);
 

@@ -13,7 +13,6 @@
  * read it is skipped without reading its cells.
  */
 #include <string.h>
-#include <sys/stat.h>
 
 #include "store/backend.h"
 #include "store/conn.h"
@@ -35,12 +34,6 @@ static int open_source(fdx_store *dst, const char *path, fdx_store **src)
 /* A source that is this store's own file is this store, whatever it holds.
  * It is not opened: no other connection can read a store that is not WAL
  * yet (a new one) while this transaction writes it. */
-static int is_own_file(const fdx_store *dst, const char *path)
-{
-    struct stat st;
-    return dst->on_disk && stat(path, &st) == 0 && st.st_dev == dst->dev && st.st_ino == dst->ino;
-}
-
 static int merge_own_file(fdx_store *dst, const char *path, fdx_merge_known *known)
 {
     fdx_merge_source self = {.path = path};
@@ -72,7 +65,7 @@ int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
     hist_before = dst->hist;
     fdx_merge_known known = FDX_MERGE_NEW;
     fdx_merge_applied applied;
-    if (is_own_file(dst, path)) {
+    if (fdx_store_is_own_file(dst, path)) {
         rc = merge_own_file(dst, path, &known);
     } else {
         rc = open_source(dst, path, &src);

@@ -78,10 +78,15 @@ static int read_identity(fdx_store *s, identity *id)
     return code;
 }
 
+/* A file that holds nothing yet: a store about to be created in it. */
+static int is_empty(const identity *id)
+{
+    return id->app_id == 0 && id->version == 0 && id->objects == 0;
+}
+
 static int check_identity(fdx_store *s, const identity *id)
 {
-    int fresh = id->app_id == 0 && id->version == 0 && id->objects == 0;
-    if (!fresh && id->app_id != FDX_APPLICATION_ID)
+    if (!is_empty(id) && id->app_id != FDX_APPLICATION_ID)
         return fdx_store_fail(s, FDX_ENOTSTORE,
                               "%s: not an fdx store (an SQLite database of another kind)", s->path);
     if (id->version > FDX_SCHEMA_VERSION)
@@ -155,7 +160,7 @@ static int configure(fdx_store *s, int flags)
     if (rc != FDX_OK)
         return rc;
     if (flags & FDX_OPEN_READONLY) {
-        if (id.app_id == 0 && id.version == 0 && id.objects == 0)
+        if (is_empty(&id))
             return fdx_store_fail(s, FDX_ENOTSTORE, "%s: not an fdx store (it is empty)", s->path);
         if (id.version < FDX_SCHEMA_VERSION)
             return fdx_store_fail(s, FDX_EREADONLY,
@@ -170,7 +175,7 @@ static int configure(fdx_store *s, int flags)
     /* A new store's first commit writes every page it will hold: through
      * a rollback journal each is written once, through WAL twice (the log,
      * then the checkpoint). No reader can have waited for data it held. */
-    s->wal_pending = id.app_id == 0 && id.version == 0 && id.objects == 0;
+    s->wal_pending = is_empty(&id);
     int src = s->wal_pending ? SQLITE_OK : exec_retrying(s, fdx_sql_journal_wal);
     if (src == SQLITE_OK)
         src = exec_retrying(s, fdx_sql_connection);
@@ -349,7 +354,6 @@ static int remove_if_unused(fdx_store *s)
 {
     identity id;
     sqlite3_stmt *st;
-    struct stat fst;
     int unused = 0;
     if (!s->db || !s->on_disk || s->readonly || fdx_store_exec(s, FDX_STMT_BEGIN_WRITE) != FDX_OK)
         return 0;
@@ -362,8 +366,7 @@ static int remove_if_unused(fdx_store *s)
             sqlite3_reset(st);
         }
     }
-    unused = unused && stat(s->path, &fst) == 0 && fst.st_dev == s->dev && fst.st_ino == s->ino &&
-             unlink(s->path) == 0;
+    unused = unused && fdx_store_is_own_file(s, s->path) && unlink(s->path) == 0;
     sqlite3_exec(s->db, fdx_sql_rollback, NULL, NULL, NULL);
     return unused;
 }
@@ -450,8 +453,7 @@ static int need_db(fdx_store *s)
  * file would be lost. Called under the write lock. */
 static int still_there(fdx_store *s)
 {
-    struct stat st;
-    if (!s->on_disk || (stat(s->path, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino))
+    if (!s->on_disk || fdx_store_is_own_file(s, s->path))
         return FDX_OK;
     return fdx_store_fail(s, FDX_EIO,
                           "%s: removed or replaced while this transaction ran (the writer that "
