@@ -400,6 +400,65 @@ START_TEST(key_order_is_the_export_order)
 }
 END_TEST
 
+static fdx_cell miss_named(const char *wanted)
+{
+    return (fdx_cell){.kind = FDX_KIND_MISS,
+                      .keyed = 1,
+                      .token = fdx_cstr(wanted),
+                      .backend = fdx_cstr("Cuda"),
+                      .op = fdx_cstr("MatMul"),
+                      .dtypes_json = fdx_cstr("[\"F16\"]"),
+                      .kernel_source = fdx_cstr("src"),
+                      .cc_major = -1,
+                      .cc_minor = -1,
+                      .sku = fdx_cstr("c"),
+                      .driver = fdx_cstr("d")};
+}
+
+/* An aggregate shrunk after an undo keeps its cells, counts and lists,
+ * finds them again, takes new ones, and holds less than before; a marked
+ * one is left alone, since its undo log is still needed. */
+START_TEST(a_shrunk_aggregate_keeps_its_cells)
+{
+    enum { KEEP = 3000, MORE = 40000 };
+    fdx_agg *agg = fdx_agg_new();
+    char wanted[32];
+    const char *cands = "[{\"impl\":1}]";
+    for (int i = 0; i < KEEP + MORE; i++) {
+        if (i == KEEP)
+            fdx_agg_mark(agg);
+        snprintf(wanted, sizeof wanted, "w%d", i);
+        fdx_cell c = miss_named(wanted);
+        ck_assert_int_eq(fdx_agg_add(agg, &c, 2, fdx_cstr(cands)), FDX_OK);
+    }
+    size_t full = fdx_agg_allocated(agg);
+    fdx_agg_shrink(agg);
+    ck_assert_uint_eq(fdx_agg_allocated(agg), full);
+    fdx_agg_undo(agg);
+    ck_assert_uint_eq(fdx_agg_cells(agg), KEEP);
+    fdx_agg_shrink(agg);
+    ck_assert_uint_lt(fdx_agg_allocated(agg), full / 8);
+    ck_assert_uint_le(fdx_agg_allocated(agg), fdx_agg_bytes(agg) + 64);
+    for (int i = 0; i < KEEP + 10; i++) {
+        snprintf(wanted, sizeof wanted, "w%d", i);
+        fdx_cell c = miss_named(wanted);
+        ck_assert_int_eq(fdx_agg_add(agg, &c, 1, FDX_NO_CANDS), FDX_OK);
+    }
+    ck_assert_uint_eq(fdx_agg_cells(agg), KEEP + 10);
+    for (size_t i = 0; i < KEEP + 10; i++) {
+        fdx_cell c;
+        uint64_t count;
+        fdx_str got;
+        fdx_agg_get(agg, i, &c, &count, &got);
+        snprintf(wanted, sizeof wanted, "w%zu", i);
+        ck_assert_msg(fdx_str_compare(c.token, fdx_cstr(wanted)) == 0, "cell %zu", i);
+        ck_assert_uint_eq(count, i < KEEP ? 3 : 1);
+        ck_assert_uint_eq(got.n, i < KEEP ? strlen(cands) : FDX_NO_CANDS.n);
+    }
+    fdx_agg_free(agg);
+}
+END_TEST
+
 /* A memo fed lines that never come back stays small; one fed the same
  * lines run after run grows until it holds them all. */
 START_TEST(line_memo_grows_only_while_it_pays)
@@ -749,6 +808,7 @@ Suite *codec_suite(void)
     tcase_add_test(tc, u64_text_at_every_length);
     tcase_add_test(tc, line_memo_finds_lines_with_new_latencies);
     tcase_add_test(tc, key_order_is_the_export_order);
+    tcase_add_test(tc, a_shrunk_aggregate_keeps_its_cells);
     tcase_add_test(tc, line_memo_grows_only_while_it_pays);
     tcase_add_test(tc, line_memo_rests_after_a_window_of_new_lines);
     tcase_add_test(tc, mutated_lines_never_crash);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cell/agg.h"
 #include "ingest/batch.h"
 #include "sql_text.h"
 #include "store/pg_conn.h"
@@ -360,6 +361,21 @@ START_TEST(failed_long_path_is_named)
 }
 END_TEST
 
+/* The first row of a query over the store file at path, read past fdx:
+ * its first n columns, as integers. */
+static void raw_ints(const char *path, const char *sql, int64_t *cols, int n)
+{
+    sqlite3 *raw;
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_open(path, &raw), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_prepare_v2(raw, sql, -1, &st, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    for (int i = 0; i < n; i++)
+        cols[i] = sqlite3_column_int64(st, i);
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+}
+
 /* A memory budget that 70,000 small cells overflow several times over. */
 static fdx_store *open_spilling(const char *path)
 {
@@ -625,6 +641,37 @@ static char *bad_feed_of(int first, int n, size_t *len)
     return text;
 }
 
+/* The cells of a source read before one that spills wait aside in arrays
+ * of their own size, not in the arrays the whole budget filled: when the
+ * later source fails, pending gets them back that way. */
+START_TEST(cells_kept_aside_hold_no_slack)
+{
+    const char *paths[2];
+    paths[0] = strdup(tu_path(tu_dir, "a.jsonl"));
+    paths[1] = strdup(tu_path(tu_dir, "bad.jsonl"));
+    size_t len;
+    char *text = bad_feed_of(0, 2000, &len);
+    text[len - strlen("oops\n")] = '\0';
+    tu_write_file(paths[0], text);
+    free(text);
+    text = bad_feed_of(10000, 60000, &len);
+    tu_write_file(paths[1], text);
+    free(text);
+    fdx_store *db = open_spilling(tu_path(tu_dir, "s.db"));
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_paths(db, paths, 2, NULL, NULL), FDX_EDATA);
+    ck_assert_uint_gt(db->spills, 0);
+    ck_assert_uint_eq(fdx_agg_cells(db->pending), 2000);
+    ck_assert_uint_le(fdx_agg_allocated(db->pending), fdx_agg_bytes(db->pending) + 64);
+    fdx_commit_stats cs;
+    ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
+    ck_assert_uint_eq(cs.cells_added, 2000);
+    fdx_store_close(db);
+    free((char *)paths[0]);
+    free((char *)paths[1]);
+}
+END_TEST
+
 /* A cell counts once, as added when this transaction created it and as
  * updated when it was stored before, however many flushes wrote it. */
 START_TEST(added_cells_count_once_across_spills)
@@ -770,21 +817,56 @@ START_TEST(spilled_runs_keep_the_newest_candidates)
     char *out = tu_export(db, tu_path(tu_dir, "out"));
     ck_assert_ptr_nonnull(strstr(out, DISP_T(CANDS("9"), "7")));
     ck_assert_ptr_nonnull(strstr(out, "\"wanted\":\"w9\",\"fallback\":{\"backend\":\"Cuda\""));
-    sqlite3 *raw;
-    sqlite3_stmt *st;
-    ck_assert_int_eq(sqlite3_open(tu_path(tu_dir, "s.db"), &raw), SQLITE_OK);
-    ck_assert_int_eq(sqlite3_prepare_v2(raw,
-                                        "SELECT sum(count), sum(wanted GLOB 'w*' AND count = 2) "
-                                        "FROM miss_cell",
-                                        -1, &st, NULL),
-                     SQLITE_OK);
-    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-    ck_assert_int_eq(sqlite3_column_int64(st, 0), 40000 + 60000 + 10);
-    ck_assert_int_eq(sqlite3_column_int64(st, 1), 10);
-    sqlite3_finalize(st);
-    sqlite3_close(raw);
+    int64_t got[2];
+    raw_ints(tu_path(tu_dir, "s.db"),
+             "SELECT sum(count), sum(wanted GLOB 'w*' AND count = 2) FROM miss_cell", got, 2);
+    ck_assert_int_eq(got[0], 40000 + 60000 + 10);
+    ck_assert_int_eq(got[1], 10);
     free(out);
     free(feed);
+    fdx_store_close(db);
+}
+END_TEST
+
+/* Records dispatch cell s<i> with 100 candidates (about 9 KiB as text),
+ * every latency lat. */
+static void record_big_cands(fdx_store *db, int i, uint64_t lat)
+{
+    static const char *dt[] = {"F16"};
+    char key[32], sources[100][16];
+    fdx_candidate cands[100];
+    for (int c = 0; c < 100; c++) {
+        snprintf(sources[c], sizeof sources[c], "cand%d", c);
+        cands[c] = (fdx_candidate){{"Cuda", "MatMul", dt, 1, sources[c], (uint64_t)c}, 1, lat};
+    }
+    snprintf(key, sizeof key, "s%d", i);
+    fdx_dispatch d = {key, {"Cuda", "MatMul", dt, 1, "k", 1}, cands, 100, 1, {0, 0, 0, "c", "d"}};
+    ck_assert_int_eq(fdx_store_record_dispatch(db, &d), FDX_OK);
+}
+
+/* Past a thousand runs, each run's read-ahead is smaller than one record:
+ * the merge still reads every record whole, sums each cell and keeps its
+ * newest list. */
+START_TEST(a_merge_of_many_runs_reads_records_larger_than_its_share)
+{
+    enum { CELLS = 1100 };
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
+    db->spill_bytes = 1024;
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < CELLS; i++)
+            record_big_cands(db, i, pass ? 9 : 7);
+    ck_assert_uint_gt(db->spills, 2000);
+    fdx_commit_stats cs;
+    ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
+    ck_assert_uint_eq(cs.cells_added, CELLS);
+    int64_t got[3];
+    raw_ints(tu_path(tu_dir, "s.db"),
+             "SELECT count(*), sum(count = 2), sum(candidates NOT LIKE '%\"latency_ns\":7%' AND "
+             "length(candidates) > 8000) FROM dispatch_cell",
+             got, 3);
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(got[i], CELLS);
     fdx_store_close(db);
 }
 END_TEST
@@ -1642,28 +1724,21 @@ START_TEST(lines_of_any_length_fill_batches)
     fdx_store *db = tu_open(tu_path(tu_dir, "long.db"));
     ck_assert_int_eq(tu_ingest(db, &path, 1), FDX_OK);
     ck_assert_int_eq(tu_ingest(db, &path, 1), FDX_OK);
-    sqlite3 *raw;
-    ck_assert_int_eq(sqlite3_open(tu_path(tu_dir, "long.db"), &raw), SQLITE_OK);
-    sqlite3_stmt *st;
-    ck_assert_int_eq(sqlite3_prepare_v2(raw,
-                                        "SELECT count(*), sum(count), sum(length(wanted)), "
-                                        "sum(count * CAST(substr(wanted, 2, 1) AS INTEGER)) "
-                                        "FROM miss_cell",
-                                        -1, &st, NULL),
-                     SQLITE_OK);
-    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    int64_t got[4];
+    raw_ints(tu_path(tu_dir, "long.db"),
+             "SELECT count(*), sum(count), sum(length(wanted)), "
+             "sum(count * CAST(substr(wanted, 2, 1) AS INTEGER)) FROM miss_cell",
+             got, 4);
     size_t n = sizeof lens / sizeof lens[0], want_sum = 0, want_len = 0, want_weighted = 0;
     for (size_t i = 0; i < n; i++) {
         want_sum += 2 * 3 * (i + 1);
         want_len += 3 * (lens[i] + 3);
         want_weighted += 2 * 3 * (i + 1) * i;
     }
-    ck_assert_int_eq(sqlite3_column_int64(st, 0), (int64_t)(3 * n));
-    ck_assert_int_eq(sqlite3_column_int64(st, 1), (int64_t)want_sum);
-    ck_assert_int_eq(sqlite3_column_int64(st, 2), (int64_t)want_len);
-    ck_assert_int_eq(sqlite3_column_int64(st, 3), (int64_t)want_weighted);
-    sqlite3_finalize(st);
-    sqlite3_close(raw);
+    ck_assert_int_eq(got[0], (int64_t)(3 * n));
+    ck_assert_int_eq(got[1], (int64_t)want_sum);
+    ck_assert_int_eq(got[2], (int64_t)want_len);
+    ck_assert_int_eq(got[3], (int64_t)want_weighted);
     fdx_store_close(db);
     free(feed);
 }
@@ -1723,6 +1798,8 @@ Suite *store_suite(void)
     tcase_add_test(tc, over_long_line_is_an_error);
     tcase_add_test(tc, records_need_a_transaction_and_valid_text);
     tcase_add_test(tc, many_distinct_cells_spill_and_stay_exact);
+    tcase_add_test(tc, cells_kept_aside_hold_no_slack);
+    tcase_add_test(tc, a_merge_of_many_runs_reads_records_larger_than_its_share);
     tcase_add_test(tc, added_cells_count_once_across_spills);
     tcase_add_test(tc, updated_cells_count_once_across_spills);
     tcase_add_test(tc, failed_ingest_restores_cells_in_memory);

@@ -58,6 +58,12 @@ struct fdx_agg {
     size_t cap_undo;
 };
 
+/* What malloc takes for an n-byte block: a size word, rounded up to 16. */
+static size_t heap_size(size_t n)
+{
+    return n ? (n + sizeof(size_t) + 15) & ~(size_t)15 : 0;
+}
+
 fdx_agg *fdx_agg_new(void)
 {
     return calloc(1, sizeof(fdx_agg));
@@ -67,7 +73,7 @@ static void drop_undo(fdx_agg *agg)
 {
     for (size_t i = 0; i < agg->n_undo; i++)
         if (agg->undo[i].owned) {
-            agg->cands_bytes -= agg->undo[i].cands_cap;
+            agg->cands_bytes -= heap_size(agg->undo[i].cands_cap);
             free(agg->undo[i].cands);
         }
     agg->n_undo = 0;
@@ -117,6 +123,12 @@ size_t fdx_agg_bytes(const fdx_agg *agg)
            agg->cands_bytes + agg->n_undo * sizeof *agg->undo;
 }
 
+size_t fdx_agg_allocated(const fdx_agg *agg)
+{
+    return agg->cap_cells * sizeof *agg->cells + agg->index_cap * sizeof *agg->index +
+           agg->keys.cap + agg->scratch.cap + agg->cands_bytes + agg->cap_undo * sizeof *agg->undo;
+}
+
 /* Indexes every cell in a zeroed index of cap slots. */
 static void fill_index(const fdx_agg *agg, uint32_t *index, size_t cap)
 {
@@ -138,6 +150,43 @@ static int rehash(fdx_agg *agg, size_t cap)
     agg->index = index;
     agg->index_cap = cap;
     return FDX_OK;
+}
+
+/* The smallest index at most half full with n cells. */
+static size_t index_size(size_t n)
+{
+    size_t cap = 512;
+    while (cap < n * 2)
+        cap *= 2;
+    return cap;
+}
+
+void fdx_agg_shrink(fdx_agg *agg)
+{
+    if (agg->marked)
+        return;
+    free(agg->undo);
+    agg->undo = NULL;
+    agg->cap_undo = 0;
+    fdx_buf_free(&agg->scratch);
+    if (agg->cap_cells > agg->n_cells) {
+        size_t n = agg->n_cells ? agg->n_cells : 1;
+        agg_cell *p = realloc(agg->cells, n * sizeof *p);
+        if (p) {
+            agg->cells = p;
+            agg->cap_cells = n;
+        }
+    }
+    if (agg->keys.data && agg->keys.cap > agg->keys.len + 1) {
+        char *p = realloc(agg->keys.data, agg->keys.len + 1);
+        if (p) {
+            agg->keys.data = p;
+            agg->keys.cap = agg->keys.len + 1;
+        }
+    }
+    size_t cap = index_size(agg->n_cells + 1);
+    if (agg->index && cap < agg->index_cap)
+        (void)rehash(agg, cap); /* without memory for a smaller one, the old one serves */
 }
 
 /* Room for one more cell: the cell array and an index at most half full. */
@@ -180,7 +229,7 @@ static int set_cands(fdx_agg *agg, agg_cell *c, fdx_str cands)
         char *p = realloc(c->cands, cands.n);
         if (!p)
             return FDX_ENOMEM;
-        agg->cands_bytes += cands.n - c->cands_cap;
+        agg->cands_bytes += heap_size(cands.n) - heap_size(c->cands_cap);
         c->cands = p;
         c->cands_cap = (uint32_t)cands.n;
     }
@@ -239,7 +288,7 @@ void fdx_agg_undo(fdx_agg *agg)
         agg_cell *c = &agg->cells[u->cell];
         c->count = u->count;
         if (c->cands != u->cands) { /* the cell got a list since the mark */
-            agg->cands_bytes -= c->cands_cap;
+            agg->cands_bytes -= heap_size(c->cands_cap);
             free(c->cands);
             c->cands = u->cands;
             c->cands_len = u->cands_len;
@@ -248,7 +297,7 @@ void fdx_agg_undo(fdx_agg *agg)
         }
     }
     for (size_t i = agg->mark_cells; i < agg->n_cells; i++) {
-        agg->cands_bytes -= agg->cells[i].cands_cap;
+        agg->cands_bytes -= heap_size(agg->cells[i].cands_cap);
         free(agg->cells[i].cands);
     }
     agg->n_cells = agg->mark_cells;

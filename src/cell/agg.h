@@ -46,8 +46,13 @@ int fdx_agg_merge(fdx_agg *dst, const fdx_agg *src);
 int fdx_agg_add_at(fdx_agg *agg, size_t i, uint64_t count, fdx_str cands);
 
 size_t fdx_agg_cells(const fdx_agg *agg);
-/* The memory the cells hold (keys, candidates, index, undo log), in bytes. */
+/* The memory the cells hold (keys, candidates with malloc's overhead, index,
+ * undo log), in bytes. */
 size_t fdx_agg_bytes(const fdx_agg *agg);
+/* The same counting what its arrays have room for, used or not. */
+size_t fdx_agg_allocated(const fdx_agg *agg);
+/* Gives back the memory its cells do not need (none while it is marked). */
+void fdx_agg_shrink(fdx_agg *agg);
 
 /*
  * A mark lets the changes made after it be undone, as a savepoint does: an
@@ -61,7 +66,6 @@ size_t fdx_agg_bytes(const fdx_agg *agg);
 void fdx_agg_mark(fdx_agg *agg);
 void fdx_agg_keep(fdx_agg *agg);
 void fdx_agg_undo(fdx_agg *agg);
-
 
 /* The i-th cell in arrival order; views stay valid until the next add or clear. */
 void fdx_agg_get(const fdx_agg *agg, size_t i, fdx_cell *cell, uint64_t *count, fdx_str *cands);

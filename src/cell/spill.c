@@ -25,6 +25,10 @@
 #include "fdx.h"
 
 #define IO_BYTES ((size_t)64 << 10)
+/* What a merge reads ahead of all its runs together, so that a merge of
+ * many runs holds no more than a few: each run gets a share, 4 KiB at least. */
+#define MERGE_BYTES  ((size_t)4 << 20)
+#define MERGE_MIN_IO ((size_t)4 << 10)
 
 typedef struct run {
     off_t start, end;
@@ -201,6 +205,7 @@ typedef struct cursor {
     int from_file;
     size_t age; /* runs are numbered oldest first; the aggregate is newest */
     off_t pos, end;
+    size_t io;   /* bytes read at a time */
     fdx_buf buf; /* file bytes read ahead, from the current record on */
     size_t have, used, rec_len;
     const fdx_agg *agg;
@@ -220,7 +225,7 @@ static int read_ahead(const fdx_spill *sp, cursor *c, size_t need)
         c->have -= c->used;
         c->used = 0;
     }
-    size_t want = need > IO_BYTES ? need : IO_BYTES;
+    size_t want = need > c->io ? need : c->io;
     if (fdx_buf_reserve(&c->buf, want) != 0) {
         errno = ENOMEM;
         return -1;
@@ -381,9 +386,11 @@ int fdx_spill_merge(fdx_spill *sp, const fdx_agg *newest, fdx_spill_fn fn, void 
         free(h.v);
         return no_memory(err, size);
     }
+    size_t io = sp->n_runs ? MERGE_BYTES / sp->n_runs : IO_BYTES;
+    io = io > IO_BYTES ? IO_BYTES : io < MERGE_MIN_IO ? MERGE_MIN_IO : io;
     for (size_t i = 0; i < sp->n_runs; i++)
-        cs[i] =
-            (cursor){.from_file = 1, .age = i, .pos = sp->runs[i].start, .end = sp->runs[i].end};
+        cs[i] = (cursor){
+            .from_file = 1, .age = i, .pos = sp->runs[i].start, .end = sp->runs[i].end, .io = io};
     cs[k - 1] = (cursor){.age = k - 1, .agg = newest, .order = order, .n = fdx_agg_cells(newest)};
     int rc = merge(sp, cs, k, &h, fn, ctx);
     if (rc == -1)

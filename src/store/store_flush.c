@@ -204,8 +204,10 @@ static int spill_path(fdx_store *s)
     if (rc != FDX_OK)
         return rc;
     fdx_agg_undo(s->pending);
-    if (fdx_agg_cells(s->pending))
+    if (fdx_agg_cells(s->pending)) {
         swap(&s->pending, &s->saved); /* saved was empty: this is the first spill */
+        fdx_agg_shrink(s->saved);     /* its arrays were sized for the whole budget */
+    }
     fdx_agg_clear(s->pending);
     fdx_agg_mark(s->pending);
     return FDX_OK;
