@@ -205,7 +205,6 @@ typedef struct cursor {
     int from_file;
     size_t age; /* runs are numbered oldest first; the aggregate is newest */
     off_t pos, end;
-    size_t io;   /* bytes read at a time */
     fdx_buf buf; /* file bytes read ahead, from the current record on */
     size_t have, used, rec_len;
     const fdx_agg *agg;
@@ -216,6 +215,13 @@ typedef struct cursor {
     fdx_str cands;
 } cursor;
 
+/* What each run's cursor reads at a time: its share of MERGE_BYTES. */
+static size_t run_share(const fdx_spill *sp)
+{
+    size_t share = MERGE_BYTES / (sp->n_runs ? sp->n_runs : 1);
+    return share > IO_BYTES ? IO_BYTES : share < MERGE_MIN_IO ? MERGE_MIN_IO : share;
+}
+
 /* Makes buf hold the need bytes from the current record on; -1 (errno set)
  * on a read error or a run cut short. */
 static int read_ahead(const fdx_spill *sp, cursor *c, size_t need)
@@ -225,7 +231,7 @@ static int read_ahead(const fdx_spill *sp, cursor *c, size_t need)
         c->have -= c->used;
         c->used = 0;
     }
-    size_t want = need > c->io ? need : c->io;
+    size_t share = run_share(sp), want = need > share ? need : share;
     if (fdx_buf_reserve(&c->buf, want) != 0) {
         errno = ENOMEM;
         return -1;
@@ -386,11 +392,9 @@ int fdx_spill_merge(fdx_spill *sp, const fdx_agg *newest, fdx_spill_fn fn, void 
         free(h.v);
         return no_memory(err, size);
     }
-    size_t io = sp->n_runs ? MERGE_BYTES / sp->n_runs : IO_BYTES;
-    io = io > IO_BYTES ? IO_BYTES : io < MERGE_MIN_IO ? MERGE_MIN_IO : io;
     for (size_t i = 0; i < sp->n_runs; i++)
-        cs[i] = (cursor){
-            .from_file = 1, .age = i, .pos = sp->runs[i].start, .end = sp->runs[i].end, .io = io};
+        cs[i] =
+            (cursor){.from_file = 1, .age = i, .pos = sp->runs[i].start, .end = sp->runs[i].end};
     cs[k - 1] = (cursor){.age = k - 1, .agg = newest, .order = order, .n = fdx_agg_cells(newest)};
     int rc = merge(sp, cs, k, &h, fn, ctx);
     if (rc == -1)
