@@ -16,7 +16,6 @@
 
 #include "store/backend.h"
 #include "store/conn.h"
-#include "store/identity.h"
 #include "store/ledger.h"
 #include "store/merge_sqlite.h"
 #include "store/store_flush.h"
@@ -29,16 +28,6 @@ static int open_source(fdx_store *dst, const char *path, fdx_store **src)
     if (rc != FDX_OK)
         fdx_store_fail(dst, rc, "%s", fdx_store_errmsg(*src));
     return rc;
-}
-
-/* A source that is this store's own file is this store, whatever it holds.
- * It is not opened: no other connection can read a store that is not WAL
- * yet (a new one) while this transaction writes it. */
-static int merge_own_file(fdx_store *dst, const char *path, fdx_merge_known *known)
-{
-    fdx_merge_source self = {.path = path};
-    int rc = fdx_identity_read(dst, self.store_id);
-    return rc == FDX_OK ? fdx_merge_sqlite_ops.known(dst, &self, known) : rc;
 }
 
 int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
@@ -65,8 +54,12 @@ int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
     hist_before = dst->hist;
     fdx_merge_known known = FDX_MERGE_NEW;
     fdx_merge_applied applied;
+    /* A source that is this store's own file is this store, whatever it
+     * holds. It is not opened: no other connection can read a store that is
+     * not WAL yet (a new one) while this transaction writes it. */
     if (fdx_store_is_own_file(dst, path)) {
-        rc = merge_own_file(dst, path, &known);
+        known = FDX_MERGE_SELF;
+        rc = fdx_merge_sqlite_self(dst, path);
     } else {
         rc = open_source(dst, path, &src);
         if (rc == FDX_OK)

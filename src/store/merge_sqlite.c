@@ -25,6 +25,23 @@ static int step(fdx_store *dst, sqlite3_stmt *st, const char *what, uint64_t *ch
     return FDX_OK;
 }
 
+static void note_self(fdx_store *dst, const char *path, const char *own)
+{
+    fdx_store_note(dst,
+                   "%s: is %s itself (store %s), or a copy of it not written to since; nothing "
+                   "to do",
+                   path, dst->path, own);
+}
+
+int fdx_merge_sqlite_self(fdx_store *dst, const char *path)
+{
+    char own[FDX_STORE_ID_HEX];
+    int rc = fdx_identity_read(dst, own);
+    if (rc == FDX_OK)
+        note_self(dst, path, own);
+    return rc;
+}
+
 static int known(void *t, const fdx_merge_source *src, fdx_merge_known *out)
 {
     fdx_store *dst = t;
@@ -35,10 +52,7 @@ static int known(void *t, const fdx_merge_source *src, fdx_merge_known *out)
         return rc;
     if (strcmp(own, src->store_id) == 0) {
         *out = FDX_MERGE_SELF;
-        fdx_store_note(dst,
-                       "%s: is %s itself (store %s), or a copy of it not written to since; "
-                       "nothing to do",
-                       src->path, dst->path, own);
+        note_self(dst, src->path, own);
         return FDX_OK;
     }
     if ((rc = fdx_store_stmt(dst, FDX_STMT_MERGED_FIND, &st)) != FDX_OK)

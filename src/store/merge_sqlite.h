@@ -9,5 +9,8 @@
 /* The ops of merge_stage.h for a target fdx_store (the void * is the store,
  * inside its open transaction). */
 extern const fdx_merge_target_ops fdx_merge_sqlite_ops;
+/* A merge of the store's own file (path) into it: notes that there is
+ * nothing to do. */
+int fdx_merge_sqlite_self(fdx_store *dst, const char *path);
 
 #endif
