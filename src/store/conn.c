@@ -136,17 +136,20 @@ int fdx_store_fail_sqlite(fdx_store *s, int rc, const char *what)
                               s->path, what, s->busy_ms);
     /* SQLite opens a file it cannot write read-only: a writer gets this too
      * where the store cannot be written, and then cannot be the fix. */
+    if (rc == SQLITE_READONLY_ROLLBACK && s->readonly)
+        return fdx_store_fail(s, code,
+                              "%s: %s: a writer was stopped during its commit and left "
+                              "%s-journal behind, which a read-only open cannot roll back; the "
+                              "next writer to open the store does (fdx-ingest %s /dev/null)",
+                              s->path, what, s->path, s->path);
     if (rc == SQLITE_READONLY_ROLLBACK)
-        return fdx_store_fail(
-            s, code,
-            "%s: %s: a writer was stopped during its commit and left %s-journal behind, %s%s%s",
-            s->path, what, s->path,
-            s->readonly ? "which a read-only open cannot roll back; the next writer to open the "
-                          "store does (fdx-ingest "
-                        : "which must be rolled back, and the store cannot be written here (a "
-                          "read-only file or location): copy the store with its -journal to "
-                          "writable storage and open the copy there once (fdx-ingest COPY",
-            s->readonly ? s->path : "", " /dev/null)");
+        return fdx_store_fail(s, code,
+                              "%s: %s: a writer was stopped during its commit and left "
+                              "%s-journal behind, which must be rolled back, and the store "
+                              "cannot be written here (a read-only file or location): copy the "
+                              "store with its -journal to writable storage and open the copy "
+                              "there once (fdx-ingest COPY /dev/null)",
+                              s->path, what, s->path);
     if (code == FDX_ENOTSTORE)
         return fdx_store_fail(s, code, "%s: %s: %s (the store is corrupt or not a database)",
                               s->path, what, msg);
