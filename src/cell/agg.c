@@ -58,10 +58,12 @@ struct fdx_agg {
     size_t cap_undo;
 };
 
-/* What malloc takes for an n-byte block: a size word, rounded up to 16. */
+/* What malloc takes for an n-byte block: a size word, rounded up to 16, and
+ * 32 bytes at least. */
 static size_t heap_size(size_t n)
 {
-    return n ? (n + sizeof(size_t) + 15) & ~(size_t)15 : 0;
+    size_t block = (n + sizeof(size_t) + 15) & ~(size_t)15;
+    return n == 0 ? 0 : block < 32 ? 32 : block;
 }
 
 fdx_agg *fdx_agg_new(void)
@@ -169,21 +171,8 @@ void fdx_agg_shrink(fdx_agg *agg)
     agg->undo = NULL;
     agg->cap_undo = 0;
     fdx_buf_free(&agg->scratch);
-    if (agg->cap_cells > agg->n_cells) {
-        size_t n = agg->n_cells ? agg->n_cells : 1;
-        agg_cell *p = realloc(agg->cells, n * sizeof *p);
-        if (p) {
-            agg->cells = p;
-            agg->cap_cells = n;
-        }
-    }
-    if (agg->keys.data && agg->keys.cap > agg->keys.len + 1) {
-        char *p = realloc(agg->keys.data, agg->keys.len + 1);
-        if (p) {
-            agg->keys.data = p;
-            agg->keys.cap = agg->keys.len + 1;
-        }
-    }
+    fdx_shrink(&agg->cells, &agg->cap_cells, agg->n_cells, sizeof *agg->cells);
+    fdx_buf_shrink(&agg->keys);
     size_t cap = index_size(agg->n_cells + 1);
     if (agg->index && cap < agg->index_cap)
         (void)rehash(agg, cap); /* without memory for a smaller one, the old one serves */
@@ -197,7 +186,7 @@ static int make_room(fdx_agg *agg)
     if (fdx_grow(&agg->cells, &agg->cap_cells, agg->n_cells + 1, sizeof *agg->cells))
         return FDX_ENOMEM;
     if ((agg->n_cells + 1) * 2 > agg->index_cap)
-        return rehash(agg, agg->index_cap ? agg->index_cap * 2 : 512);
+        return rehash(agg, index_size(agg->n_cells + 1));
     return FDX_OK;
 }
 

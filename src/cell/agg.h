@@ -49,7 +49,8 @@ size_t fdx_agg_cells(const fdx_agg *agg);
 /* The memory the cells hold (keys, candidates with malloc's overhead, index,
  * undo log), in bytes. */
 size_t fdx_agg_bytes(const fdx_agg *agg);
-/* The same counting what its arrays have room for, used or not. */
+/* The same counting what its arrays have room for, used or not (what the
+ * tests check a shrink against). */
 size_t fdx_agg_allocated(const fdx_agg *agg);
 /* Gives back the memory its cells do not need (none while it is marked). */
 void fdx_agg_shrink(fdx_agg *agg);

@@ -232,7 +232,7 @@ static int read_ahead(const fdx_spill *sp, cursor *c, size_t need)
         c->used = 0;
     }
     size_t share = run_share(sp), want = need > share ? need : share;
-    if (fdx_buf_reserve(&c->buf, want) != 0) {
+    if (fdx_buf_reserve_exact(&c->buf, want) != 0) {
         errno = ENOMEM;
         return -1;
     }

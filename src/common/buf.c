@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int fdx_buf_reserve(fdx_buf *b, size_t extra)
+/* Room for extra more bytes plus a NUL: doubling, or exactly that. */
+static int reserve(fdx_buf *b, size_t extra, int exact)
 {
     if (b->oom)
         return -1;
@@ -15,7 +16,7 @@ int fdx_buf_reserve(fdx_buf *b, size_t extra)
     size_t need = b->len + extra + 1;
     if (need <= b->cap)
         return 0;
-    size_t cap = b->cap ? b->cap : 64;
+    size_t cap = exact ? need : b->cap ? b->cap : 64;
     while (cap < need)
         cap = cap > (size_t)-1 / 2 ? need : cap * 2;
     char *p = realloc(b->data, cap);
@@ -26,6 +27,27 @@ int fdx_buf_reserve(fdx_buf *b, size_t extra)
     b->data = p;
     b->cap = cap;
     return 0;
+}
+
+int fdx_buf_reserve(fdx_buf *b, size_t extra)
+{
+    return reserve(b, extra, 0);
+}
+
+int fdx_buf_reserve_exact(fdx_buf *b, size_t extra)
+{
+    return reserve(b, extra, 1);
+}
+
+void fdx_buf_shrink(fdx_buf *b)
+{
+    if (b->data && b->cap > b->len + 1) {
+        char *p = realloc(b->data, b->len + 1);
+        if (p) {
+            b->data = p;
+            b->cap = b->len + 1;
+        }
+    }
 }
 
 void fdx_buf_append_growing(fdx_buf *b, const void *p, size_t n)
@@ -61,6 +83,19 @@ int fdx_grow(void *arrp, size_t *cap, size_t need, size_t size)
     memcpy(arrp, &p, sizeof p);
     *cap = c;
     return 0;
+}
+
+void fdx_shrink(void *arrp, size_t *cap, size_t n, size_t size)
+{
+    if (n == 0 || n >= *cap)
+        return;
+    void *old;
+    memcpy(&old, arrp, sizeof old);
+    void *p = realloc(old, n * size);
+    if (!p)
+        return;
+    memcpy(arrp, &p, sizeof p);
+    *cap = n;
 }
 
 void fdx_buf_clear(fdx_buf *b)

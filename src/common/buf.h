@@ -20,8 +20,13 @@ typedef struct fdx_buf {
         NULL, 0, 0, 0                                                                              \
     }
 
-/* Ensures room for extra more bytes plus a NUL; returns 0, or -1 on OOM. */
+/* Ensures room for extra more bytes plus a NUL, doubling as it grows; returns
+ * 0, or -1 on OOM. */
 int fdx_buf_reserve(fdx_buf *b, size_t extra);
+/* The same growing to exactly that room, for a buffer of a fixed size. */
+int fdx_buf_reserve_exact(fdx_buf *b, size_t extra);
+/* Gives back the room past its bytes and NUL (kept when realloc fails). */
+void fdx_buf_shrink(fdx_buf *b);
 /* fdx_buf_append when the buffer must grow first (or has run out of memory). */
 void fdx_buf_append_growing(fdx_buf *b, const void *p, size_t n);
 /* Inline, because encoders append a few bytes at a time and mostly fit. */
@@ -52,6 +57,9 @@ static inline void fdx_buf_putc(fdx_buf *b, char c)
  * or -1 when memory runs out (the array is then unchanged).
  */
 int fdx_grow(void *arrp, size_t *cap, size_t need, size_t size);
+/* Makes such an array hold n elements when it has room for more (n > 0; it
+ * is left as it is when realloc fails). */
+void fdx_shrink(void *arrp, size_t *cap, size_t n, size_t size);
 /* Keeps the allocation for reuse. */
 void fdx_buf_clear(fdx_buf *b);
 void fdx_buf_free(fdx_buf *b);
