@@ -290,7 +290,8 @@ static int open_backend(fdx_store *s, const fdx_backend_ops *be, int flags)
         return rc;
     char *msg = NULL;
     rc = open_db(s, working, FDX_OPEN_CREATE);
-    s->on_disk = 0; /* the working copy is not the store: nothing to watch */
+    s->on_disk = 0;     /* the working copy is not the store: nothing to watch */
+    s->wal_pending = 0; /* nor to share: it keeps its rollback journal */
     if (rc == FDX_OK && sqlite3_exec(s->db, fdx_sql_working_copy, NULL, NULL, &msg) != SQLITE_OK) {
         rc = fdx_store_fail(s, FDX_ERROR, "%s: configuring the working copy: %s", s->path,
                             msg ? msg : "error");
