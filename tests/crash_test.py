@@ -142,14 +142,15 @@ def new_store_kills(ingest, export, j, big, kills, rng):
     """Kills the first ingest into a store that does not exist yet: its commit
     goes through a rollback journal. The store a kill leaves is read as it
     is (readers first, before any writer rolls the journal back): no store,
-    an empty one, or the whole ingest; the same ingest then completes it."""
+    an empty file, an empty store, or the whole ingest; the same ingest then
+    completes it."""
     new = j("new.db")
     run([ingest, "-q", "--run-id", "big", new] + big)
     run([export, new, j("new-out")])
     after = read_export(j("new-out"))
     empty = (b"", b"")
     full = timed([ingest, "-q", "--run-id", "big", j("new-timing.db")] + big)
-    seen = {"none": 0, "empty": 0, "after": 0, "journal": 0}
+    seen = {"none": 0, "blank": 0, "empty": 0, "after": 0, "journal": 0}
     for i in range(kills):
         for suffix in ("", "-wal", "-shm", "-journal"):
             if os.path.exists(new + suffix):
@@ -159,8 +160,16 @@ def new_store_kills(ingest, export, j, big, kills, rng):
             seen["none"] += 1
         else:
             journal = os.path.exists(new + "-journal")
+            blank = os.path.getsize(new) == 0
             p = subprocess.run([export, new, j("probe")], capture_output=True)
-            if p.returncode != 0 and journal:
+            if blank:
+                # killed before the commit wrote a page: the journal is not
+                # hot (SQLite deletes it) and the file holds nothing yet
+                seen["blank"] += 1
+                check(p.returncode != 0 and b"(it is empty)" in p.stderr,
+                      f"new-store kill {i}: a reader of an empty file",
+                      p.stderr.decode(errors="replace"))
+            elif p.returncode != 0 and journal:
                 seen["journal"] += 1
                 hot_journal_refused(export, new, j("probe"), f"new-store kill {i}")
             else:
