@@ -1,7 +1,6 @@
 /* The store: golden vectors, aggregation across ingests and reopenings,
  * saturation, u64 order, atomic failure, schema versions and bad files. */
 #include <check.h>
-#include <dirent.h>
 #include <dlfcn.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -920,24 +919,11 @@ START_TEST(path_stopped_by_a_failed_spill_is_undone)
 }
 END_TEST
 
-/* The size of the open spill file under dir (found through /proc/self/fd),
- * or -1 when there is none. */
+/* The size of the open spill file under dir, or -1 when there is none. */
 static long long spill_file_bytes(const char *dir)
 {
-    long long size = -1;
-    DIR *d = opendir("/proc/self/fd");
-    ck_assert_ptr_nonnull(d);
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        char link[300], target[4096];
-        snprintf(link, sizeof link, "/proc/self/fd/%s", e->d_name);
-        ssize_t n = readlink(link, target, sizeof target - 1);
-        struct stat st;
-        if (n <= 0 || strncmp(target, dir, strlen(dir)) != 0 || stat(link, &st) != 0)
-            continue;
-        size = (long long)st.st_size;
-    }
-    closedir(d);
-    return size;
+    struct stat st;
+    return tu_open_file_in(dir, &st) ? (long long)st.st_size : -1;
 }
 
 /* A spill cut short by a full disk gives its space back at once: the

@@ -2,10 +2,12 @@
 #include "test_util.h"
 
 #include <check.h>
+#include <dirent.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef FDX_TEST_DATA
@@ -124,4 +126,21 @@ char *tu_export(fdx_store *db, const char *dir)
     free(m);
     free(d);
     return all;
+}
+
+int tu_open_file_in(const char *dir, struct stat *st)
+{
+    int found = 0;
+    DIR *d = opendir("/proc/self/fd");
+    ck_assert_ptr_nonnull(d);
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        char link[300], target[4096];
+        snprintf(link, sizeof link, "/proc/self/fd/%s", e->d_name);
+        ssize_t n = readlink(link, target, sizeof target - 1);
+        target[n > 0 ? n : 0] = '\0';
+        if (n > 0 && strncmp(target, dir, strlen(dir)) == 0 && stat(link, st) == 0)
+            found = 1;
+    }
+    closedir(d);
+    return found;
 }

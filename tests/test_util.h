@@ -15,6 +15,10 @@ void tu_write_file(const char *path, const char *text);
 char *tu_read_file(const char *path, size_t *len);
 /* Removes a directory tree. */
 void tu_rmtree(const char *path);
+struct stat;
+/* Finds a file this process has open under dir (through /proc/self/fd, so
+ * an unnamed one too): 1 with its status in st, or 0. */
+int tu_open_file_in(const char *dir, struct stat *st);
 /*
  * The scratch directory of a test: tu_dir_setup makes it (a fresh tu_tempdir)
  * and tu_dir_teardown removes it, as a checked fixture or from one.

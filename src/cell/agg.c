@@ -172,7 +172,7 @@ void fdx_agg_shrink(fdx_agg *agg)
     agg->cap_undo = 0;
     fdx_buf_free(&agg->scratch);
     fdx_shrink(&agg->cells, &agg->cap_cells, agg->n_cells, sizeof *agg->cells);
-    fdx_buf_shrink(&agg->keys);
+    (void)fdx_buf_fit(&agg->keys, 0); /* kept as it is when realloc fails */
     size_t cap = index_size(agg->n_cells + 1);
     if (agg->index && cap < agg->index_cap)
         (void)rehash(agg, cap); /* without memory for a smaller one, the old one serves */

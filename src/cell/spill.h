@@ -1,7 +1,7 @@
 /*
  * Aggregated cells that do not fit in memory, kept as runs sorted in key
  * order on an unnamed temporary file until the transaction writes them all
- * at once, merged (spill.c).
+ * at once, merged (spill.c writes them, spill_merge.c merges them).
  */
 #ifndef FDX_CELL_SPILL_H
 #define FDX_CELL_SPILL_H

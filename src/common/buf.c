@@ -34,20 +34,19 @@ int fdx_buf_reserve(fdx_buf *b, size_t extra)
     return reserve(b, extra, 0);
 }
 
-int fdx_buf_reserve_exact(fdx_buf *b, size_t extra)
+int fdx_buf_fit(fdx_buf *b, size_t extra)
 {
-    return reserve(b, extra, 1);
-}
-
-void fdx_buf_shrink(fdx_buf *b)
-{
-    if (b->data && b->cap > b->len + 1) {
-        char *p = realloc(b->data, b->len + 1);
+    if (reserve(b, extra, 1) != 0)
+        return -1;
+    size_t need = b->len + extra + 1;
+    if (b->cap > need) {
+        char *p = realloc(b->data, need);
         if (p) {
             b->data = p;
-            b->cap = b->len + 1;
+            b->cap = need;
         }
     }
+    return 0;
 }
 
 void fdx_buf_append_growing(fdx_buf *b, const void *p, size_t n)

@@ -23,10 +23,9 @@ typedef struct fdx_buf {
 /* Ensures room for extra more bytes plus a NUL, doubling as it grows; returns
  * 0, or -1 on OOM. */
 int fdx_buf_reserve(fdx_buf *b, size_t extra);
-/* The same growing to exactly that room, for a buffer of a fixed size. */
-int fdx_buf_reserve_exact(fdx_buf *b, size_t extra);
-/* Gives back the room past its bytes and NUL (kept when realloc fails). */
-void fdx_buf_shrink(fdx_buf *b);
+/* Makes the room exactly extra more bytes plus a NUL, growing or giving the
+ * rest back (kept when realloc fails), for a buffer of a fixed size. */
+int fdx_buf_fit(fdx_buf *b, size_t extra);
 /* fdx_buf_append when the buffer must grow first (or has run out of memory). */
 void fdx_buf_append_growing(fdx_buf *b, const void *p, size_t n);
 /* Inline, because encoders append a few bytes at a time and mostly fit. */

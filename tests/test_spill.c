@@ -1,0 +1,365 @@
+/* The merge of spilled runs (src/cell/spill.c): what it writes, and what it
+ * holds while it merges, measured by wrapping the allocator, whatever the
+ * number of runs and the length of their keys and candidates lists. */
+#include <check.h>
+#include <fcntl.h>
+#include <malloc.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cell/agg.h"
+#include "cell/spill.h"
+#include "test_util.h"
+
+void *__real_malloc(size_t n);
+void *__real_realloc(void *p, size_t n);
+void *__real_calloc(size_t n, size_t m);
+void __real_free(void *p);
+static long long in_use, peak;
+
+static void *counted(void *p)
+{
+    in_use += (long long)malloc_usable_size(p);
+    if (in_use > peak)
+        peak = in_use;
+    return p;
+}
+void *__wrap_malloc(size_t n)
+{
+    return counted(__real_malloc(n));
+}
+void *__wrap_calloc(size_t n, size_t m)
+{
+    return counted(__real_calloc(n, m));
+}
+void *__wrap_realloc(void *p, size_t n)
+{
+    size_t old = malloc_usable_size(p);
+    void *q = __real_realloc(p, n);
+    if (!q)
+        return NULL;
+    in_use -= (long long)old;
+    return counted(q);
+}
+void __wrap_free(void *p)
+{
+    in_use -= (long long)malloc_usable_size(p);
+    __real_free(p);
+}
+
+#define MIB (1 << 20)
+
+static fdx_cell cell_of(fdx_str token)
+{
+    return (fdx_cell){.kind = FDX_KIND_DISPATCH,
+                      .keyed = 1,
+                      .token = token,
+                      .backend = fdx_cstr("Cuda"),
+                      .op = fdx_cstr("MatMul"),
+                      .dtypes_json = fdx_cstr("[\"F16\"]"),
+                      .kernel_source = fdx_cstr("k"),
+                      .revision = 1,
+                      .sku = fdx_cstr("sku"),
+                      .driver = fdx_cstr("drv")};
+}
+
+/* A string of n bytes: the tag, then fill up to n. */
+static char *text_of(const char *tag, size_t n)
+{
+    char *s = malloc(n + 1);
+    ck_assert_ptr_nonnull(s);
+    memset(s, 'x', n);
+    size_t t = strlen(tag);
+    memcpy(s, tag, t < n ? t : n);
+    s[n] = '\0';
+    return s;
+}
+
+/* What the merge wrote, cell by cell, and whether it came in key order
+ * (the cells here differ only in their tokens). */
+typedef struct seen {
+    size_t cells;
+    int out_of_order;
+    fdx_str last;
+    int (*check)(const fdx_cell *c, uint64_t count, fdx_str cands);
+    int failures;
+} seen;
+
+static int on_cell(void *ctx, const fdx_cell *c, uint64_t count, fdx_str cands)
+{
+    seen *s = ctx;
+    if (s->cells && fdx_str_compare(s->last, c->token) >= 0)
+        s->out_of_order = 1;
+    free((char *)s->last.p);
+    char *copy = malloc(c->token.n + 1);
+    ck_assert_ptr_nonnull(copy);
+    memcpy(copy, c->token.p, c->token.n);
+    s->last = (fdx_str){copy, c->token.n};
+    s->cells++;
+    if (!s->check(c, count, cands))
+        s->failures++;
+    return FDX_OK;
+}
+
+/* The number after the token's first letters (prefix), or -1. */
+static int number_in(fdx_str token, const char *prefix)
+{
+    char head[32];
+    size_t n = token.n < sizeof head - 1 ? token.n : sizeof head - 1;
+    memcpy(head, token.p, n);
+    head[n] = '\0';
+    size_t p = strlen(prefix);
+    if (strncmp(head, prefix, p) != 0 || head[p] < '0' || head[p] > '9')
+        return -1;
+    return atoi(head + p);
+}
+
+/* Merges sp's runs and newest into s, returning the heap the merge grew by. */
+static long long merge_into(fdx_spill *sp, const fdx_agg *newest, seen *s)
+{
+    char err[512] = "";
+    long long base = in_use;
+    peak = in_use;
+    ck_assert_msg(fdx_spill_merge(sp, newest, on_cell, s, err, sizeof err) == FDX_OK, "%s", err);
+    ck_assert_int_eq(s->out_of_order, 0);
+    ck_assert_int_eq(s->failures, 0);
+    free((char *)s->last.p);
+    s->last = (fdx_str){NULL, 0};
+    return peak - base;
+}
+
+static void add_run(fdx_spill *sp, fdx_agg *agg)
+{
+    char err[512] = "";
+    ck_assert_msg(fdx_spill_add(sp, agg, err, sizeof err) == FDX_OK, "%s", err);
+    fdx_agg_clear(agg);
+}
+
+/* ---- long candidates lists ---- */
+
+enum { LIST_RUNS = 24 };
+
+static int check_lists(const fdx_cell *c, uint64_t count, fdx_str cands)
+{
+    if (c->token.n == 3 && memcmp(c->token.p, "big", 3) == 0) {
+        char tag[16];
+        snprintf(tag, sizeof tag, "[run%d", LIST_RUNS - 1);
+        return count == LIST_RUNS && cands.n == MIB && memcmp(cands.p, tag, strlen(tag)) == 0;
+    }
+    return count == 1 && fdx_cands_empty(cands);
+}
+
+/* Every run holds the same cell with a list of 1 MiB: the merge reads the
+ * newest list once, and never holds one list per run. */
+START_TEST(a_merge_holds_one_long_list_not_one_per_run)
+{
+    fdx_spill *sp = fdx_spill_new();
+    fdx_agg *agg = fdx_agg_new();
+    char name[32];
+    for (int r = 0; r < LIST_RUNS; r++) {
+        snprintf(name, sizeof name, "[run%d", r);
+        char *list = text_of(name, MIB);
+        list[MIB - 1] = ']';
+        fdx_cell big = cell_of(fdx_cstr("big"));
+        ck_assert_int_eq(fdx_agg_add(agg, &big, 1, (fdx_str){list, MIB}), FDX_OK);
+        snprintf(name, sizeof name, "small%d", r);
+        fdx_cell small = cell_of(fdx_cstr(name));
+        ck_assert_int_eq(fdx_agg_add(agg, &small, 1, FDX_NO_CANDS), FDX_OK);
+        add_run(sp, agg);
+        free(list);
+    }
+    seen s = {.check = check_lists};
+    long long grew = merge_into(sp, agg, &s);
+    ck_assert_uint_eq(s.cells, LIST_RUNS + 1);
+    ck_assert_msg(grew < 4 * MIB + 2 * MIB, "the merge grew the heap by %lld bytes", grew);
+    fdx_agg_free(agg);
+    fdx_spill_free(sp);
+}
+END_TEST
+
+/* ---- long keys ---- */
+
+enum { KEY_RUNS = 48, KEY_CELLS = KEY_RUNS / 2 };
+
+static int check_keys(const fdx_cell *c, uint64_t count, fdx_str cands)
+{
+    int cell = number_in(c->token, "key");
+    if (c->token.n != MIB || cell < 0)
+        return 0;
+    char want[16]; /* runs cell and cell + KEY_CELLS, the newer one's list */
+    int n = snprintf(want, sizeof want, "[%d]", cell + KEY_CELLS);
+    return count == 2 && cands.n == (size_t)n && memcmp(cands.p, want, cands.n) == 0;
+}
+
+/* Runs whose keys are 1 MiB long, each cell in two of them: the merge holds
+ * a bounded number of keys, merging groups of runs first, and still sums
+ * each cell and keeps its newest list. */
+START_TEST(runs_at_long_keys_are_merged_in_groups_first)
+{
+    fdx_spill *sp = fdx_spill_new();
+    fdx_agg *agg = fdx_agg_new();
+    char name[32], list[16];
+    for (int r = 0; r < KEY_RUNS; r++) {
+        snprintf(name, sizeof name, "key%03d", (KEY_CELLS - 1 - r % KEY_CELLS) % KEY_CELLS);
+        char *key = text_of(name, MIB);
+        int cell = number_in((fdx_str){key, MIB}, "key");
+        snprintf(list, sizeof list, "[%d]", r < KEY_CELLS ? r : cell + KEY_CELLS);
+        fdx_cell c = cell_of((fdx_str){key, MIB});
+        ck_assert_int_eq(fdx_agg_add(agg, &c, 1, fdx_cstr(list)), FDX_OK);
+        add_run(sp, agg);
+        free(key);
+    }
+    seen s = {.check = check_keys};
+    long long grew = merge_into(sp, agg, &s);
+    ck_assert_uint_eq(s.cells, KEY_CELLS);
+    ck_assert_msg(grew < 24 * MIB, "the merge grew the heap by %lld bytes", grew);
+    fdx_agg_free(agg);
+    fdx_spill_free(sp);
+}
+END_TEST
+
+/* ---- many runs ---- */
+
+enum { MANY_RUNS = 2500, SHARED = 100 };
+
+/* Run r holds shared cell r % SHARED (with list [r] when r % 3 == 0) and a
+ * cell of its own; the newest aggregate holds shared cell 5 with [new]. */
+static void add_many_runs(fdx_spill *sp, fdx_agg *agg)
+{
+    char name[32], list[16];
+    for (int r = 0; r < MANY_RUNS; r++) {
+        snprintf(name, sizeof name, "s%03d", r % SHARED);
+        snprintf(list, sizeof list, "[%d]", r);
+        fdx_cell c = cell_of(fdx_cstr(name));
+        ck_assert_int_eq(fdx_agg_add(agg, &c, 1, r % 3 ? FDX_NO_CANDS : fdx_cstr(list)), FDX_OK);
+        snprintf(name, sizeof name, "u%05d", r);
+        c = cell_of(fdx_cstr(name));
+        ck_assert_int_eq(fdx_agg_add(agg, &c, 2, FDX_NO_CANDS), FDX_OK);
+        add_run(sp, agg);
+    }
+    fdx_cell c = cell_of(fdx_cstr("s005"));
+    ck_assert_int_eq(fdx_agg_add(agg, &c, 1, fdx_cstr("[new]")), FDX_OK);
+}
+
+static int check_many(const fdx_cell *c, uint64_t count, fdx_str cands)
+{
+    if (number_in(c->token, "u") >= 0)
+        return count == 2 && fdx_cands_empty(cands);
+    int id = number_in(c->token, "s");
+    if (id < 0)
+        return 0;
+    char want[16];
+    int newest = -1; /* the newest run r = id (mod SHARED) with r % 3 == 0 */
+    for (int r = id; r < MANY_RUNS; r += SHARED)
+        if (r % 3 == 0)
+            newest = r;
+    if (id == 5)
+        snprintf(want, sizeof want, "[new]");
+    else
+        snprintf(want, sizeof want, "[%d]", newest);
+    uint64_t runs = MANY_RUNS / SHARED + (id == 5);
+    return count == runs && cands.n == strlen(want) && memcmp(cands.p, want, cands.n) == 0;
+}
+
+static int check_one_run(const fdx_cell *c, uint64_t count, fdx_str cands)
+{
+    (void)cands;
+    return count == 1 && c->token.n == 4 && memcmp(c->token.p, "last", 4) == 0;
+}
+
+/* Whether files in dir can have holes punched in them. */
+static int holes_in(const char *dir)
+{
+    int fd = open(dir, O_TMPFILE | O_RDWR, 0600);
+    ck_assert_int_ge(fd, 0);
+    static char block[64 << 10];
+    int ok = write(fd, block, sizeof block) == (ssize_t)sizeof block &&
+             fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, sizeof block) == 0;
+    close(fd);
+    return ok;
+}
+
+/* More runs than one merge reads at once: groups are merged first, the
+ * runs they replace give their space back, and the file serves new runs
+ * afterwards as before. */
+START_TEST(more_runs_than_one_merge_reads_are_merged_in_groups)
+{
+    const char *dir = strdup(tu_path(tu_dir, "tmp"));
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    ck_assert_int_eq(setenv("TMPDIR", dir, 1), 0);
+    fdx_spill *sp = fdx_spill_new();
+    fdx_agg *agg = fdx_agg_new();
+    add_many_runs(sp, agg);
+    unsetenv("TMPDIR");
+    seen s = {.check = check_many};
+    long long grew = merge_into(sp, agg, &s);
+    ck_assert_uint_eq(s.cells, SHARED + MANY_RUNS);
+    ck_assert_msg(grew < 6 * MIB, "the merge grew the heap by %lld bytes", grew);
+    ck_assert_uint_lt(fdx_spill_runs(sp), MANY_RUNS);
+    struct stat st;
+    ck_assert_int_eq(tu_open_file_in(dir, &st), 1);
+    if (holes_in(dir)) /* the merged runs' bytes are given back */
+        ck_assert_int_lt((long long)st.st_blocks * 512, (long long)st.st_size * 3 / 4);
+    else
+        fprintf(stderr, "%s has no holes: the space given back is not checked\n", dir);
+    fdx_spill_truncate(sp, 0);
+    fdx_agg_clear(agg);
+    fdx_cell c = cell_of(fdx_cstr("last"));
+    ck_assert_int_eq(fdx_agg_add(agg, &c, 1, FDX_NO_CANDS), FDX_OK);
+    add_run(sp, agg);
+    seen again = {.check = check_one_run};
+    merge_into(sp, agg, &again);
+    ck_assert_uint_eq(again.cells, 1);
+    fdx_agg_free(agg);
+    fdx_spill_free(sp);
+    free((char *)dir);
+}
+END_TEST
+
+/* A merge of groups that cannot write its run fails with the reason and
+ * leaves the runs as they were: once there is room, the merge is exact. */
+START_TEST(a_group_merge_that_cannot_write_leaves_the_runs)
+{
+    fdx_spill *sp = fdx_spill_new();
+    fdx_agg *agg = fdx_agg_new();
+    add_many_runs(sp, agg);
+    size_t runs = fdx_spill_runs(sp);
+    struct rlimit old, small;
+    ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+    small = old;
+    small.rlim_cur = 64 << 10; /* below what the runs hold already */
+    signal(SIGXFSZ, SIG_IGN);
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &small), 0);
+    char err[512] = "";
+    seen s = {.check = check_many};
+    int rc = fdx_spill_merge(sp, agg, on_cell, &s, err, sizeof err);
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+    ck_assert_int_eq(rc, FDX_EIO);
+    ck_assert_msg(strstr(err, "writing a temporary file in ") != NULL, "%s", err);
+    ck_assert_uint_eq(s.cells, 0);
+    ck_assert_uint_eq(fdx_spill_runs(sp), runs);
+    merge_into(sp, agg, &s);
+    ck_assert_uint_eq(s.cells, SHARED + MANY_RUNS);
+    fdx_agg_free(agg);
+    fdx_spill_free(sp);
+}
+END_TEST
+
+Suite *spill_suite(void)
+{
+    Suite *s = suite_create("spill");
+    TCase *tc = tcase_create("spill");
+    tcase_add_checked_fixture(tc, tu_dir_setup, tu_dir_teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, a_merge_holds_one_long_list_not_one_per_run);
+    tcase_add_test(tc, runs_at_long_keys_are_merged_in_groups_first);
+    tcase_add_test(tc, more_runs_than_one_merge_reads_are_merged_in_groups);
+    tcase_add_test(tc, a_group_merge_that_cannot_write_leaves_the_runs);
+    suite_add_tcase(s, tc);
+    return s;
+}
