@@ -173,6 +173,8 @@ int fdx_spill_end_run(fdx_spill *sp, const char *failed, off_t start, off_t at, 
                       char *err, size_t size)
 {
     fdx_buf_clear(&sp->out);
+    if (sp->out.cap > 2 * FDX_SPILL_IO) /* grown for a long key */
+        (void)fdx_buf_fit(&sp->out, FDX_SPILL_IO);
     if (failed) {
         int saved = errno;
         if (at > start) /* a run cut short (a full disk) holds no space */

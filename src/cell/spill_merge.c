@@ -176,7 +176,7 @@ static int read_cands(merger *m, const cursor *c, fdx_str *cands)
     if (c->cands_at < 0)
         return 0;
     fdx_buf_clear(&m->cands);
-    if (fdx_buf_fit(&m->cands, c->cands.n) != 0) {
+    if (m->cands.cap <= c->cands.n && fdx_buf_fit(&m->cands, c->cands.n) != 0) {
         errno = ENOMEM;
         return -1;
     }
@@ -309,13 +309,36 @@ static int put_run(merger *m, const cursor *at, uint64_t count, fdx_str cands)
     return -1;
 }
 
-/* The runs from first on that one merge may read together. */
+static size_t all_keys(const fdx_spill *sp)
+{
+    size_t keys = 0;
+    for (size_t i = 0; i < sp->n_runs; i++)
+        keys += sp->runs[i].longest;
+    return keys;
+}
+
+/* Whether one merge may read every run (two always may). */
+static int fits(const fdx_spill *sp)
+{
+    return sp->n_runs <= 2 || (sp->n_runs <= MERGE_RUNS && all_keys(sp) <= MERGE_KEYS);
+}
+
+/* How many runs from first on to merge into one: the fewest after which the
+ * rest fit one merge, or as many as one merge may read when that is not
+ * enough (two at least). */
 static size_t group_at(const fdx_spill *sp, size_t first)
 {
-    size_t n = 1, keys = sp->runs[first].longest;
-    while (first + n < sp->n_runs && n < MERGE_RUNS &&
-           (n < 2 || keys + sp->runs[first + n].longest <= MERGE_KEYS))
-        keys += sp->runs[first + n++].longest;
+    size_t total = all_keys(sp), n = 0, keys = 0, longest = 0;
+    while (first + n < sp->n_runs) {
+        size_t l = sp->runs[first + n].longest;
+        if (n >= 2 && (n == MERGE_RUNS || keys + l > MERGE_KEYS))
+            break;
+        keys += l;
+        longest = l > longest ? l : longest;
+        n++;
+        if (n >= 2 && sp->n_runs - n + 1 <= MERGE_RUNS && total - keys + longest <= MERGE_KEYS)
+            break;
+    }
     return n;
 }
 
@@ -355,16 +378,19 @@ static int merge_group(fdx_spill *sp, size_t first, size_t n, char *err, size_t 
     return FDX_OK;
 }
 
-/* Merges groups of runs until one merge can read them all. */
+/* Merges groups of runs until one merge can read them all: consecutive
+ * groups from the oldest on, pass after pass, each as small as will do, so
+ * that what is rewritten (and the space it needs before the runs it
+ * replaces give theirs back) is no more than it must be. */
 static int narrow(fdx_spill *sp, char *err, size_t size)
 {
-    while (sp->n_runs > 1 && group_at(sp, 0) < sp->n_runs)
-        for (size_t i = 0; i < sp->n_runs; i++) {
-            size_t n = group_at(sp, i);
-            int rc = n > 1 ? merge_group(sp, i, n, err, size) : FDX_OK;
-            if (rc != FDX_OK)
-                return rc;
-        }
+    for (size_t i = 0; !fits(sp); i++) {
+        if (i + 1 >= sp->n_runs)
+            i = 0; /* the next pass */
+        int rc = merge_group(sp, i, group_at(sp, i), err, size);
+        if (rc != FDX_OK)
+            return rc;
+    }
     return FDX_OK;
 }
 
