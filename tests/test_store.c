@@ -844,7 +844,7 @@ static void record_big_cands(fdx_store *db, int i, uint64_t lat)
 }
 
 /* Past a thousand runs, each run's read-ahead is smaller than one record:
- * the merge still reads every record whole, sums each cell and keeps its
+ * the merge still writes every record whole, sums each cell and keeps its
  * newest list. */
 START_TEST(a_merge_of_many_runs_reads_records_larger_than_its_share)
 {

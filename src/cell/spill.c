@@ -157,7 +157,7 @@ static void punch(const fdx_spill *sp, off_t start, off_t end)
 
 /* Gives back the space of the n runs from first on, those next to each
  * other on the file at once (a hole frees only whole blocks). */
-void fdx_spill_punch_runs(const fdx_spill *sp, size_t first, size_t n)
+static void punch_runs(const fdx_spill *sp, size_t first, size_t n)
 {
     size_t i = first, end = first + n;
     while (i < end) {
@@ -169,7 +169,7 @@ void fdx_spill_punch_runs(const fdx_spill *sp, size_t first, size_t n)
     }
 }
 
-int fdx_spill_end_run(fdx_spill *sp, const char *failed, off_t start, off_t at, size_t longest,
+int fdx_spill_end_run(fdx_spill *sp, const char *failed, fdx_spill_run r, size_t first, size_t n,
                       char *err, size_t size)
 {
     fdx_buf_clear(&sp->out);
@@ -177,14 +177,18 @@ int fdx_spill_end_run(fdx_spill *sp, const char *failed, off_t start, off_t at, 
         (void)fdx_buf_fit(&sp->out, FDX_SPILL_IO);
     if (failed) {
         int saved = errno;
-        if (at > start) /* a run cut short (a full disk) holds no space */
-            cut_at(sp, start);
+        if (r.end > r.start) /* a run cut short (a full disk) holds no space */
+            cut_at(sp, r.start);
         errno = saved;
         return errno == ENOMEM ? fdx_spill_no_memory(err, size)
                                : fdx_spill_fail(sp, err, size, failed);
     }
-    sp->runs[sp->n_runs++] = (fdx_spill_run){start, at, longest};
-    sp->file_end = at;
+    punch_runs(sp, first, n);
+    memmove(&sp->runs[first + 1], &sp->runs[first + n],
+            (sp->n_runs - first - n) * sizeof *sp->runs);
+    sp->runs[first] = r;
+    sp->n_runs = sp->n_runs - n + 1;
+    sp->file_end = r.end;
     return FDX_OK;
 }
 
@@ -210,7 +214,8 @@ int fdx_spill_add(fdx_spill *sp, const fdx_agg *agg, char *err, size_t size)
     if (rc == 0)
         rc = fdx_spill_write_out(sp, &at);
     free(order);
-    return fdx_spill_end_run(sp, rc ? "writing" : NULL, start, at, longest, err, size);
+    return fdx_spill_end_run(sp, rc ? "writing" : NULL, (fdx_spill_run){start, at, longest},
+                             sp->n_runs, 0, err, size);
 }
 
 void fdx_spill_truncate(fdx_spill *sp, size_t n)

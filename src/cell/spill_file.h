@@ -52,11 +52,10 @@ int fdx_spill_transfer(const fdx_spill *sp, char *p, size_t n, off_t *at, int wr
 int fdx_spill_put(fdx_spill *sp, fdx_str key, uint64_t count, fdx_str cands, off_t *at);
 /* Writes what the out buffer holds at *at: 0, or -1 with errno set. */
 int fdx_spill_write_out(fdx_spill *sp, off_t *at);
-/* Adds the run written from start to at as the newest; or, when failed says
- * what failed (errno set), gives its bytes back and says why in err. */
-int fdx_spill_end_run(fdx_spill *sp, const char *failed, off_t start, off_t at, size_t longest,
+/* Puts run r, just written, in the place of the n runs from first on
+ * (n = 0: before runs[first]), giving their space back; or, when failed
+ * says what failed (errno set), gives r's bytes back and says why in err. */
+int fdx_spill_end_run(fdx_spill *sp, const char *failed, fdx_spill_run r, size_t first, size_t n,
                       char *err, size_t size);
-/* Gives back the space of the n runs from first on. */
-void fdx_spill_punch_runs(const fdx_spill *sp, size_t first, size_t n);
 
 #endif

@@ -87,21 +87,16 @@ static int read_ahead(const merger *m, cursor *c, size_t need)
         errno = ENOMEM;
         return -1;
     }
-    while (c->have < need) {
-        size_t room = want - c->have;
-        if ((off_t)room > c->end - c->pos)
-            room = (size_t)(c->end - c->pos);
-        ssize_t r = room ? pread(m->sp->fd, c->buf.data + c->have, room, c->pos) : 0;
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            if (r == 0)
-                errno = EIO;
-            return -1;
-        }
-        c->have += (size_t)r;
-        c->pos += r;
+    size_t room = want - c->have;
+    if ((off_t)room > c->end - c->pos)
+        room = (size_t)(c->end - c->pos);
+    if (c->have + room < need) { /* the record runs past its run's end */
+        errno = EIO;
+        return -1;
     }
+    if (fdx_spill_transfer(m->sp, c->buf.data + c->have, room, &c->pos, 0) != 0)
+        return -1;
+    c->have += room;
     return 0;
 }
 
@@ -364,18 +359,8 @@ static int merge_group(fdx_spill *sp, size_t first, size_t n, char *err, size_t 
         rc = -1;
         m.failed = "writing";
     }
-    if (rc == FDX_OK)
-        fdx_spill_punch_runs(sp, first, n);
-    size_t n_runs = sp->n_runs;
-    sp->n_runs = first; /* end_run appends the new run here */
-    rc = fdx_spill_end_run(sp, rc == FDX_OK ? NULL : m.failed, start, m.at, longest, err, size);
-    if (rc != FDX_OK) {
-        sp->n_runs = n_runs;
-        return rc;
-    }
-    memmove(&sp->runs[first + 1], &sp->runs[first + n], (n_runs - first - n) * sizeof *sp->runs);
-    sp->n_runs = n_runs - n + 1;
-    return FDX_OK;
+    return fdx_spill_end_run(sp, rc == FDX_OK ? NULL : m.failed,
+                             (fdx_spill_run){start, m.at, longest}, first, n, err, size);
 }
 
 /* Merges groups of runs until one merge can read them all: consecutive

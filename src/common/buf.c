@@ -38,14 +38,7 @@ int fdx_buf_fit(fdx_buf *b, size_t extra)
 {
     if (reserve(b, extra, 1) != 0)
         return -1;
-    size_t need = b->len + extra + 1;
-    if (b->cap > need) {
-        char *p = realloc(b->data, need);
-        if (p) {
-            b->data = p;
-            b->cap = need;
-        }
-    }
+    fdx_shrink(&b->data, &b->cap, b->len + extra + 1, 1);
     return 0;
 }
 
