@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cell/agg.h"
+#include "cell/key_order.h"
 #include "cell/spill.h"
 #include "test_util.h"
 
@@ -153,6 +154,35 @@ static int check_lists(const fdx_cell *c, uint64_t count, fdx_str cands)
     }
     return count == 1 && fdx_cands_empty(cands);
 }
+
+/* A spill sorts its cells' entries (32 bytes each) through room for half of
+ * them, and hands back their numbers (4 bytes each) in the entries' own
+ * array, given back down to them: not twice the entries and the numbers
+ * beside them, which was most of what a spill added to a full budget. The
+ * cells differ in their revisions only, so the sort's rank tables are
+ * small; their numbers are written in reverse, so the order is not the
+ * arrival order. */
+START_TEST(a_sort_takes_one_and_a_half_times_its_entries)
+{
+    enum { N = 20001 };
+    fdx_agg *agg = fdx_agg_new();
+    for (uint64_t i = 0; i < N; i++) {
+        fdx_cell c = cell_of(fdx_cstr("t"));
+        c.revision = N - i;
+        ck_assert_int_eq(fdx_agg_add(agg, &c, 1, FDX_NO_CANDS), FDX_OK);
+    }
+    long long base = in_use;
+    peak = in_use;
+    uint32_t *order;
+    ck_assert_int_eq(fdx_agg_key_order(agg, &order), FDX_OK);
+    ck_assert_int_le(peak - base, (long long)N * 48 + 65536);
+    ck_assert_int_le(in_use - base, (long long)N * 4 + 4096);
+    for (uint32_t i = 0; i < N; i++)
+        ck_assert_uint_eq(order[i], N - 1 - i);
+    free(order);
+    fdx_agg_free(agg);
+}
+END_TEST
 
 /* Every run holds the same cell with a list of 1 MiB: the merge reads the
  * newest list once, and never holds one list per run. */
@@ -358,6 +388,7 @@ Suite *spill_suite(void)
     TCase *tc = tcase_create("spill");
     tcase_add_checked_fixture(tc, tu_dir_setup, tu_dir_teardown);
     tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, a_sort_takes_one_and_a_half_times_its_entries);
     tcase_add_test(tc, a_merge_holds_one_long_list_not_one_per_run);
     tcase_add_test(tc, runs_at_long_keys_are_merged_in_groups_first);
     tcase_add_test(tc, more_runs_than_one_merge_reads_are_merged_in_groups);

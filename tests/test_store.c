@@ -671,6 +671,39 @@ START_TEST(cells_kept_aside_hold_no_slack)
 }
 END_TEST
 
+/* Once spilled, pending gives back the arrays the budget filled, so a run of
+ * long keys and the next run of many cells do not each keep their largest
+ * arrays. Both ways to spill: records outside an ingest, and an ingest's
+ * source (which keeps the cells of the sources before it aside). */
+START_TEST(pending_gives_its_arrays_back_after_a_spill)
+{
+    enum { FEED_CELLS = 30000 };
+    fdx_store *db = open_spilling(tu_path(tu_dir, "s.db"));
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    const char *dt[] = {"F16"};
+    char wanted[32];
+    for (int i = 0; db->spills == 0; i++) {
+        snprintf(wanted, sizeof wanted, "w%d", i);
+        fdx_miss m = {wanted, {"Cuda", "MatMul", dt, 1, "src", 1}, 1, {0, 0, 0, "c", "d"}};
+        ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_OK);
+    }
+    ck_assert_uint_le(fdx_agg_allocated(db->pending), db->spill_bytes / 16);
+    fdx_commit_stats cs;
+    ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
+    size_t spills = db->spills, len;
+    char *text = bad_feed_of(0, FEED_CELLS, &len);
+    text[len - strlen("oops\n")] = '\0';
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_buffer(db, "a", text, strlen(text), NULL, NULL), FDX_OK);
+    free(text);
+    ck_assert_uint_gt(db->spills, spills + 1);
+    ck_assert_uint_le(fdx_agg_bytes(db->pending), db->spill_bytes / 4);
+    ck_assert_uint_le(fdx_agg_allocated(db->pending), 2 * fdx_agg_bytes(db->pending) + 65536);
+    ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
+    fdx_store_close(db);
+}
+END_TEST
+
 /* A cell counts once, as added when this transaction created it and as
  * updated when it was stored before, however many flushes wrote it. */
 START_TEST(added_cells_count_once_across_spills)
@@ -1785,6 +1818,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, records_need_a_transaction_and_valid_text);
     tcase_add_test(tc, many_distinct_cells_spill_and_stay_exact);
     tcase_add_test(tc, cells_kept_aside_hold_no_slack);
+    tcase_add_test(tc, pending_gives_its_arrays_back_after_a_spill);
     tcase_add_test(tc, a_merge_of_many_runs_reads_records_larger_than_its_share);
     tcase_add_test(tc, added_cells_count_once_across_spills);
     tcase_add_test(tc, updated_cells_count_once_across_spills);

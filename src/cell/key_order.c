@@ -90,27 +90,34 @@ static int cmp_ent(const sort_ent *a, const sort_ent *b)
     return fdx_cell_compare(&x, &y);
 }
 
-/* Stable merge sort of v[0..n) through tmp (bottom-up, no recursion). */
+/* Stable merge of the sorted v[lo..mid) and v[mid..hi) in place, through
+ * tmp, which holds the shorter of them meanwhile: from the front when it is
+ * the first, from the back when it is the second. */
+static void merge_runs(sort_ent *v, sort_ent *tmp, size_t lo, size_t mid, size_t hi)
+{
+    if (mid - lo <= hi - mid) {
+        size_t n = mid - lo, i = 0, j = mid, k = lo;
+        memcpy(tmp, v + lo, n * sizeof *v);
+        while (i < n && j < hi)
+            v[k++] = cmp_ent(&v[j], &tmp[i]) < 0 ? v[j++] : tmp[i++];
+        memcpy(v + k, tmp + i, (n - i) * sizeof *v); /* the rest of v[mid..hi) is in place */
+        return;
+    }
+    size_t j = hi - mid, i = mid, k = hi;
+    memcpy(tmp, v + mid, j * sizeof *v);
+    while (i > lo && j > 0)
+        v[--k] = cmp_ent(&tmp[j - 1], &v[i - 1]) < 0 ? v[--i] : tmp[--j];
+    memcpy(v + lo, tmp, j * sizeof *v); /* the rest of v[lo..mid) is in place */
+}
+
+/* Stable merge sort of v[0..n), bottom-up, through tmp of n / 2 + 1
+ * entries: only the shorter of two runs is copied aside, so the sort takes
+ * one and a half times its entries, not twice. */
 static void sort_by_key(sort_ent *v, sort_ent *tmp, size_t n)
 {
-    sort_ent *src = v, *dst = tmp;
-    for (size_t w = 1; w < n; w *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * w) {
-            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                dst[k++] = cmp_ent(&src[j], &src[i]) < 0 ? src[j++] : src[i++];
-            while (i < mid)
-                dst[k++] = src[i++];
-            while (j < hi)
-                dst[k++] = src[j++];
-        }
-        sort_ent *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != v)
-        memcpy(v, src, n * sizeof *v);
+    for (size_t w = 1; w < n; w *= 2)
+        for (size_t lo = 0; lo + w < n; lo += 2 * w)
+            merge_runs(v, tmp, lo, lo + w, lo + 2 * w < n ? lo + 2 * w : n);
 }
 
 /* Fills v with the cells' entries: the numbers of their strings in major,
@@ -141,27 +148,36 @@ static int fill(const fdx_agg *agg, sort_ent *v, size_t n, ranks *tokens, ranks 
     return FDX_OK;
 }
 
+/* The entries' cell numbers, packed at the front of their own array, which
+ * is then given back down to them: entry i is read before its number is
+ * written, at a lower address than any entry still to read. */
+static uint32_t *numbers_in_place(sort_ent *v, size_t n)
+{
+    uint32_t *out = (uint32_t *)(void *)v;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t index = v[i].index;
+        out[i] = index;
+    }
+    uint32_t *fit = realloc(out, (n ? n : 1) * sizeof *out);
+    return fit ? fit : out;
+}
+
 int fdx_agg_key_order(const fdx_agg *agg, uint32_t **order)
 {
     size_t n = fdx_agg_cells(agg);
     sort_ent *v = malloc((n ? n : 1) * sizeof *v);
-    sort_ent *tmp = malloc((n ? n : 1) * sizeof *tmp);
-    uint32_t *out = malloc((n ? n : 1) * sizeof *out);
+    sort_ent *tmp = malloc((n / 2 + 1) * sizeof *tmp);
     ranks tokens = {0}, sources = {0};
-    int ok = v && tmp && out && fill(agg, v, n, &tokens, &sources) == FDX_OK;
+    int ok = v && tmp && fill(agg, v, n, &tokens, &sources) == FDX_OK;
     ranks_free(&tokens);
     ranks_free(&sources);
-    if (ok) {
+    if (ok)
         sort_by_key(v, tmp, n);
-        for (size_t i = 0; i < n; i++)
-            out[i] = v[i].index;
-    }
-    free(v);
     free(tmp);
     if (!ok) {
-        free(out);
+        free(v);
         return FDX_ENOMEM;
     }
-    *order = out;
+    *order = numbers_in_place(v, n);
     return FDX_OK;
 }

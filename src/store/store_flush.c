@@ -182,7 +182,13 @@ int fdx_store_flush_pending(fdx_store *s)
     return rc;
 }
 
-/* Pending, in key order, onto the spill file as its newest run. */
+/*
+ * Pending, in key order, onto the spill file as its newest run. Once spilled,
+ * pending gives its arrays back instead of keeping them for the next run:
+ * what fills the budget differs from run to run (long keys in one, many cells
+ * or long lists in the next), and arrays kept at each one's largest would
+ * hold the sum of those, not one budget.
+ */
 static int spill(fdx_store *s)
 {
     char err[700] = "";
@@ -208,7 +214,7 @@ static int spill_path(fdx_store *s)
         swap(&s->pending, &s->saved); /* saved was empty: this is the first spill */
         fdx_agg_shrink(s->saved);     /* its arrays were sized for the whole budget */
     }
-    fdx_agg_clear(s->pending);
+    fdx_agg_release(s->pending);
     fdx_agg_mark(s->pending);
     return FDX_OK;
 }
@@ -230,7 +236,7 @@ int fdx_store_spill_if_full(fdx_store *s)
         return spill_path(s);
     int rc = spill(s);
     if (rc == FDX_OK)
-        fdx_agg_clear(s->pending);
+        fdx_agg_release(s->pending);
     return rc;
 }
 
