@@ -184,6 +184,15 @@ def copy_store(src, dst):
     return dst
 
 
+def settle_copy(t, db):
+    """A copied store's first write gives it an identity of its own and
+    relabels the history it holds as the original's (docs/FORMAT.md), once,
+    in time proportional to that history. The curve measures what a store
+    that grows in place costs per line, so each copy makes that write first,
+    with nothing to ingest; its seconds are reported apart."""
+    return run([t.ingest, "-q", db, os.devnull])[0]
+
+
 def measure(build, work, smoke, reps, feed_runs):
     size = SMOKE if smoke else FULL
     work = os.path.join(work, "shapes")
@@ -237,14 +246,16 @@ def measure(build, work, smoke, reps, feed_runs):
     for cells in size["store_curve"]:
         base, build_s, build_rss = base_store(t, cells)
         db = os.path.join(work, "grow.db")
-        ts = []
+        ts, settle = [], []
         for _ in range(reps):
             copy_store(base, db)
+            settle.append(settle_copy(t, db))
             w, m, _ = run([t.ingest, "-q", db] + add)
             ts.append((w, m))
         w = median(x for x, _ in ts)
         curve.append({"store_cells": cells, "lines": n, "seconds": w,
                       "us_per_line": w / n * 1e6, "peak_rss_kib": max(m for _, m in ts),
+                      "copy_first_write_seconds": median(settle),
                       "build_seconds": build_s, "build_peak_rss_kib": build_rss})
         fresh(db)
     r["store_curve"] = curve
@@ -337,6 +348,9 @@ def report_lines(r):
     out.append("  the same lines into a store of: " + ", ".join(
         f"{p['store_cells']:,} cells {p['us_per_line']:.1f} us/line "
         f"({mib(p['peak_rss_kib']):.1f} MiB)" for p in r["store_curve"]))
+    out.append("  a copy's first write (relabelling its history, once): " + ", ".join(
+        f"{p['store_cells']:,} cells {p['copy_first_write_seconds']:.2f} s"
+        for p in r["store_curve"] if "copy_first_write_seconds" in p))
     out.append("  building those stores (each cell once): " + ", ".join(
         f"{p['store_cells']:,} cells {p['build_seconds']:.1f} s "
         f"({p['store_cells'] / p['build_seconds']:,.0f} lines/s, "
