@@ -1,2 +1,3 @@
 -- As identity_relabel.sql, for the counts of pruned cells.
-UPDATE pruned_history SET origin = ?1 WHERE origin = 0;
+INSERT INTO pruned_history (cell, day, origin, count)
+SELECT cell, day, ?1, count FROM temp.relabel_pruned ORDER BY rowid;

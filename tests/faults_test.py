@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Faults: each gives a clear message, a non-zero exit and no change to the
 stored data. Disk full while ingesting and while exporting (a small tmpfs),
-the first commit into a store that held nothing on a full disk, a rejects
-file on a full disk, a read-only store, a store locked past the busy timeout
-(and --busy-timeout 0 failing at once), a hot journal on read-only media, a
-corrupt store, a non-SQLite file, a newer schema version. An export replaces
-its pair of files or neither: a full disk while the second file is written
-and a directory where dispatches.jsonl should be leave both previous files.
-Exported files follow the umask. Checks that need mounting are skipped, with
-a message, where mounting is not permitted.
+the first commit into a store that held nothing on a full disk, a copy's
+first write with TMPDIR full, a rejects file on a full disk, a read-only
+store, a store locked past the busy timeout (and --busy-timeout 0 failing at
+once), a hot journal on read-only media, a corrupt store, a non-SQLite file,
+a newer schema version. An export replaces its pair of files or neither: a
+full disk while the second file is written and a directory where
+dispatches.jsonl should be leave both previous files. Exported files follow
+the umask. Checks that need mounting are skipped, with a message, where
+mounting is not permitted.
 
 Usage: faults_test.py FDX_INGEST FDX_EXPORT GEN_FEED
 """
@@ -66,6 +67,38 @@ def listing(out):
 def export_with_umask(export, db, out, mask):
     return subprocess.run([export, db, out], capture_output=True, text=True,
                           preexec_fn=lambda: os.umask(mask))
+
+
+def copy_with_full_tmpdir(ingest, big, fs, copy):
+    """A copy's first write moves the history it holds as its own aside, in a
+    temporary table under TMPDIR, and back under the original's origin. With
+    TMPDIR full it fails, naming the store and the full disk, and leaves the
+    copy as it was; with room, every row is moved and none is lost."""
+    ok, why = mount_tmpfs(fs, "64k")
+    if not ok:
+        return skip(8, f"a copy's first write with TMPDIR full: cannot mount a tmpfs ({why})")
+    try:
+        shutil.copy(big, copy)
+        con = sqlite3.connect(copy)
+        rows = con.execute("SELECT count(*), sum(count) FROM cell_history WHERE origin = 0").fetchone()
+        con.close()
+        check(rows[0] > 5000, "the copy holds history of its own", str(rows))
+        before = digest(copy)
+        p = subprocess.run([ingest, copy, os.devnull], capture_output=True, text=True,
+                           env=dict(os.environ, TMPDIR=fs))
+        expect_failure(p, "a copy's first write with TMPDIR full", os.path.basename(copy), "full")
+        check(digest(copy) == before, "copy unchanged when its history cannot move aside")
+        check(os.listdir(fs) == [], "temporary files left in TMPDIR", str(os.listdir(fs)))
+        p = run([ingest, "-q", copy, os.devnull])
+        check(p.returncode == 0, "a copy's first write with room in TMPDIR", p.stderr)
+        con = sqlite3.connect(copy)
+        got = con.execute("SELECT count(*), sum(count), count(DISTINCT origin), min(origin) "
+                          "FROM cell_history").fetchone()
+        con.close()
+        check(got == (rows[0], rows[1], 1, 1), "the copy's history, moved under the original's "
+              "origin", f"{got} from {rows}")
+    finally:
+        umount(fs)
 
 
 def full_disk_on_second_file(export, base, big, fs):
@@ -242,6 +275,7 @@ def main():
                 umount(j("small-fs"))
 
         hot_journal_on_read_only_media(ingest, export, base, j("base-out"), j("hot-fs"))
+        copy_with_full_tmpdir(ingest, big, j("tmp-fs"), j("big-copy.db"))
 
         # A directory where dispatches.jsonl should be: neither file is replaced.
         out = j("dir-out")

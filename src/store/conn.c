@@ -236,7 +236,7 @@ int fdx_store_script(fdx_store *s, const char *sql, const char *what)
     int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
     if (rc == SQLITE_OK)
         return FDX_OK;
-    rc = fdx_store_fail(s, fdx_store_code_of_sqlite(rc), "%s: %s", what,
+    rc = fdx_store_fail(s, fdx_store_code_of_sqlite(rc), "%s: %s: %s", s->path, what,
                         msg ? msg : sqlite3_errstr(rc));
     sqlite3_free(msg);
     return rc;

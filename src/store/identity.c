@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "sql_text.h"
 #include "store/conn.h"
 #include "store/identity.h"
 
@@ -171,14 +172,17 @@ static int relabel(fdx_store *s, const char *old_id)
     sqlite3_reset(st);
     if (src != SQLITE_ROW)
         return fdx_store_fail_sqlite(s, src, "numbering the store this one was copied from");
+    const char *what = "handing the copied history to the store it came from";
+    if ((rc = fdx_store_script(s, fdx_sql_identity_relabel_stage, what)) != FDX_OK)
+        return rc;
     const fdx_stmt_id ids[] = {FDX_STMT_IDENTITY_RELABEL, FDX_STMT_IDENTITY_RELABEL_PRUNED};
     for (size_t i = 0; rc == FDX_OK && i < sizeof ids / sizeof ids[0]; i++) {
         if ((rc = fdx_store_stmt(s, ids[i], &st)) != FDX_OK)
             return rc;
         sqlite3_bind_int64(st, 1, origin);
-        rc = step_done(s, st, "handing the copied history to the store it came from");
+        rc = step_done(s, st, what);
     }
-    return rc;
+    return rc == FDX_OK ? fdx_store_script(s, fdx_sql_identity_relabel_done, what) : rc;
 }
 
 int fdx_identity_check_file(fdx_store *s, int may_fork)
