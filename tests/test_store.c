@@ -622,6 +622,14 @@ static void record_cells(fdx_store *db, int first, int n, int passes)
         }
 }
 
+/* A record call that returns want (a transaction that cannot go on). */
+static void record_cells_fail(fdx_store *db, int want)
+{
+    const char *dt[] = {"F16"};
+    fdx_miss m = {"w0", {"Cuda", "MatMul", dt, 1, "src", 1}, 1, {0, 0, 0, "c", "d"}};
+    ck_assert_int_eq(fdx_store_record_miss(db, &m), want);
+}
+
 /* JSONL of the same cells as record_cells, once each, then a bad line. */
 static char *bad_feed_of(int first, int n, size_t *len)
 {
@@ -700,6 +708,50 @@ START_TEST(pending_gives_its_arrays_back_after_a_spill)
     ck_assert_uint_le(fdx_agg_bytes(db->pending), db->spill_bytes / 4);
     ck_assert_uint_le(fdx_agg_allocated(db->pending), 2 * fdx_agg_bytes(db->pending) + 65536);
     ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
+    fdx_store_close(db);
+}
+END_TEST
+
+/* An ingest begins by writing the cells recorded before it. When that write
+ * fails partway (here a trigger refuses one cell), the cells before it are
+ * in SQLite and still pending: going on would write them twice. So the
+ * transaction takes nothing more and its commit fails; a rollback leaves the
+ * store as it was, and the next transaction counts each cell once. */
+START_TEST(a_write_that_fails_partway_leaves_only_a_rollback)
+{
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    record_cells(db, 0, 1000, 1);
+    ck_assert_int_eq(
+        sqlite3_exec(db->db,
+                     "CREATE TEMP TRIGGER refuse BEFORE INSERT ON main.miss_cell "
+                     "WHEN NEW.wanted = 'w5' BEGIN SELECT RAISE(ABORT, 'refused'); END",
+                     NULL, NULL, NULL),
+        SQLITE_OK);
+    const char *line = MISS_LINE("3");
+    ck_assert_int_ne(fdx_store_ingest_buffer(db, "a", line, strlen(line), NULL, NULL), FDX_OK);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "refused"));
+    ck_assert_int_eq(sqlite3_exec(db->db, "DROP TRIGGER temp.refuse", NULL, NULL, NULL), SQLITE_OK);
+    ck_assert_int_eq(fdx_store_ingest_buffer(db, "a", line, strlen(line), NULL, NULL), FDX_EMISUSE);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "can only be rolled back"));
+    record_cells_fail(db, FDX_EMISUSE);
+    fdx_commit_stats cs;
+    ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_EMISUSE);
+    uint64_t misses, dispatches;
+    ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
+    ck_assert_uint_eq(misses, 0);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    record_cells(db, 0, 1000, 1);
+    ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
+    ck_assert_uint_eq(cs.cells_added, 1000);
+    sqlite3_stmt *st;
+    ck_assert_int_eq(
+        sqlite3_prepare_v2(db->db, "SELECT max(count), count(*) FROM miss_cell", -1, &st, NULL),
+        SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    ck_assert_int_eq(sqlite3_column_int(st, 0), 1);
+    ck_assert_int_eq(sqlite3_column_int(st, 1), 1000);
+    sqlite3_finalize(st);
     fdx_store_close(db);
 }
 END_TEST
@@ -1819,6 +1871,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, many_distinct_cells_spill_and_stay_exact);
     tcase_add_test(tc, cells_kept_aside_hold_no_slack);
     tcase_add_test(tc, pending_gives_its_arrays_back_after_a_spill);
+    tcase_add_test(tc, a_write_that_fails_partway_leaves_only_a_rollback);
     tcase_add_test(tc, a_merge_of_many_runs_reads_records_larger_than_its_share);
     tcase_add_test(tc, added_cells_count_once_across_spills);
     tcase_add_test(tc, updated_cells_count_once_across_spills);

@@ -402,8 +402,9 @@ static int run_ingest(fdx_store *s, const char *const *paths, size_t n, const ch
 {
     static const fdx_ingest_opts defaults = FDX_INGEST_OPTS_INIT;
     fdx_ingest_stats local = {0};
-    if (!s->in_txn)
-        return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open (call fdx_store_begin)");
+    int need = fdx_store_need_txn(s);
+    if (need != FDX_OK)
+        return need;
     opts = opts ? opts : &defaults;
     if (opts->version != FDX_INGEST_OPTS_VERSION)
         return fdx_store_fail(s, FDX_EMISUSE,

@@ -230,6 +230,18 @@ int fdx_store_has_cells(fdx_store *s, int *has)
     return rc == SQLITE_ROW ? FDX_OK : fdx_store_fail_sqlite(s, rc, "counting cells");
 }
 
+int fdx_store_need_txn(fdx_store *s)
+{
+    if (!s->in_txn)
+        return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open (call fdx_store_begin)");
+    if (s->txn_broken)
+        return fdx_store_fail(s, FDX_EMISUSE,
+                              "%s: a write failed partway through this transaction, which can "
+                              "only be rolled back (fdx_store_rollback)",
+                              s->path);
+    return FDX_OK;
+}
+
 int fdx_store_script(fdx_store *s, const char *sql, const char *what)
 {
     char *msg = NULL;

@@ -31,8 +31,13 @@ int fdx_store_stmt(fdx_store *s, fdx_stmt_id id, sqlite3_stmt **out);
 int fdx_store_exec(fdx_store *s, fdx_stmt_id id);
 /* Whether the store holds any cell (*has: 1 or 0). */
 int fdx_store_has_cells(fdx_store *s, int *has);
+/* FDX_OK inside a write transaction that may go on; FDX_EMISUSE with errmsg
+ * set outside one, or after a write failed partway through it (rolling back
+ * is then all it can do). */
+int fdx_store_need_txn(fdx_store *s);
+
 /* Runs a script of statements without parameters (sqlite3_exec); errmsg
- * says "what: <SQLite's message>". */
+ * says "path: what: <SQLite's message>". */
 int fdx_store_script(fdx_store *s, const char *sql, const char *what);
 
 /* Runs body in one read snapshot (its own, unless a transaction is open),

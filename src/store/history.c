@@ -29,8 +29,9 @@ static int64_t day_of(int64_t unix_seconds)
 
 int fdx_store_set_time(fdx_store *s, int64_t unix_seconds)
 {
-    if (!s->in_txn)
-        return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open (call fdx_store_begin)");
+    int need = fdx_store_need_txn(s);
+    if (need != FDX_OK)
+        return need;
     if (s->ledger.id || s->ledger.records || s->ledger.sources || s->ledger.merged)
         return fdx_store_fail(s, FDX_EMISUSE,
                               "the capture time must be set before the transaction records "
@@ -146,8 +147,9 @@ int fdx_history_finish(fdx_store *s)
 
 int fdx_store_set_daily_days(fdx_store *s, int days)
 {
-    if (!s->in_txn)
-        return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open (call fdx_store_begin)");
+    int need = fdx_store_need_txn(s);
+    if (need != FDX_OK)
+        return need;
     if (days < 1)
         return fdx_store_fail(s, FDX_EMISUSE, "the daily window must be at least one day");
     int rc = fdx_history_load(s);

@@ -170,8 +170,9 @@ int fdx_ledger_find_source(fdx_store *s, const char *hex, char *path, size_t pat
 
 int fdx_store_set_run_id(fdx_store *s, const char *run_id)
 {
-    if (!s->in_txn)
-        return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open (call fdx_store_begin)");
+    int need = fdx_store_need_txn(s);
+    if (need != FDX_OK)
+        return need;
     if (!run_id || !*run_id)
         return fdx_store_fail(s, FDX_EMISUSE, "a run id must not be empty");
     if (!fdx_utf8_valid(run_id, strlen(run_id), NULL))

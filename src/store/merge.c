@@ -35,8 +35,9 @@ int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
     fdx_merge_stats local = {0};
     stats = stats ? stats : &local;
     dst->notice[0] = '\0';
-    if (!dst->in_txn)
-        return fdx_store_fail(dst, FDX_EMISUSE, "no transaction is open (call fdx_store_begin)");
+    int need = fdx_store_need_txn(dst);
+    if (need != FDX_OK)
+        return need;
     if (fdx_backend_allows(dst, "merge") != FDX_OK)
         return FDX_ERROR;
     fdx_store *src = NULL;

@@ -117,8 +117,9 @@ int fdx_store_prune(fdx_store *s, const fdx_prune_filter *f, fdx_prune_stats *st
     fdx_prune_stats *asked = stats; /* NULL: a backend need not count now */
     stats = stats ? stats : &local;
     *stats = local;
-    if (!s->in_txn)
-        return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open (call fdx_store_begin)");
+    int need = fdx_store_need_txn(s);
+    if (need != FDX_OK)
+        return need;
     if (!f || (!f->driver_version && !f->kernel_revision && !f->kernel_source && !f->op &&
                !f->compute_capability && !f->hardware_sku && !f->before))
         return fdx_store_fail(s, FDX_EMISUSE, "a prune needs at least one filter");

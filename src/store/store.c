@@ -483,6 +483,7 @@ int fdx_store_begin(fdx_store *s)
         return rc;
     }
     s->in_txn = 1;
+    s->txn_broken = 0;
     s->began = 1;
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
@@ -514,6 +515,7 @@ int fdx_store_rollback(fdx_store *s)
     if (!s->in_txn)
         return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open");
     s->in_txn = 0;
+    s->txn_broken = 0;
     s->in_path = 0;
     fdx_agg_clear(s->pending);
     fdx_agg_clear(s->saved);
@@ -547,7 +549,9 @@ int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
     if (!s->in_txn)
         return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open");
     s->notice[0] = '\0';
-    int rc = fdx_store_flush_pending(s);
+    int rc = fdx_store_need_txn(s);
+    if (rc == FDX_OK)
+        rc = fdx_store_flush_pending(s);
     if (rc == FDX_OK)
         rc = fdx_history_finish(s);
     if (rc == FDX_OK)
@@ -575,13 +579,6 @@ int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
     return FDX_OK;
 }
 
-static int need_txn(fdx_store *s)
-{
-    if (!s->in_txn)
-        return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open (call fdx_store_begin)");
-    return FDX_OK;
-}
-
 int fdx_store_add_cell(fdx_store *s, const fdx_cell *cell, uint64_t count, fdx_str cands)
 {
     if (fdx_agg_add(s->pending, cell, count, cands) != FDX_OK)
@@ -595,7 +592,7 @@ int fdx_store_record_checked(fdx_store *s, const fdx_miss *m, const fdx_dispatch
     fdx_cell cell;
     fdx_str cands = FDX_NO_CANDS;
     uint64_t count;
-    int rc = need_txn(s);
+    int rc = fdx_store_need_txn(s);
     if (rc != FDX_OK)
         return rc;
     if (m) {

@@ -172,12 +172,17 @@ static void swap(fdx_agg **a, fdx_agg **b)
     *b = t;
 }
 
+/* A flush that fails has written part of pending, which it still holds:
+ * writing it again would count that part twice, so the transaction can only
+ * be rolled back. */
 int fdx_store_flush_pending(fdx_store *s)
 {
     int rc = write_pending(s);
     if (rc == FDX_OK) {
         fdx_agg_clear(s->pending);
         fdx_spill_truncate(s->spill, 0);
+    } else {
+        s->txn_broken = 1;
     }
     return rc;
 }

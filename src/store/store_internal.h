@@ -142,6 +142,7 @@ struct fdx_store {
     char errmsg[1024];
     char notice[1024]; /* see fdx_store_notice */
     int in_txn;
+    int txn_broken; /* a write failed partway: only a rollback may follow */
     int readonly;
     int created;     /* this handle created the file */
     int open_failed; /* fdx_store_open returned an error */
