@@ -157,9 +157,10 @@ int fdx_store_open_v2(const char *path, int flags, int busy_ms, fdx_store **out)
  * Write transactions. Records and ingests are only accepted inside one;
  * nothing is visible to other connections until fdx_store_commit returns
  * FDX_OK. A failed commit leaves the store as it was before begin. An ingest,
- * merge or prune first writes the cells recorded before it; when that write
- * fails partway (out of memory, a full disk), the transaction takes nothing
- * more (FDX_EMISUSE) and can only be rolled back.
+ * merge or prune first writes the cells recorded before it; when that write,
+ * or a prune's own, fails partway (out of memory, a full disk), the
+ * transaction takes nothing more (FDX_EMISUSE) and can only be rolled back.
+ * An ingest's or merge's own writes are undone when they fail.
  */
 /* What a transaction changed. A transaction holding more than 65,536 distinct
  * cells writes them in rounds; a cell written in two rounds counts as added

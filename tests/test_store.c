@@ -756,6 +756,38 @@ START_TEST(a_write_that_fails_partway_leaves_only_a_rollback)
 }
 END_TEST
 
+/* A prune that fails partway (here a trigger refuses the dispatch cells
+ * after the miss cells are gone) leaves the transaction only a rollback:
+ * committing it would keep half a prune. */
+START_TEST(a_prune_that_fails_partway_leaves_only_a_rollback)
+{
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
+    const char *dt[] = {"F16"};
+    fdx_dispatch d = {"s", {"Cuda", "MatMul", dt, 1, "k", 1}, NULL, 0, 4, {0, 0, 0, "c", "d"}};
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    record_cells(db, 0, 10, 1);
+    ck_assert_int_eq(fdx_store_record_dispatch(db, &d), FDX_OK);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    ck_assert_int_eq(sqlite3_exec(db->db,
+                                  "CREATE TEMP TRIGGER refuse BEFORE DELETE ON main.dispatch_cell "
+                                  "BEGIN SELECT RAISE(ABORT, 'refused'); END",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    fdx_prune_filter op = {NULL, NULL, NULL, "MatMul", NULL, NULL, 0};
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_ne(fdx_store_prune(db, &op, NULL), FDX_OK);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "refused"));
+    ck_assert_int_eq(sqlite3_exec(db->db, "DROP TRIGGER temp.refuse", NULL, NULL, NULL), SQLITE_OK);
+    record_cells_fail(db, FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_EMISUSE);
+    uint64_t misses, dispatches;
+    ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
+    ck_assert_uint_eq(misses, 10);
+    ck_assert_uint_eq(dispatches, 1);
+    fdx_store_close(db);
+}
+END_TEST
+
 /* A cell counts once, as added when this transaction created it and as
  * updated when it was stored before, however many flushes wrote it. */
 START_TEST(added_cells_count_once_across_spills)
@@ -1872,6 +1904,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, cells_kept_aside_hold_no_slack);
     tcase_add_test(tc, pending_gives_its_arrays_back_after_a_spill);
     tcase_add_test(tc, a_write_that_fails_partway_leaves_only_a_rollback);
+    tcase_add_test(tc, a_prune_that_fails_partway_leaves_only_a_rollback);
     tcase_add_test(tc, a_merge_of_many_runs_reads_records_larger_than_its_share);
     tcase_add_test(tc, added_cells_count_once_across_spills);
     tcase_add_test(tc, updated_cells_count_once_across_spills);

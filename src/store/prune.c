@@ -111,6 +111,35 @@ static int log_prune(fdx_store *s, const fdx_buf *json, const fdx_prune_stats *p
     return rc == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, rc, "recording a prune");
 }
 
+/* The prune's writes, after pending is written: its ledger row, the cells
+ * it removes (or the backend's prune) and the log of it. */
+static int write_prune(fdx_store *s, const fdx_prune_filter *f, const char *before,
+                       const fdx_buf *json, fdx_prune_stats *stats, fdx_prune_stats *asked)
+{
+    int rc = fdx_ledger_open_row(s);
+    if (rc == FDX_OK && s->backend && s->backend->prune) {
+        const char *values[7] = {f->driver_version,
+                                 f->kernel_revision,
+                                 f->kernel_source,
+                                 f->op,
+                                 f->compute_capability,
+                                 f->hardware_sku,
+                                 before};
+        rc = s->backend->prune(s, values, json->data, asked);
+    } else if (rc == FDX_OK) {
+        rc = remove_cells(s, FDX_STMT_PRUNE_MISSES, f, before, &stats->miss_cells,
+                          &stats->observations);
+        if (rc == FDX_OK)
+            rc = remove_cells(s, FDX_STMT_PRUNE_DISPATCHES, f, before, &stats->dispatch_cells,
+                              &stats->observations);
+        if (rc == FDX_OK)
+            rc = fdx_store_exec(s, FDX_STMT_PRUNE_TOMB_HISTORY);
+        if (rc == FDX_OK)
+            rc = fdx_store_exec(s, FDX_STMT_PRUNE_HISTORY);
+    }
+    return rc == FDX_OK ? log_prune(s, json, stats) : rc;
+}
+
 int fdx_store_prune(fdx_store *s, const fdx_prune_filter *f, fdx_prune_stats *stats)
 {
     fdx_prune_stats local = {0, 0, 0};
@@ -133,30 +162,8 @@ int fdx_store_prune(fdx_store *s, const fdx_prune_filter *f, fdx_prune_stats *st
     int rc = json.oom ? fdx_store_fail(s, FDX_ENOMEM, "out of memory") : FDX_OK;
     if (rc == FDX_OK)
         rc = fdx_store_flush_pending(s);
-    if (rc == FDX_OK)
-        rc = fdx_ledger_open_row(s);
-    if (rc == FDX_OK && s->backend && s->backend->prune) {
-        const char *values[7] = {f->driver_version,
-                                 f->kernel_revision,
-                                 f->kernel_source,
-                                 f->op,
-                                 f->compute_capability,
-                                 f->hardware_sku,
-                                 before};
-        rc = s->backend->prune(s, values, json.data, asked);
-    } else if (rc == FDX_OK) {
-        rc = remove_cells(s, FDX_STMT_PRUNE_MISSES, f, before, &stats->miss_cells,
-                          &stats->observations);
-        if (rc == FDX_OK)
-            rc = remove_cells(s, FDX_STMT_PRUNE_DISPATCHES, f, before, &stats->dispatch_cells,
-                              &stats->observations);
-        if (rc == FDX_OK)
-            rc = fdx_store_exec(s, FDX_STMT_PRUNE_TOMB_HISTORY);
-        if (rc == FDX_OK)
-            rc = fdx_store_exec(s, FDX_STMT_PRUNE_HISTORY);
-    }
-    if (rc == FDX_OK)
-        rc = log_prune(s, &json, stats);
+    if (rc == FDX_OK && (rc = write_prune(s, f, before, &json, stats, asked)) != FDX_OK)
+        s->txn_broken = 1; /* part of the prune may be written */
     if (rc == FDX_OK) {
         s->ledger.pruned++;
         s->pruned = *stats;
