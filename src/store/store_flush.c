@@ -187,13 +187,7 @@ int fdx_store_flush_pending(fdx_store *s)
     return rc;
 }
 
-/*
- * Pending, in key order, onto the spill file as its newest run. Once spilled,
- * pending gives its arrays back instead of keeping them for the next run:
- * what fills the budget differs from run to run (long keys in one, many cells
- * or long lists in the next), and arrays kept at each one's largest would
- * hold the sum of those, not one budget.
- */
+/* Pending, in key order, onto the spill file as its newest run. */
 static int spill(fdx_store *s)
 {
     char err[700] = "";
@@ -229,7 +223,11 @@ static int spill_path(fdx_store *s)
  * never with less than a quarter of the budget to itself: an ingest that
  * began with pending nearly full still aggregates its lines between spills.
  * So at most 1.25 budgets are held, and cells recorded again by later runs
- * of the same ingest are written once as long as they fit in one.
+ * of the same ingest are written once as long as they fit in one. Once
+ * spilled, pending gives its arrays back (fdx_agg_release) instead of keeping
+ * them for the next run: what fills the budget differs from run to run (long
+ * keys in one, many cells or long lists in the next), and arrays kept at each
+ * one's largest would hold the sum of those, not one budget.
  */
 int fdx_store_spill_if_full(fdx_store *s)
 {
