@@ -1,4 +1,9 @@
 -- Apply, step 5: what the source brings, per staged cell, origin and bucket.
+-- The SQLite target computes it in C with steps 6 and 7
+-- (store/merge_gains.c), reading the two sides once in key order instead of
+-- sorting and joining per-month sums; this statement is the definition that
+-- code is tested against (tests/test_merge_stage.c), and what PostgreSQL's
+-- pg/merge_delta.sql says in its dialect.
 -- Each (cell, origin, bucket) count is a grow-only counter and a merge keeps
 -- the larger of the two: the gain is the source's count less this store's,
 -- when positive. Compared per month (both sides summed by the month's first

@@ -9,6 +9,7 @@
 
 #include "sql_text.h"
 #include "store/conn.h"
+#include "store/merge_gains.h"
 #include "store/merge_stage.h"
 #include "test_util.h"
 
@@ -161,31 +162,181 @@ static int stage(const char *path, seen *s, fdx_merge_stats *stats)
     return rc;
 }
 
-/* The apply's delta statement joins its per-month sums by key. SQLite's
- * planner once joined two of them by their counts (an automatic index on a
- * column of a few distinct values), which made a merge of 100,000 cells
- * take seconds per source instead of tens of milliseconds. */
-START_TEST(merge_delta_joins_months_by_key)
+/* ---- the delta: store/merge_delta.c against sql/merge_apply_delta.sql ---- */
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint64_t next_rand(void)
 {
-    sqlite3 *db;
-    ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
-    ck_assert_int_eq(sqlite3_exec(db, fdx_sql_merge_stage_create, NULL, NULL, NULL), SQLITE_OK);
-    char *plan_sql;
-    ck_assert_int_ne(asprintf(&plan_sql, "EXPLAIN QUERY PLAN %s", fdx_sql_merge_apply_delta), -1);
-    sqlite3_stmt *st;
-    ck_assert_int_eq(sqlite3_prepare_v2(db, plan_sql, -1, &st, NULL), SQLITE_OK);
-    int scans_in_a_row = 0, most = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *detail = (const char *)sqlite3_column_text(st, 3);
-        ck_assert_msg(!strstr(detail, "(d=?)") && !strstr(detail, "(n=?)"), "%s", detail);
-        int cte_scan = strncmp(detail, "SCAN ", 5) == 0 && strlen(detail) == 7;
-        scans_in_a_row = cte_scan ? scans_in_a_row + 1 : 0;
-        most = scans_in_a_row > most ? scans_in_a_row : most;
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* Counts: mostly small, so that days and months tie; sometimes near 2^63-1,
+ * so that sums saturate on one side, or both. */
+static int64_t random_count(void)
+{
+    switch (next_rand() % 8) {
+    case 0: return INT64_MAX - (int64_t)(next_rand() % 3);
+    case 1: return INT64_MAX / 2 + (int64_t)(next_rand() % 3);
+    default: return 1 + (int64_t)(next_rand() % 4);
     }
-    ck_assert_msg(most == 1, "%d scans of the CTEs joined in a row: a cross join", most);
+}
+
+/* Rows on days from mid-December 2025 to early April 2026, half of them on
+ * months' first days (where either side's month buckets are). */
+static void stage_random(sqlite3 *db, const char *table)
+{
+    static const int64_t firsts[] = {20423, 20454, 20485, 20513, 20544};
+    char *sql = sqlite3_mprintf("INSERT OR REPLACE INTO temp.%s (cell, origin, day, count) "
+                                "VALUES (?1, ?2, ?3, ?4)",
+                                table);
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    sqlite3_free(sql);
+    for (int n = (int)(next_rand() % 24); n > 0; n--) {
+        int64_t day =
+            next_rand() % 2 ? firsts[next_rand() % 5] : 20440 + (int64_t)(next_rand() % 120);
+        sqlite3_bind_int64(st, 1, 1 + (int64_t)(next_rand() % 3));
+        sqlite3_bind_int64(st, 2, (int64_t)(next_rand() % 2));
+        sqlite3_bind_int64(st, 3, day);
+        sqlite3_bind_int64(st, 4, random_count());
+        ck_assert_int_eq(sqlite3_step(st), SQLITE_DONE);
+        sqlite3_reset(st);
+    }
     sqlite3_finalize(st);
-    sqlite3_close(db);
-    free(plan_sql);
+}
+
+/* Three staged cells, each either new to the target or its cell 10n. */
+static void stage_cells(sqlite3 *db)
+{
+    for (int id = 1; id <= 3; id++) {
+        char *sql = sqlite3_mprintf(
+            "INSERT INTO temp.merge_cell (id, kind, keyed, token, backend, op, dtypes, "
+            "kernel_source, kernel_revision_hash, cc_major, cc_minor, hardware_sku, "
+            "driver_version, candidates, target) VALUES (%d, 'miss', 1, 'k%d', 'b', 'o', 'd', "
+            "'s', 0, -1, -1, '', '', '[]', %s)",
+            id, id,
+            next_rand() % 2 ? "NULL"
+            : id == 1       ? "10"
+            : id == 2       ? "20"
+                            : "30");
+        ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_free(sql);
+    }
+}
+
+static int64_t count_rows(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    int64_t n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
+/* What steps 5 to 7 left, as text: merge_delta's rows, then each staged
+ * cell's gain, target and added; merge_delta is emptied and the cells'
+ * working columns reset for the next run. */
+static char *take_gains(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    ck_assert_int_eq(
+        sqlite3_prepare_v2(db,
+                           "SELECT coalesce((SELECT group_concat(cell || ' ' || origin || ' ' || "
+                           "day || ' ' || delta, ', ') FROM (SELECT * FROM temp.merge_delta "
+                           "ORDER BY cell, origin, day)), '') || ' | ' || (SELECT "
+                           "group_concat(id || ':' || gain || ':' || coalesce(target, '-') || "
+                           "':' || added, ' ') FROM (SELECT * FROM temp.merge_cell ORDER BY id))",
+                           -1, &st, NULL),
+        SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    char *out = strdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    ck_assert_int_eq(sqlite3_exec(db,
+                                  "DELETE FROM temp.merge_delta; UPDATE temp.merge_cell SET gain "
+                                  "= 0, target = CASE WHEN added THEN NULL ELSE target END, added "
+                                  "= 0",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    return out;
+}
+
+static void run_statement(sqlite3 *db, const char *sql, int64_t arg, int64_t *changes)
+{
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    if (sqlite3_bind_parameter_count(st))
+        sqlite3_bind_int64(st, 1, arg);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_DONE);
+    sqlite3_finalize(st);
+    if (changes)
+        *changes = sqlite3_changes(db);
+}
+
+/* Steps 5 to 7 as the statements define them: the rows, the cells numbered
+ * and the latest day. */
+static char *gains_by_sql(sqlite3 *db, int64_t coarse, int64_t next_id, int64_t *added,
+                          int64_t *max_day)
+{
+    run_statement(db, fdx_sql_merge_apply_delta, coarse, NULL);
+    run_statement(db, fdx_sql_merge_apply_gain, 0, NULL);
+    run_statement(db, fdx_sql_merge_apply_number, next_id, added);
+    *max_day = count_rows(db, "SELECT coalesce(max(day), -9223372036854775807 - 1) FROM "
+                              "temp.merge_delta");
+    return take_gains(db);
+}
+
+/* The SQLite target's steps 5 to 7, computed in C, leave what the statements
+ * that define them leave, row for row: random staged rows on both sides of
+ * cells new to the target or not, months split by the coarse boundary or not,
+ * bucket days and plain days meeting, sums that saturate. */
+START_TEST(merge_gains_are_the_statements)
+{
+    static const int64_t coarse[] = {-2147483648LL, 20454, 20485, 20544, 30000};
+    fdx_store *s = tu_open(tu_path(tu_dir, "gains.db"));
+    sqlite3 *db = s->db;
+    ck_assert_int_eq(sqlite3_exec(db, fdx_sql_merge_stage_create, NULL, NULL, NULL), SQLITE_OK);
+    int by_day = 0, by_month = 0, numbered = 0;
+    ck_assert_int_eq(sqlite3_exec(db, "BEGIN", NULL, NULL, NULL), SQLITE_OK);
+    for (int trial = 0; trial < 2000; trial++) {
+        ck_assert_int_eq(sqlite3_exec(db,
+                                      "DELETE FROM temp.merge_src; DELETE FROM temp.merge_tgt; "
+                                      "DELETE FROM temp.merge_cell",
+                                      NULL, NULL, NULL),
+                         SQLITE_OK);
+        stage_cells(db);
+        stage_random(db, "merge_src");
+        stage_random(db, "merge_tgt");
+        int64_t c = coarse[next_rand() % 5], next_id = 100 + trial, added, max_day;
+        fdx_merge_gains g;
+        ck_assert_int_eq(fdx_merge_gains_apply(s, c, next_id, &g), FDX_OK);
+        by_day += count_rows(db, "SELECT count(*) FROM temp.merge_delta WHERE day <> "
+                                 "CAST(strftime('%s', day * 86400, 'unixepoch', 'start of month') "
+                                 "AS INTEGER) / 86400") > 0;
+        by_month +=
+            count_rows(db, "SELECT count(*) FROM temp.merge_delta AS d WHERE EXISTS "
+                           "(SELECT 1 FROM temp.merge_src AS s WHERE s.cell = d.cell AND "
+                           "s.origin = d.origin AND s.day > d.day AND s.day < d.day + 28)") > 0;
+        numbered += g.added > 0;
+        char *got = take_gains(db);
+        char *want = gains_by_sql(db, c, next_id, &added, &max_day);
+        ck_assert_msg(strcmp(want, got) == 0, "trial %d (coarse %lld): want [%s], got [%s]", trial,
+                      (long long)c, want, got);
+        ck_assert_int_eq((int64_t)g.added, added);
+        ck_assert_int_eq(g.max_day, max_day);
+        free(want);
+        free(got);
+    }
+    /* both ways of giving a month's gain were taken, and new cells numbered */
+    ck_assert_int_gt(by_day, 400);
+    ck_assert_int_gt(by_month, 400);
+    ck_assert_int_gt(numbered, 400);
+    ck_assert_int_eq(sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+    fdx_store_close(s);
 }
 END_TEST
 
@@ -249,7 +400,7 @@ Suite *merge_stage_suite(void)
     TCase *tc = tcase_create("seam");
     tcase_add_checked_fixture(tc, tu_dir_setup, tu_dir_teardown);
     tcase_add_test(tc, stages_every_row_in_order);
-    tcase_add_test(tc, merge_delta_joins_months_by_key);
+    tcase_add_test(tc, merge_gains_are_the_statements);
     tcase_add_test(tc, unchanged_source_is_not_read);
     tcase_add_test(tc, invalid_source_reaches_the_target_as_one_message);
     suite_add_tcase(s, tc);

@@ -81,9 +81,11 @@ static const char *const stmt_text[FDX_STMT_COUNT] = {
     [FDX_STMT_MERGE_APPLY_TARGETS] = fdx_sql_merge_apply_targets,
     [FDX_STMT_MERGE_APPLY_SRC] = fdx_sql_merge_apply_src,
     [FDX_STMT_MERGE_APPLY_TGT] = fdx_sql_merge_apply_tgt,
-    [FDX_STMT_MERGE_APPLY_DELTA] = fdx_sql_merge_apply_delta,
-    [FDX_STMT_MERGE_APPLY_GAIN] = fdx_sql_merge_apply_gain,
-    [FDX_STMT_MERGE_APPLY_NUMBER] = fdx_sql_merge_apply_number,
+    [FDX_STMT_MERGE_GAINS_SRC] = fdx_sql_merge_gains_src,
+    [FDX_STMT_MERGE_GAINS_TGT] = fdx_sql_merge_gains_tgt,
+    [FDX_STMT_MERGE_GAINS_DELTA] = fdx_sql_merge_gains_delta,
+    [FDX_STMT_MERGE_GAINS_CELL] = fdx_sql_merge_gains_cell,
+    [FDX_STMT_MERGE_GAINS_KNOWN] = fdx_sql_merge_gains_known,
     [FDX_STMT_MERGE_APPLY_NEW_MISSES] = fdx_sql_merge_apply_new_misses,
     [FDX_STMT_MERGE_APPLY_NEW_DISPATCHES] = fdx_sql_merge_apply_new_dispatches,
     [FDX_STMT_MERGE_APPLY_MISSES] = fdx_sql_merge_apply_misses,
@@ -91,7 +93,6 @@ static const char *const stmt_text[FDX_STMT_COUNT] = {
     [FDX_STMT_MERGE_APPLY_HISTORY] = fdx_sql_merge_apply_history,
     [FDX_STMT_MERGE_APPLY_LEDGER] = fdx_sql_merge_apply_ledger,
     [FDX_STMT_MERGE_APPLY_STORES] = fdx_sql_merge_apply_stores,
-    [FDX_STMT_MERGE_APPLY_MAX_DAY] = fdx_sql_merge_apply_max_day,
 };
 
 void fdx_store_note(fdx_store *s, const char *fmt, ...)

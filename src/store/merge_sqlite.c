@@ -9,6 +9,7 @@
 #include "sql_text.h"
 #include "store/conn.h"
 #include "store/history.h"
+#include "store/merge_gains.h"
 #include "store/merge_sqlite.h"
 #include "store/store_flush.h"
 
@@ -176,21 +177,6 @@ static int apply_one(fdx_store *dst, fdx_stmt_id id, int64_t v, uint64_t *change
     return step(dst, st, "applying a merge", changes);
 }
 
-/* The latest day the merge wrote history on; INT64_MIN: none. */
-static int max_day(fdx_store *dst, int64_t *day)
-{
-    sqlite3_stmt *st;
-    int rc = fdx_store_stmt(dst, FDX_STMT_MERGE_APPLY_MAX_DAY, &st);
-    if (rc != FDX_OK)
-        return rc;
-    rc = sqlite3_step(st);
-    *day = rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER
-               ? sqlite3_column_int64(st, 0)
-               : INT64_MIN;
-    sqlite3_reset(st);
-    return rc == SQLITE_ROW ? FDX_OK : fdx_store_fail_sqlite(dst, rc, "applying a merge");
-}
-
 static int bind_path_and_run(fdx_store *dst, const char *path)
 {
     sqlite3_stmt *st;
@@ -199,6 +185,21 @@ static int bind_path_and_run(fdx_store *dst, const char *path)
         return rc;
     sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
     return step(dst, st, "recording a merged store", NULL);
+}
+
+/* Runs statements in turn, each with ?1 bound to its arg. */
+typedef struct apply_step {
+    fdx_stmt_id id;
+    int64_t arg;
+    uint64_t *changes;
+} apply_step;
+
+static int apply_steps(fdx_store *dst, const apply_step *steps, size_t n)
+{
+    int rc = FDX_OK;
+    for (size_t i = 0; rc == FDX_OK && i < n; i++)
+        rc = apply_one(dst, steps[i].id, steps[i].arg, steps[i].changes);
+    return rc;
 }
 
 static int apply(void *t, const fdx_merge_source *src, fdx_merge_applied *out)
@@ -210,19 +211,15 @@ static int apply(void *t, const fdx_merge_source *src, fdx_merge_applied *out)
     int64_t coarse =
         src->rolled_before > dst->hist.rolled_before ? src->rolled_before : dst->hist.rolled_before;
     int64_t ledger = dst->ledger.id;
-    uint64_t added = 0, updated = 0, n = 0;
-    const struct {
-        fdx_stmt_id id;
-        int64_t arg;
-        uint64_t *changes;
-    } steps[] = {
+    uint64_t updated = 0, n = 0;
+    fdx_merge_gains gains;
+    const apply_step before[] = {
         {FDX_STMT_MERGE_APPLY_ORIGINS, 0, NULL},
         {FDX_STMT_MERGE_APPLY_TARGETS, 0, NULL},
         {FDX_STMT_MERGE_APPLY_SRC, 0, NULL},
         {FDX_STMT_MERGE_APPLY_TGT, 0, NULL},
-        {FDX_STMT_MERGE_APPLY_DELTA, coarse, NULL},
-        {FDX_STMT_MERGE_APPLY_GAIN, 0, NULL},
-        {FDX_STMT_MERGE_APPLY_NUMBER, dst->hist.next_cell_id, &added},
+    };
+    const apply_step after[] = {
         {FDX_STMT_MERGE_APPLY_NEW_MISSES, ledger, NULL},
         {FDX_STMT_MERGE_APPLY_NEW_DISPATCHES, ledger, NULL},
         {FDX_STMT_MERGE_APPLY_MISSES, ledger, &n},
@@ -230,23 +227,23 @@ static int apply(void *t, const fdx_merge_source *src, fdx_merge_applied *out)
         {FDX_STMT_MERGE_APPLY_HISTORY, 0, NULL},
         {FDX_STMT_MERGE_APPLY_LEDGER, 0, NULL},
     };
-    for (size_t i = 0; rc == FDX_OK && i < sizeof steps / sizeof steps[0]; i++)
-        rc = apply_one(dst, steps[i].id, steps[i].arg, steps[i].changes);
+    rc = apply_steps(dst, before, sizeof before / sizeof before[0]);
+    if (rc == FDX_OK) /* steps 5 to 7 */
+        rc = fdx_merge_gains_apply(dst, coarse, dst->hist.next_cell_id, &gains);
+    if (rc == FDX_OK)
+        rc = apply_steps(dst, after, sizeof after / sizeof after[0]);
     if (rc == FDX_OK)
         rc = bind_path_and_run(dst, src->path);
-    int64_t day = INT64_MIN;
-    if (rc == FDX_OK)
-        rc = max_day(dst, &day);
     if (rc != FDX_OK)
         return rc;
     updated += n;
-    dst->hist.next_cell_id += (int64_t)added;
-    if (day > dst->hist.latest_day)
-        dst->hist.latest_day = day;
+    dst->hist.next_cell_id += (int64_t)gains.added;
+    if (gains.max_day > dst->hist.latest_day)
+        dst->hist.latest_day = gains.max_day;
     dst->hist.dirty = 1;
-    dst->txn_stats.cells_added += added;
+    dst->txn_stats.cells_added += gains.added;
     dst->txn_stats.cells_updated += updated;
-    *out = (fdx_merge_applied){added, updated};
+    *out = (fdx_merge_applied){gains.added, updated};
     return FDX_OK;
 }
 
