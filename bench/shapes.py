@@ -27,6 +27,7 @@ FULL = {
     "store_curve": [10_000, 1_000_000, 5_000_000],  # cells already in the store
     "store_curve_lines": 100_000,
     "merge": dict(stores=10, cells=100_000, pool=200_000),
+    "long_history": dict(cells=25_000, days=120),
 }
 SMOKE = {
     "highcard": dict(lines=8000, cells=5000),
@@ -36,6 +37,7 @@ SMOKE = {
     "store_curve": [1000, 10_000, 20_000],
     "store_curve_lines": 2000,
     "merge": dict(stores=10, cells=1000, pool=2000),
+    "long_history": dict(cells=200, days=4),
 }
 
 
@@ -304,8 +306,50 @@ def measure(build, work, smoke, reps, feed_runs):
                   "sql_seconds": median(w for w, _ in sq)}
     r["merge"]["cells_per_s"] = r["merge"]["cells_read"] / r["merge"]["fdx_seconds"]
     r["merge"]["ratio_to_sql"] = r["merge"]["fdx_seconds"] / r["merge"]["sql_seconds"]
+    step("merge of a long history")
+    r["long_history"] = long_history(t, size["long_history"], reps)
     step("PostgreSQL loads")
     r["postgres"] = postgres_loads(build, smoke)
+    return r
+
+
+# The first day of the long history: 2026-01-01, 00:00 UTC.
+LONG_HISTORY_START = 1767225600
+
+
+def long_history(t, lh, reps):
+    """fdx-merge of a store whose cells were each seen on many days (so its
+    history, not its cells, is the bulk of it): into an empty store, then,
+    after the source saw one more day, again into the store that merged it
+    (every earlier row of the source is then on both sides)."""
+    feed = gen(t.work, "long_history", "highcard", seed=41, lines=lh["cells"],
+               cells=lh["cells"])
+    src = os.path.join(t.work, "long_history.db")
+    if not os.path.exists(src + ".done"):
+        fresh(src)
+        for d in range(lh["days"]):
+            run([t.ingest, "-q", "--at", f"@{LONG_HISTORY_START + d * 86400}", src] + feed)
+        open(src + ".done", "w").close()
+    con = sqlite3.connect(src)
+    rows = con.execute("SELECT count(*) FROM cell_history").fetchone()[0]
+    con.close()
+    dst = os.path.join(t.work, "long_history_merged.db")
+    later = os.path.join(t.work, "long_history_later.db")
+    first, again = [], []
+    for _ in range(reps):
+        first.append(run([t.merge, "-q", fresh(dst), src])[:2])
+        copy_store(src, later)
+        settle_copy(t, later)
+        run([t.ingest, "-q", "--at", f"@{LONG_HISTORY_START + lh['days'] * 86400}", later]
+            + feed)
+        again.append(run([t.merge, "-q", dst, later])[:2])
+    fresh(dst)
+    fresh(later)
+    r = {"cells": lh["cells"], "days": lh["days"], "history_rows": rows,
+         "first_seconds": median(w for w, _ in first),
+         "again_seconds": median(w for w, _ in again),
+         "peak_rss_kib": max(m for _, m in first + again)}
+    r["rows_per_s"] = rows / r["first_seconds"]
     return r
 
 
@@ -362,6 +406,12 @@ def report_lines(r):
                f"{m['cells_merged']:,} merged: {m['fdx_seconds']:.2f} s "
                f"({m['cells_per_s']:,.0f} cells/s, {mib(m['fdx_peak_rss_kib']):.1f} MiB); "
                f"plain SQL {m['sql_seconds']:.2f} s ({m['sql_cells_merged']:,} cells)")
+    if "long_history" in r:
+        h = r["long_history"]
+        out.append(f"  fdx-merge of a long history: {h['cells']:,} cells seen on {h['days']} "
+                   f"days ({h['history_rows']:,} history rows): into an empty store "
+                   f"{h['first_seconds']:.2f} s ({h['rows_per_s']:,.0f} rows/s), again after "
+                   f"one more day {h['again_seconds']:.2f} s ({mib(h['peak_rss_kib']):.1f} MiB)")
     out.append("  PostgreSQL loads: " + postgres_line(r["postgres"]))
     return out
 
