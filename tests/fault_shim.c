@@ -7,16 +7,23 @@
  * rename, before it runs. FDX_SYNC_LOG=FILE appends to FILE "unlink PATH"
  * for each unlink and "sync DIR" for each sync of a directory, so that a test
  * sees whether a deletion was made durable.
+ *
+ * FDX_FULL_UNDER=DIR with FDX_FULL_AT=N fails the Nth pwrite of a file under
+ * DIR, and every later one, with ENOSPC, as a disk that filled up would; at
+ * exit FDX_SYNC_LOG gets "writes N", the number of such writes tried, so that
+ * a test can fail each one in turn.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -89,4 +96,52 @@ int rename(const char *from, const char *to)
     int (*real)(const char *, const char *) =
         (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "rename");
     return real(from, to);
+}
+
+static int writes_under; /* pwrites tried on files under FDX_FULL_UNDER */
+
+/* Whether fd is a file under FDX_FULL_UNDER (a deleted one too: SQLite
+ * unlinks its temporary files as it opens them). */
+static int under_full_dir(int fd)
+{
+    const char *dir = getenv("FDX_FULL_UNDER");
+    char link[64], path[PATH_MAX];
+    if (!dir)
+        return 0;
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, path, sizeof path - 1);
+    if (n < 0)
+        return 0;
+    path[n] = '\0';
+    size_t len = strlen(dir);
+    return strncmp(path, dir, len) == 0 && path[len] == '/';
+}
+
+static int disk_full(int fd)
+{
+    const char *at = getenv("FDX_FULL_AT");
+    if (!under_full_dir(fd))
+        return 0;
+    writes_under++;
+    return at && atoi(at) > 0 && writes_under >= atoi(at);
+}
+
+ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
+{
+    if (disk_full(fd)) {
+        errno = ENOSPC;
+        return -1;
+    }
+    ssize_t (*real)(int, const void *, size_t, off64_t) =
+        (ssize_t(*)(int, const void *, size_t, off64_t))dlsym(RTLD_NEXT, "pwrite64");
+    return real(fd, buf, n, off);
+}
+
+__attribute__((destructor)) static void report_writes(void)
+{
+    char count[32];
+    if (getenv("FDX_FULL_UNDER")) {
+        snprintf(count, sizeof count, "%d", writes_under);
+        log_event("writes", count);
+    }
 }

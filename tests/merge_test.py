@@ -166,6 +166,7 @@ def main():
         identity_checks(ingest, export, merge, tmp, runs, exported)
         time_checks(ingest, merge, tmp, runs, exported)
         kill_checks(merge, tmp, host, exported)
+        full_tmpdir_checks(ingest, merge, gen, tmp, exported)
     return finish("merge")
 
 def identity_checks(ingest, export, merge, tmp, runs, exported):
@@ -451,6 +452,64 @@ def kill_checks(merge, tmp, host, exported):
     if cases:
         check(4 <= killed < len(cases), "the merge was killed at its syncs, and then finished",
               killed)
+
+
+def full_tmpdir_checks(ingest, merge, gen, tmp, exported):
+    """$TMPDIR filling up at any write of a merge's staging (the TEMP
+    database, which commits after the store): the merge either completes or
+    fails naming the full disk with the target unchanged, and leaves $TMPDIR
+    empty. The staging here outgrows SQLite's page cache, so its pages are
+    written while the merge runs and again as the transaction commits."""
+    j = lambda *p: os.path.join(tmp, *p)
+    shim = os.environ.get("FDX_FAULT_SHIM")
+    if not shim or not os.path.exists(shim):
+        skip(1, "a full $TMPDIR at each write: FDX_FAULT_SHIM does not name the fault shim")
+        return
+    for name, seed in (("f-src", "21"), ("f-tgt", "22")):
+        subprocess.run([sys.executable, gen, j(name), "--runs", "1", "--lines", "12000",
+                        "--cells", "12000", "--candidates", "0.3", "--seed", "20",
+                        "--sample-seed", seed], check=True)
+        p = run([ingest, "-q", j(name + ".db"), j(name, "run_0000")])
+        check(p.returncode == 0, f"ingest {name}", p.stderr)
+    full = j("full-tmp")
+    os.mkdir(full)
+    log = j("full.log")
+    env = dict(os.environ, LD_PRELOAD=shim, FDX_FULL_UNDER=full, FDX_SYNC_LOG=log,
+               TMPDIR=full, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") +
+               ":verify_asan_link_order=0")
+
+    def merge_once(at):
+        work = j("f-work.db")
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(work + suffix):
+                os.remove(work + suffix)
+        shutil.copyfile(j("f-tgt.db"), work)
+        if os.path.exists(log):
+            os.remove(log)
+        p = subprocess.run([merge, "-q", work, j("f-src.db")], capture_output=True, text=True,
+                           env=dict(env, FDX_FULL_AT=str(at)))
+        writes = [int(line.split()[1]) for line in open(log) if line.startswith("writes ")]
+        return p, exported(work), writes[-1] if writes else 0
+
+    before = exported(j("f-tgt.db"))
+    p, after, total = merge_once(0)
+    check(p.returncode == 0 and after != before, "the merge to fill $TMPDIR under", p.stderr)
+    check(total > 100, "the merge writes its staging under $TMPDIR", total)
+    # Every one of the last writes (the commit's), and a spread of the others.
+    ats = sorted(set(range(max(1, total - 23), total + 1)) |
+                 set(range(1, total, max(1, total // 12))))
+    failed = 0
+    for at in ats:
+        p, got, _ = merge_once(at)
+        what = f"$TMPDIR full from its write {at} of {total}"
+        if p.returncode == 0:
+            check(got == after, f"{what}: a merge that succeeds is complete")
+        else:
+            failed += 1
+            check(p.returncode == 1 and "full" in p.stderr, f"{what}: fails naming it", p.stderr)
+            check(got == before, f"{what}: a failed merge changed nothing", p.stderr)
+        check(os.listdir(full) == [], f"{what}: $TMPDIR left empty", os.listdir(full))
+    check(failed >= len(ats) // 2, "most of the full writes failed the merge", failed)
 
 
 if __name__ == "__main__":

@@ -131,7 +131,10 @@ int fdx_store_code_of_sqlite(int rc)
 int fdx_store_fail_sqlite(fdx_store *s, int rc, const char *what)
 {
     int code = fdx_store_code_of_sqlite(rc);
-    const char *msg = s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
+    /* Calls such as sqlite3_db_cacheflush return a failure without
+     * setting the connection's message. */
+    const char *msg =
+        s->db && sqlite3_errcode(s->db) != SQLITE_OK ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
     if (code == FDX_EBUSY)
         return fdx_store_fail(s, code, "%s: %s: locked by another process for more than %d ms",
                               s->path, what, s->busy_ms);

@@ -30,6 +30,17 @@ static int open_source(fdx_store *dst, const char *path, fdx_store **src)
     return rc;
 }
 
+/* SQLite rolled the whole transaction back under a merge that had otherwise
+ * succeeded (merge_sqlite.c's end, clearing the staging tables on a full
+ * $TMPDIR, says why): the merge fails, and only a rollback may follow. */
+static int transaction_lost(fdx_store *dst)
+{
+    if (!dst->txn_broken)
+        dst->txn_broken =
+            fdx_store_fail(dst, FDX_ERROR, "%s: the transaction was rolled back", dst->path);
+    return dst->txn_broken;
+}
+
 int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
 {
     fdx_merge_stats local = {0};
@@ -69,6 +80,8 @@ int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
                                  dst, &known, &applied, stats);
         fdx_store_close(src);
     }
+    if (rc == FDX_OK && sqlite3_get_autocommit(dst->db))
+        return transaction_lost(dst);
     if (rc == FDX_OK) {
         int skip = known != FDX_MERGE_NEW;
         stats->stores_merged += !skip;
@@ -82,7 +95,9 @@ int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
     dst->ledger.merged = merged_before;
     dst->hist = hist_before;
     *stats = merge_before;
-    if (fdx_store_exec(dst, FDX_STMT_ROLLBACK_TO) == FDX_OK)
+    if (sqlite3_get_autocommit(dst->db)) /* SQLite rolled it all back */
+        dst->txn_broken = dst->txn_broken ? dst->txn_broken : rc;
+    else if (fdx_store_exec(dst, FDX_STMT_ROLLBACK_TO) == FDX_OK)
         fdx_store_exec(dst, FDX_STMT_RELEASE);
     memcpy(dst->errmsg, saved, sizeof saved);
     return rc;

@@ -247,13 +247,21 @@ static int apply(void *t, const fdx_merge_source *src, fdx_merge_applied *out)
     return FDX_OK;
 }
 
+/* Empties the staging tables. A failure there matters only when SQLite
+ * answered it by rolling the whole transaction back (a full $TMPDIR): then
+ * it is what fdx_store_merge reports, and only a rollback may follow. */
 static void end(void *t)
 {
     fdx_store *dst = t;
     char saved[sizeof dst->errmsg];
     memcpy(saved, dst->errmsg, sizeof saved);
-    fdx_store_script(dst, fdx_sql_merge_stage_clear, "emptying the merge's staging tables");
-    memcpy(dst->errmsg, saved, sizeof saved);
+    int was_open = !sqlite3_get_autocommit(dst->db);
+    int rc =
+        fdx_store_script(dst, fdx_sql_merge_stage_clear, "emptying the merge's staging tables");
+    if (rc != FDX_OK && was_open && sqlite3_get_autocommit(dst->db))
+        dst->txn_broken = rc;
+    else
+        memcpy(dst->errmsg, saved, sizeof saved);
 }
 
 static int fail(void *t, int code, const char *msg)

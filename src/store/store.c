@@ -544,6 +544,18 @@ static void use_wal(fdx_store *s)
     s->wal_pending = step_at_once(s, fdx_sql_journal_wal) != SQLITE_ROW;
 }
 
+/* Writes the dirty pages of every database of the connection before COMMIT.
+ * The TEMP database (a merge's staging tables, under $TMPDIR) commits after
+ * the store: a full $TMPDIR failed it only once the store's commit had taken
+ * effect, and the command reported a failure for a change it had made.
+ * Written first, such a failure leaves the transaction open, and it is
+ * rolled back. */
+static int flush_caches(fdx_store *s)
+{
+    int rc = sqlite3_db_cacheflush(s->db);
+    return rc == SQLITE_OK ? FDX_OK : fdx_store_fail_sqlite(s, rc, "writing the transaction");
+}
+
 int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
 {
     if (!s->in_txn)
@@ -560,6 +572,8 @@ int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
         rc = still_there(s);
     if (rc == FDX_OK && s->backend)
         rc = s->backend->push(s);
+    if (rc == FDX_OK)
+        rc = flush_caches(s);
     if (rc == FDX_OK)
         rc = fdx_store_exec(s, FDX_STMT_COMMIT);
     if (rc != FDX_OK) {

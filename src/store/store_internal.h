@@ -143,7 +143,8 @@ struct fdx_store {
     char errmsg[1024];
     char notice[1024]; /* see fdx_store_notice */
     int in_txn;
-    int txn_broken; /* a write failed partway: only a rollback may follow */
+    int txn_broken; /* a write failed partway (the status saying why, or 1): only a
+                       rollback may follow */
     int readonly;
     int created;     /* this handle created the file */
     int open_failed; /* fdx_store_open returned an error */
