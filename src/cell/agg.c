@@ -56,6 +56,10 @@ struct fdx_agg {
     agg_undo *undo;
     size_t n_undo;
     size_t cap_undo;
+    size_t warm_cells; /* the most cells and key bytes its arrays have held */
+    size_t warm_keys;  /* since they were last given back: pages in memory */
+    size_t run_cells;  /* the same since the last fdx_agg_recycle */
+    size_t run_keys;
 };
 
 /* What malloc takes for an n-byte block: a size word, rounded up to 16, and
@@ -82,9 +86,32 @@ static void drop_undo(fdx_agg *agg)
     agg->marked = 0;
 }
 
+/* Remembers how far the arrays have been written before cells are forgotten. */
+static void note_warm(fdx_agg *agg)
+{
+    if (agg->n_cells > agg->run_cells)
+        agg->run_cells = agg->n_cells;
+    if (agg->keys.len > agg->run_keys)
+        agg->run_keys = agg->keys.len;
+    if (agg->run_cells > agg->warm_cells)
+        agg->warm_cells = agg->run_cells;
+    if (agg->run_keys > agg->warm_keys)
+        agg->warm_keys = agg->run_keys;
+}
+
+/* Written pages beyond what the arrays still hold are no longer in memory. */
+static void clamp_warm(fdx_agg *agg)
+{
+    if (agg->warm_cells > agg->cap_cells)
+        agg->warm_cells = agg->cap_cells;
+    if (agg->warm_keys > agg->keys.cap)
+        agg->warm_keys = agg->keys.cap;
+}
+
 void fdx_agg_clear(fdx_agg *agg)
 {
     drop_undo(agg);
+    note_warm(agg);
     for (size_t i = 0; i < agg->n_cells; i++)
         free(agg->cells[i].cands);
     agg->n_cells = 0;
@@ -123,6 +150,13 @@ size_t fdx_agg_bytes(const fdx_agg *agg)
 {
     return agg->n_cells * sizeof *agg->cells + agg->index_cap * sizeof *agg->index + agg->keys.len +
            agg->cands_bytes + agg->n_undo * sizeof *agg->undo;
+}
+
+size_t fdx_agg_resident(const fdx_agg *agg)
+{
+    size_t cells = agg->warm_cells > agg->n_cells ? agg->warm_cells - agg->n_cells : 0;
+    size_t keys = agg->warm_keys > agg->keys.len ? agg->warm_keys - agg->keys.len : 0;
+    return fdx_agg_bytes(agg) + cells * sizeof *agg->cells + keys;
 }
 
 size_t fdx_agg_allocated(const fdx_agg *agg)
@@ -173,9 +207,19 @@ void fdx_agg_shrink(fdx_agg *agg)
     fdx_buf_free(&agg->scratch);
     fdx_shrink(&agg->cells, &agg->cap_cells, agg->n_cells, sizeof *agg->cells);
     (void)fdx_buf_fit(&agg->keys, 0); /* kept as it is when realloc fails */
+    clamp_warm(agg);
     size_t cap = index_size(agg->n_cells + 1);
     if (agg->index && cap < agg->index_cap)
         (void)rehash(agg, cap); /* without memory for a smaller one, the old one serves */
+}
+
+void fdx_agg_recycle(fdx_agg *agg)
+{
+    fdx_agg_clear(agg);
+    fdx_shrink(&agg->cells, &agg->cap_cells, agg->run_cells, sizeof *agg->cells);
+    fdx_shrink(&agg->keys.data, &agg->keys.cap, agg->run_keys + 1, 1);
+    clamp_warm(agg);
+    agg->run_cells = agg->run_keys = 0;
 }
 
 /* Room for one more cell: the cell array and an index at most half full. */
@@ -289,6 +333,7 @@ void fdx_agg_undo(fdx_agg *agg)
         agg->cands_bytes -= heap_size(agg->cells[i].cands_cap);
         free(agg->cells[i].cands);
     }
+    note_warm(agg);
     agg->n_cells = agg->mark_cells;
     agg->keys.len = agg->mark_keys;
     agg->n_undo = 0;

@@ -49,11 +49,18 @@ size_t fdx_agg_cells(const fdx_agg *agg);
 /* The memory the cells hold (keys, candidates with malloc's overhead, index,
  * undo log), in bytes. */
 size_t fdx_agg_bytes(const fdx_agg *agg);
+/* The same counting the arrays' pages that earlier cells wrote and no cell
+ * fills now (they stay in memory until the arrays shrink). */
+size_t fdx_agg_resident(const fdx_agg *agg);
 /* The same counting what its arrays have room for, used or not (what the
  * tests check a shrink against). */
 size_t fdx_agg_allocated(const fdx_agg *agg);
 /* Gives back the memory its cells do not need (none while it is marked). */
 void fdx_agg_shrink(fdx_agg *agg);
+/* Forgets every cell (and the mark), keeping of each array what the cells
+ * since the last recycle used at most and giving the rest back: the next run
+ * of cells reuses those pages instead of faulting fresh ones in. */
+void fdx_agg_recycle(fdx_agg *agg);
 
 /*
  * A mark lets the changes made after it be undone, as a savepoint does: an

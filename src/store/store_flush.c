@@ -150,6 +150,8 @@ static int write_pending(fdx_store *s)
     int rc = fdx_ledger_open_row(s); /* cells name their transaction */
     if (rc != FDX_OK)
         return rc;
+    if (fdx_spill_runs(s->spill))
+        fdx_agg_shrink(s->pending); /* its arrays held a whole run: room for the merge */
     writer w = {s, 0, NULL, 0, 0};
     int has_cells;
     if ((rc = fdx_store_has_cells(s, &has_cells)) != FDX_OK)
@@ -212,8 +214,9 @@ static int spill_path(fdx_store *s)
     if (fdx_agg_cells(s->pending)) {
         swap(&s->pending, &s->saved); /* saved was empty: this is the first spill */
         fdx_agg_shrink(s->saved);     /* its arrays were sized for the whole budget */
+        fdx_agg_release(s->pending);  /* saved's, which held nothing */
     }
-    fdx_agg_release(s->pending);
+    fdx_agg_recycle(s->pending);
     fdx_agg_mark(s->pending);
     return FDX_OK;
 }
@@ -224,22 +227,24 @@ static int spill_path(fdx_store *s)
  * began with pending nearly full still aggregates its lines between spills.
  * So at most 1.25 budgets are held, and cells recorded again by later runs
  * of the same ingest are written once as long as they fit in one. Once
- * spilled, pending gives its arrays back (fdx_agg_release) instead of keeping
- * them for the next run: what fills the budget differs from run to run (long
- * keys in one, many cells or long lists in the next), and arrays kept at each
- * one's largest would hold the sum of those, not one budget.
+ * spilled, pending keeps of its arrays what this run used (fdx_agg_recycle):
+ * faulting a budget's pages in again for every run cost an eighth of a
+ * high-cardinality ingest. What fills the budget differs from run to run
+ * (many cells in one, long keys in the next), and the pages one run wrote
+ * stay in memory while the next fills other arrays, so pending also spills
+ * once those and its cells hold a quarter of the budget more than its room.
  */
 int fdx_store_spill_if_full(fdx_store *s)
 {
     size_t kept = fdx_agg_bytes(s->saved), budget = s->spill_bytes;
     size_t room = kept < budget / 4 * 3 ? budget - kept : budget / 4;
-    if (fdx_agg_bytes(s->pending) < room)
+    if (fdx_agg_bytes(s->pending) < room && fdx_agg_resident(s->pending) < room + budget / 4)
         return FDX_OK;
     if (s->in_path)
         return spill_path(s);
     int rc = spill(s);
     if (rc == FDX_OK)
-        fdx_agg_release(s->pending);
+        fdx_agg_recycle(s->pending);
     return rc;
 }
 
