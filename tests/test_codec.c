@@ -465,6 +465,48 @@ START_TEST(a_shrunk_aggregate_keeps_its_cells)
 }
 END_TEST
 
+/* Adds cells first .. first+n-1 named w<i>, without lists. */
+static void add_named(fdx_agg *agg, int first, int n)
+{
+    char wanted[32];
+    for (int i = first; i < first + n; i++) {
+        snprintf(wanted, sizeof wanted, "w%d", i);
+        fdx_cell c = miss_named(wanted);
+        ck_assert_int_eq(fdx_agg_add(agg, &c, 1, FDX_NO_CANDS), FDX_OK);
+    }
+}
+
+/* A recycled aggregate holds no cell but keeps the arrays its cells filled,
+ * even when those cells were undone to the mark first (as a spill does), so
+ * as many cells again allocate nothing; the pages kept count as resident
+ * until cells fill them, and a recycle after a smaller run gives back what
+ * that run did not use. */
+START_TEST(a_recycled_aggregate_keeps_what_its_cells_used)
+{
+    enum { RUN = 40000, SMALL = 2000 };
+    fdx_agg *agg = fdx_agg_new();
+    fdx_agg_mark(agg);
+    add_named(agg, 0, RUN);
+    size_t bytes = fdx_agg_bytes(agg);
+    fdx_agg_undo(agg);
+    fdx_agg_recycle(agg);
+    ck_assert_uint_eq(fdx_agg_cells(agg), 0);
+    size_t kept = fdx_agg_allocated(agg);
+    ck_assert_uint_gt(kept, bytes / 2);
+    ck_assert_uint_gt(fdx_agg_resident(agg), bytes / 2);
+    ck_assert_uint_lt(fdx_agg_bytes(agg), bytes / 8);
+    add_named(agg, 0, RUN);
+    ck_assert_uint_eq(fdx_agg_allocated(agg), kept);
+    ck_assert_uint_le(fdx_agg_resident(agg), fdx_agg_bytes(agg) + 64);
+    fdx_agg_recycle(agg);
+    add_named(agg, 0, SMALL);
+    fdx_agg_recycle(agg);
+    ck_assert_uint_lt(fdx_agg_allocated(agg), kept / 8);
+    ck_assert_uint_lt(fdx_agg_resident(agg), kept / 8);
+    fdx_agg_free(agg);
+}
+END_TEST
+
 /* A memo fed lines that never come back stays small; one fed the same
  * lines run after run grows until it holds them all. */
 START_TEST(line_memo_grows_only_while_it_pays)
@@ -815,6 +857,7 @@ Suite *codec_suite(void)
     tcase_add_test(tc, line_memo_finds_lines_with_new_latencies);
     tcase_add_test(tc, key_order_is_the_export_order);
     tcase_add_test(tc, a_shrunk_aggregate_keeps_its_cells);
+    tcase_add_test(tc, a_recycled_aggregate_keeps_what_its_cells_used);
     tcase_add_test(tc, line_memo_grows_only_while_it_pays);
     tcase_add_test(tc, line_memo_rests_after_a_window_of_new_lines);
     tcase_add_test(tc, mutated_lines_never_crash);

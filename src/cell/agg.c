@@ -219,6 +219,9 @@ void fdx_agg_recycle(fdx_agg *agg)
     fdx_shrink(&agg->cells, &agg->cap_cells, agg->run_cells, sizeof *agg->cells);
     fdx_shrink(&agg->keys.data, &agg->keys.cap, agg->run_keys + 1, 1);
     clamp_warm(agg);
+    size_t cap = index_size(agg->run_cells + 1);
+    if (agg->index && cap < agg->index_cap)
+        (void)rehash(agg, cap); /* without memory for a smaller one, the old one serves */
     agg->run_cells = agg->run_keys = 0;
 }
 

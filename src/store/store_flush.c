@@ -118,7 +118,11 @@ typedef struct writer {
  * written once, instead of a page fetched per cell. */
 static int write_history(writer *w)
 {
-    qsort(w->rows, w->n, sizeof *w->rows, by_cell_id);
+    size_t sorted = 1;
+    while (sorted < w->n && w->rows[sorted - 1].cell_id < w->rows[sorted].cell_id)
+        sorted++;
+    if (sorted < w->n) /* a new store's cells are numbered in the order written */
+        qsort(w->rows, w->n, sizeof *w->rows, by_cell_id);
     int64_t day = fdx_history_txn_day(w->s);
     int rc = FDX_OK;
     for (size_t i = 0; rc == FDX_OK && i < w->n; i++)
@@ -161,8 +165,10 @@ static int write_pending(fdx_store *s)
     rc = fdx_spill_merge(s->spill, s->pending, write_cell, &w, err, sizeof err);
     if (rc != FDX_OK && err[0])
         rc = fdx_store_fail(s, rc, "%s: writing spilled cells: %s", s->path, err);
-    if (rc == FDX_OK)
+    if (rc == FDX_OK) {
+        fdx_agg_release(s->pending); /* written: its memory serves the history and the commit */
         rc = write_history(&w);
+    }
     free(w.rows);
     return rc;
 }
@@ -232,13 +238,13 @@ static int spill_path(fdx_store *s)
  * high-cardinality ingest. What fills the budget differs from run to run
  * (many cells in one, long keys in the next), and the pages one run wrote
  * stay in memory while the next fills other arrays, so pending also spills
- * once those and its cells hold a quarter of the budget more than its room.
+ * once those and its cells hold an eighth of the budget more than its room.
  */
 int fdx_store_spill_if_full(fdx_store *s)
 {
     size_t kept = fdx_agg_bytes(s->saved), budget = s->spill_bytes;
     size_t room = kept < budget / 4 * 3 ? budget - kept : budget / 4;
-    if (fdx_agg_bytes(s->pending) < room && fdx_agg_resident(s->pending) < room + budget / 4)
+    if (fdx_agg_bytes(s->pending) < room && fdx_agg_resident(s->pending) < room + budget / 8)
         return FDX_OK;
     if (s->in_path)
         return spill_path(s);
