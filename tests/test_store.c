@@ -695,14 +695,14 @@ static void record_padded(fdx_store *db, int i, size_t pad)
  * the same shape reuses their pages: the second run allocates nothing more.
  * A run of another shape (long keys after many short ones) fills other
  * arrays while the first run's pages stay in memory; it spills before those
- * and its own cells pass its room by an eighth of the budget, so the two
+ * and its own cells pass its room by a sixteenth of the budget, so the two
  * runs' largest arrays are never held at once. Both ways to spill: records
  * outside an ingest, and an ingest's source (which goes back to its mark). */
 START_TEST(pending_reuses_its_arrays_within_the_budget)
 {
     enum { FEED_CELLS = 30000, LONG = 3000 };
     fdx_store *db = open_spilling(tu_path(tu_dir, "s.db"));
-    size_t bound = db->spill_bytes + db->spill_bytes / 8 + LONG + 64;
+    size_t bound = db->spill_bytes + db->spill_bytes / 16 + LONG + 64;
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
     int i = 0;
     while (db->spills == 0)

@@ -216,6 +216,10 @@ void fdx_agg_shrink(fdx_agg *agg)
 void fdx_agg_recycle(fdx_agg *agg)
 {
     fdx_agg_clear(agg);
+    free(agg->undo); /* sized by one mark's changes, and not counted once empty */
+    agg->undo = NULL;
+    agg->cap_undo = 0;
+    fdx_buf_free(&agg->scratch); /* as long as the longest key ever recorded */
     fdx_shrink(&agg->cells, &agg->cap_cells, agg->run_cells, sizeof *agg->cells);
     fdx_shrink(&agg->keys.data, &agg->keys.cap, agg->run_keys + 1, 1);
     clamp_warm(agg);

@@ -180,9 +180,9 @@ static void swap(fdx_agg **a, fdx_agg **b)
     *b = t;
 }
 
-/* A flush that fails has written part of pending, which it still holds:
- * writing it again would count that part twice, so the transaction can only
- * be rolled back. */
+/* A flush that fails has written part of pending, or all of it and given it
+ * back before the history rows: writing it again would count that part twice
+ * or lose the rest, so the transaction can only be rolled back. */
 int fdx_store_flush_pending(fdx_store *s)
 {
     int rc = write_pending(s);
@@ -231,20 +231,21 @@ static int spill_path(fdx_store *s)
  * Pending is written once it holds the budget, less what `saved` holds, but
  * never with less than a quarter of the budget to itself: an ingest that
  * began with pending nearly full still aggregates its lines between spills.
- * So at most 1.25 budgets are held, and cells recorded again by later runs
- * of the same ingest are written once as long as they fit in one. Once
+ * So at most 1.25 budgets of cells are held (1.3125 with the pages below),
+ * and cells recorded again by later runs of the same ingest are written once
+ * as long as they fit in one. Once
  * spilled, pending keeps of its arrays what this run used (fdx_agg_recycle):
  * faulting a budget's pages in again for every run cost an eighth of a
  * high-cardinality ingest. What fills the budget differs from run to run
  * (many cells in one, long keys in the next), and the pages one run wrote
  * stay in memory while the next fills other arrays, so pending also spills
- * once those and its cells hold an eighth of the budget more than its room.
+ * once those and its cells hold a sixteenth of the budget more than its room.
  */
 int fdx_store_spill_if_full(fdx_store *s)
 {
     size_t kept = fdx_agg_bytes(s->saved), budget = s->spill_bytes;
     size_t room = kept < budget / 4 * 3 ? budget - kept : budget / 4;
-    if (fdx_agg_bytes(s->pending) < room && fdx_agg_resident(s->pending) < room + budget / 8)
+    if (fdx_agg_bytes(s->pending) < room && fdx_agg_resident(s->pending) < room + budget / 16)
         return FDX_OK;
     if (s->in_path)
         return spill_path(s);
