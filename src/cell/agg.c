@@ -197,35 +197,33 @@ static size_t index_size(size_t n)
     return cap;
 }
 
-void fdx_agg_shrink(fdx_agg *agg)
+/* Gives back the undo log, the packing buffer (as long as the longest key
+ * recorded) and what the arrays hold beyond room for cells cells and
+ * key_bytes key bytes. */
+static void trim_to(fdx_agg *agg, size_t cells, size_t key_bytes)
 {
-    if (agg->marked)
-        return;
     free(agg->undo);
     agg->undo = NULL;
     agg->cap_undo = 0;
     fdx_buf_free(&agg->scratch);
-    fdx_shrink(&agg->cells, &agg->cap_cells, agg->n_cells, sizeof *agg->cells);
-    (void)fdx_buf_fit(&agg->keys, 0); /* kept as it is when realloc fails */
+    fdx_shrink(&agg->cells, &agg->cap_cells, cells, sizeof *agg->cells);
+    fdx_shrink(&agg->keys.data, &agg->keys.cap, key_bytes + 1, 1); /* kept if realloc fails */
     clamp_warm(agg);
-    size_t cap = index_size(agg->n_cells + 1);
+    size_t cap = index_size(cells + 1);
     if (agg->index && cap < agg->index_cap)
         (void)rehash(agg, cap); /* without memory for a smaller one, the old one serves */
+}
+
+void fdx_agg_shrink(fdx_agg *agg)
+{
+    if (!agg->marked)
+        trim_to(agg, agg->n_cells, agg->keys.len);
 }
 
 void fdx_agg_recycle(fdx_agg *agg)
 {
     fdx_agg_clear(agg);
-    free(agg->undo); /* sized by one mark's changes, and not counted once empty */
-    agg->undo = NULL;
-    agg->cap_undo = 0;
-    fdx_buf_free(&agg->scratch); /* as long as the longest key ever recorded */
-    fdx_shrink(&agg->cells, &agg->cap_cells, agg->run_cells, sizeof *agg->cells);
-    fdx_shrink(&agg->keys.data, &agg->keys.cap, agg->run_keys + 1, 1);
-    clamp_warm(agg);
-    size_t cap = index_size(agg->run_cells + 1);
-    if (agg->index && cap < agg->index_cap)
-        (void)rehash(agg, cap); /* without memory for a smaller one, the old one serves */
+    trim_to(agg, agg->run_cells, agg->run_keys);
     agg->run_cells = agg->run_keys = 0;
 }
 

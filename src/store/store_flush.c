@@ -221,8 +221,9 @@ static int spill_path(fdx_store *s)
         swap(&s->pending, &s->saved); /* saved was empty: this is the first spill */
         fdx_agg_shrink(s->saved);     /* its arrays were sized for the whole budget */
         fdx_agg_release(s->pending);  /* saved's, which held nothing */
+    } else {
+        fdx_agg_recycle(s->pending);
     }
-    fdx_agg_recycle(s->pending);
     fdx_agg_mark(s->pending);
     return FDX_OK;
 }
@@ -233,8 +234,8 @@ static int spill_path(fdx_store *s)
  * began with pending nearly full still aggregates its lines between spills.
  * So at most 1.25 budgets of cells are held (1.3125 with the pages below),
  * and cells recorded again by later runs of the same ingest are written once
- * as long as they fit in one. Once
- * spilled, pending keeps of its arrays what this run used (fdx_agg_recycle):
+ * as long as they fit in one. Once spilled, pending keeps of its arrays what
+ * this run used (fdx_agg_recycle):
  * faulting a budget's pages in again for every run cost an eighth of a
  * high-cardinality ingest. What fills the budget differs from run to run
  * (many cells in one, long keys in the next), and the pages one run wrote
