@@ -209,7 +209,7 @@ int fdx_store_cell_counts(fdx_store *store, uint64_t *misses, uint64_t *dispatch
 /* Called once per bad line: "where" is "file:line", reason says what is wrong. */
 typedef void (*fdx_diag_fn)(void *ctx, const char *where, const char *reason);
 
-#define FDX_INGEST_OPTS_VERSION 1
+#define FDX_INGEST_OPTS_VERSION 2
 
 typedef struct fdx_ingest_opts {
     unsigned int version;  /* FDX_INGEST_OPTS_VERSION */
@@ -225,6 +225,13 @@ typedef struct fdx_ingest_opts {
     /* Decoding threads: 0 one per CPU, 1 none (decode on the calling thread).
      * The result is the same either way. */
     int threads;
+    /* Since version 2. 1: the caller rolls the transaction back whenever the
+     * ingest fails, as fdx-ingest does: a path with bad lines (without
+     * skip_invalid) is not taken back out, it fails the transaction, which
+     * can then only be rolled back. Nothing is kept to undo a path, so the
+     * same memory holds up to a third more cells. 0: each path is applied or
+     * left out on its own (the default). */
+    int all_or_nothing;
 } fdx_ingest_opts;
 
 /* Every option at its default. */
@@ -233,7 +240,9 @@ typedef struct fdx_ingest_opts {
         .version = FDX_INGEST_OPTS_VERSION                                                         \
     }
 /* The same for callers that cannot use the macro (C++ before C++20): sets
- * *opts to the defaults of that version; FDX_EMISUSE for an unknown one. */
+ * *opts to the defaults of that version, writing only the fields that version
+ * has (a program built against version 1 passes its smaller struct);
+ * FDX_EMISUSE for an unknown one. */
 int fdx_ingest_opts_init(fdx_ingest_opts *opts, unsigned int version);
 
 #define FDX_DEFAULT_MAX_LINE  ((size_t)1 << 20)

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1132,6 +1133,172 @@ START_TEST(failed_spilling_ingest_restores_cells)
 }
 END_TEST
 
+/* ---- all-or-nothing ingests ---- */
+
+/* An all-or-nothing ingest with a bad path (or one it cannot read) leaves a
+ * transaction that only a rollback ends, on one thread or two; the store is
+ * as it was, and the next transaction works. */
+START_TEST(all_or_nothing_failure_leaves_only_a_rollback)
+{
+    const char *paths[3];
+    paths[0] = strdup(tu_path(tu_dir, "a.jsonl"));
+    paths[1] = strdup(tu_path(tu_dir, "bad.jsonl"));
+    paths[2] = strdup(tu_path(tu_dir, "absent.jsonl"));
+    tu_write_file(paths[0], MISS_LINE("2"));
+    tu_write_file(paths[1], MISS_LINE("5") "oops\n" MISS_LINE("5"));
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_path(db, paths[0], NULL, NULL), FDX_OK);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    for (int threads = 1; threads <= 2; threads++)
+        for (int n = 2; n <= 3; n++) { /* a bad line; then a path that is not there */
+            fdx_ingest_opts opts = FDX_INGEST_OPTS_INIT;
+            fdx_ingest_stats st = {0};
+            opts.threads = threads;
+            opts.all_or_nothing = 1;
+            ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+            const char *const *these = n == 2 ? paths : paths + 1;
+            ck_assert_int_ne(fdx_store_ingest_paths(db, these, 2, &opts, &st), FDX_OK);
+            ck_assert_uint_eq(st.bad_lines, n == 2 ? 1 : 1);
+            ck_assert_int_eq(fdx_store_ingest_path(db, paths[0], NULL, NULL), FDX_EMISUSE);
+            ck_assert_msg(strstr(fdx_store_errmsg(db), "all-or-nothing ingest failed"), "%s",
+                          fdx_store_errmsg(db));
+            ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_EMISUSE);
+            char *out = tu_export(db, tu_path(tu_dir, "out"));
+            ck_assert_str_eq(out, MISS_OUT("2"));
+            free(out);
+        }
+    fdx_ingest_opts opts = FDX_INGEST_OPTS_INIT;
+    opts.all_or_nothing = 1;
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_paths(db, paths, 1, &opts, NULL), FDX_OK);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    char *out = tu_export(db, tu_path(tu_dir, "out"));
+    ck_assert_str_eq(out, MISS_OUT("4"));
+    free(out);
+    fdx_store_close(db);
+    for (int i = 0; i < 3; i++)
+        free((char *)paths[i]);
+}
+END_TEST
+
+/* `n` dispatch cells d<i>, each with a candidates list holding lat. */
+static char *lists_feed(int n, const char *lat, size_t *len)
+{
+    size_t cap = (size_t)n * 400 + 64;
+    char *text = malloc(cap);
+    *len = 0;
+    for (int i = 0; i < n; i++)
+        *len +=
+            (size_t)snprintf(text + *len, cap - *len,
+                             "{\"schema\":2,\"structure_key\":\"d%d\",\"chosen\":" IMPL_H("k", "1")
+                                 CANDS("%s") ",\"count\":1,\"hw\":" GPU "}\n",
+                             i, lat);
+    return text;
+}
+
+/* Two runs of the same cells, the second replacing every list: pending
+ * holds both runs' cells for as long as they fit. Returns the spills. */
+static uint64_t two_runs(int all_or_nothing, size_t budget, char **export)
+{
+    static int stores;
+    char name[32];
+    snprintf(name, sizeof name, "r%d.db", stores++);
+    const char *paths[2];
+    paths[0] = strdup(tu_path(tu_dir, "run1.jsonl"));
+    paths[1] = strdup(tu_path(tu_dir, "run2.jsonl"));
+    size_t len;
+    char *text = lists_feed(3000, "1000", &len);
+    tu_write_file(paths[0], text);
+    free(text);
+    text = lists_feed(3000, "2000", &len);
+    tu_write_file(paths[1], text);
+    free(text);
+    fdx_store *db = tu_open(tu_path(tu_dir, name));
+    db->spill_bytes = budget;
+    fdx_ingest_opts opts = FDX_INGEST_OPTS_INIT;
+    opts.all_or_nothing = all_or_nothing;
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_paths(db, paths, 2, &opts, NULL), FDX_OK);
+    ck_assert_uint_eq(fdx_agg_cells(db->saved), 0);
+    fdx_commit_stats cs;
+    ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
+    ck_assert_uint_eq(cs.cells_added, 3000);
+    *export = tu_export(db, tu_path(tu_dir, name + 1));
+    uint64_t spills = db->spills;
+    fdx_store_close(db);
+    free((char *)paths[0]);
+    free((char *)paths[1]);
+    return spills;
+}
+
+/* What one run's cells take in pending. */
+static size_t one_run_bytes(void)
+{
+    size_t len;
+    char *text = lists_feed(3000, "1000", &len);
+    fdx_store *db = tu_open(tu_path(tu_dir, "one.db"));
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_buffer(db, "run1", text, len, NULL, NULL), FDX_OK);
+    size_t bytes = fdx_agg_bytes(db->pending);
+    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    fdx_store_close(db);
+    free(text);
+    return bytes;
+}
+
+/* Nothing is kept to undo an all-or-nothing path: a budget a third over one
+ * run's cells holds both runs of them, where an undoable ingest, which keeps
+ * each replaced list and count until its path ends, spills; both write the
+ * same cells, spilled or not. */
+START_TEST(all_or_nothing_holds_more_cells_in_the_same_budget)
+{
+    size_t budget = one_run_bytes() / 3 * 4;
+    char *undoable, *atomic, *small;
+    ck_assert_uint_gt(two_runs(0, budget, &undoable), 0);
+    ck_assert_uint_eq(two_runs(1, budget, &atomic), 0);
+    ck_assert_uint_gt(two_runs(1, budget / 4, &small), 1); /* spills with no saved */
+    ck_assert_str_eq(undoable, atomic);
+    ck_assert_str_eq(small, atomic);
+    ck_assert_ptr_nonnull(strstr(atomic, "\"latency_ns\":2000"));
+    ck_assert_ptr_null(strstr(atomic, "\"latency_ns\":1000"));
+    free(undoable);
+    free(atomic);
+    free(small);
+}
+END_TEST
+
+/* A program built against version 1 of the options has a shorter struct:
+ * init writes none of the bytes past it, and an ingest reads none (ASan
+ * would see it) and undoes a bad path alone, as version 1 did. */
+START_TEST(options_of_version_1_still_work)
+{
+    size_t v1 = offsetof(fdx_ingest_opts, all_or_nothing);
+    unsigned char *raw = malloc(v1 + 16);
+    memset(raw, 0xab, v1 + 16);
+    ck_assert_int_eq(fdx_ingest_opts_init((fdx_ingest_opts *)(void *)raw, 1), FDX_OK);
+    for (size_t i = v1; i < v1 + 16; i++)
+        ck_assert_uint_eq(raw[i], 0xab);
+    void *old = malloc(v1); /* all a version 1 caller has */
+    unsigned int version;
+    memcpy(old, raw, v1);
+    free(raw);
+    memcpy(&version, old, sizeof version);
+    ck_assert_uint_eq(version, 1);
+    const char *good = MISS_LINE("2"), *bad = MISS_LINE("5") "oops\n";
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_buffer(db, "good", good, strlen(good), old, NULL), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_buffer(db, "bad", bad, strlen(bad), old, NULL), FDX_EDATA);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    char *out = tu_export(db, tu_path(tu_dir, "out"));
+    ck_assert_str_eq(out, MISS_OUT("2"));
+    free(out);
+    fdx_store_close(db);
+    free(old);
+}
+END_TEST
+
 /* ---- options versions, errmsg and notices ---- */
 
 static int count_rows(void *ctx, const fdx_demand_row *row)
@@ -1902,6 +2069,9 @@ Suite *store_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, golden_vectors, 0, (int)(sizeof golden / sizeof golden[0]));
     tcase_add_test(tc, unkeyed_and_cpu_cells_aggregate_across_ingests);
+    tcase_add_test(tc, all_or_nothing_failure_leaves_only_a_rollback);
+    tcase_add_test(tc, all_or_nothing_holds_more_cells_in_the_same_budget);
+    tcase_add_test(tc, options_of_version_1_still_work);
     tcase_add_test(tc, pg_uri_password_is_redacted);
     tcase_add_test(tc, libpq_is_loaded_at_the_first_postgresql_store);
     tcase_add_test(tc, lines_of_any_length_fill_batches);

@@ -244,6 +244,7 @@ static int ingest_all(fdx_store *db, char **paths, int n, const options *o, diag
     opts.skip_invalid = o->skip_invalid;
     opts.rejects = rejects;
     opts.threads = (int)o->threads;
+    opts.all_or_nothing = 1; /* any failure rolls the whole invocation back */
     int rc = fdx_store_ingest_paths(db, (const char *const *)paths, (size_t)n, &opts, stats);
     if (rc != FDX_OK && rc != FDX_EDATA)
         tool_error(prog, "%s", fdx_store_errmsg(db));

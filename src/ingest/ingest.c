@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,7 @@ typedef struct ingest {
     uint64_t failed_paths;
     fdx_seen_files seen; /* files read so far, to notice one given twice */
     int skip_rc;         /* why reject_chunk could not hand the batch over */
+    int path_open;       /* between path_begin and path_end */
 } ingest;
 
 /* ---- the calling thread, after decoding: in batch order ---- */
@@ -100,7 +102,8 @@ static int path_begin(ingest *in, const char *name)
     int rc = fdx_ledger_open_row(s);
     if (rc == FDX_OK)
         rc = fdx_store_exec(s, FDX_STMT_SAVEPOINT);
-    fdx_store_begin_path(s);
+    fdx_store_begin_path(s, !in->opts->all_or_nothing);
+    in->path_open = 1;
     snprintf(in->path, sizeof in->path, "%s", name);
     in->path_bad = 0;
     in->stats_before = s->txn_stats;
@@ -114,6 +117,7 @@ static int path_end(ingest *in, int aborted)
 {
     fdx_store *s = in->s;
     int rc = FDX_OK;
+    in->path_open = 0;
     if (!aborted && (!in->path_bad || in->opts->skip_invalid)) {
         rc = fdx_store_end_path(s, 1);
         if (rc == FDX_OK)
@@ -141,7 +145,7 @@ static int adopt(ingest *in, fdx_batch *b, size_t seg)
 {
     fdx_store *s = in->s;
     fdx_agg *agg = b->segs[seg];
-    int lost = in->path_bad && !in->opts->skip_invalid;
+    int lost = (in->path_bad && !in->opts->skip_invalid) || s->txn_broken;
     if (!lost && fdx_agg_merge(s->pending, agg) != FDX_OK)
         return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
     s->ledger.records += lost ? 0 : b->seg_records[seg];
@@ -388,29 +392,44 @@ static int batch_finish(void *ctx, void *job)
     return rc;
 }
 
+/* The bytes of fdx_ingest_opts a caller of that version has: 0 for none this
+ * build knows. Version 1 ended before all_or_nothing. */
+static size_t opts_size(unsigned int version)
+{
+    switch (version) {
+    case 1: return offsetof(fdx_ingest_opts, all_or_nothing);
+    case FDX_INGEST_OPTS_VERSION: return sizeof(fdx_ingest_opts);
+    default: return 0;
+    }
+}
+
 int fdx_ingest_opts_init(fdx_ingest_opts *opts, unsigned int version)
 {
-    static const fdx_ingest_opts defaults = FDX_INGEST_OPTS_INIT;
-    if (!opts || version != FDX_INGEST_OPTS_VERSION)
+    fdx_ingest_opts defaults = FDX_INGEST_OPTS_INIT;
+    size_t size = opts_size(version);
+    if (!opts || !size)
         return FDX_EMISUSE;
-    *opts = defaults;
+    defaults.version = version;
+    memcpy(opts, &defaults, size);
     return FDX_OK;
 }
 
 static int run_ingest(fdx_store *s, const char *const *paths, size_t n, const char *data,
                       size_t len, const fdx_ingest_opts *opts, fdx_ingest_stats *stats)
 {
-    static const fdx_ingest_opts defaults = FDX_INGEST_OPTS_INIT;
+    fdx_ingest_opts given = FDX_INGEST_OPTS_INIT;
     fdx_ingest_stats local = {0};
     int need = fdx_store_need_txn(s);
     if (need != FDX_OK)
         return need;
-    opts = opts ? opts : &defaults;
-    if (opts->version != FDX_INGEST_OPTS_VERSION)
+    if (opts && !opts_size(opts->version))
         return fdx_store_fail(s, FDX_EMISUSE,
-                              "fdx_ingest_opts version %u is not one this build knows (%d): "
+                              "fdx_ingest_opts version %u is not one this build knows (1 to %d): "
                               "start from FDX_INGEST_OPTS_INIT",
                               opts->version, FDX_INGEST_OPTS_VERSION);
+    if (opts) /* an older caller's struct is shorter: the rest keep their defaults */
+        memcpy(&given, opts, opts_size(opts->version));
+    opts = &given;
     if (opts->max_line_bytes > FDX_MAX_LINE_LIMIT || opts->max_depth < 0 ||
         opts->max_depth > FDX_MAX_DEPTH_LIMIT || opts->threads < 0)
         return fdx_store_fail(s, FDX_EMISUSE, "ingest limits out of range");
@@ -440,7 +459,7 @@ static int run_ingest(fdx_store *s, const char *const *paths, size_t n, const ch
     int drained = fdx_pool_drain(in.pool);
     fdx_pool_free(in.pool);
     fdx_seen_free(&in.seen);
-    if (s->in_path) { /* a failure stopped the batches inside a path: it is undone */
+    if (in.path_open) { /* a failure stopped the batches inside a path: it is undone */
         char failure[sizeof s->errmsg];
         memcpy(failure, s->errmsg, sizeof failure);
         path_end(&in, 1);

@@ -238,6 +238,11 @@ int fdx_store_need_txn(fdx_store *s)
 {
     if (!s->in_txn)
         return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open (call fdx_store_begin)");
+    if (s->txn_broken == FDX_TXN_BROKEN_PATH)
+        return fdx_store_fail(s, FDX_EMISUSE,
+                              "%s: an all-or-nothing ingest failed in this transaction, which "
+                              "can only be rolled back (fdx_store_rollback)",
+                              s->path);
     if (s->txn_broken)
         return fdx_store_fail(s, FDX_EMISUSE,
                               "%s: a write failed partway through this transaction, which can "

@@ -256,16 +256,23 @@ int fdx_store_spill_if_full(fdx_store *s)
     return rc;
 }
 
-void fdx_store_begin_path(fdx_store *s)
+void fdx_store_begin_path(fdx_store *s, int undoable)
 {
-    fdx_agg_mark(s->pending);
     s->path_runs = fdx_spill_runs(s->spill);
-    s->in_path = 1;
+    s->in_path = undoable;
+    if (undoable)
+        fdx_agg_mark(s->pending);
 }
 
 int fdx_store_end_path(fdx_store *s, int ok)
 {
+    int undoable = s->in_path;
     s->in_path = 0;
+    if (!ok && !undoable) {
+        if (!s->txn_broken)
+            s->txn_broken = FDX_TXN_BROKEN_PATH;
+        return FDX_OK;
+    }
     if (!ok) {
         fdx_spill_truncate(s->spill, s->path_runs);
         fdx_agg_undo(s->pending);

@@ -17,10 +17,12 @@ int fdx_store_flush_pending(fdx_store *s);
  */
 int fdx_store_spill_if_full(fdx_store *s);
 /* Starts an ingest: its cells go to pending, from a mark that lets a failed
- * ingest take them out again. */
-void fdx_store_begin_path(fdx_store *s);
+ * ingest take them out again when it is undoable. One that is not logs
+ * nothing (and keeps no `saved`): if it fails, so does the transaction. */
+void fdx_store_begin_path(fdx_store *s, int undoable);
 /* Ends an ingest: on success its cells stay in pending; otherwise pending is
- * what it was when the ingest began. */
+ * what it was when the ingest began, or the transaction can only be rolled
+ * back (FDX_TXN_BROKEN_PATH) when the ingest was not undoable. */
 int fdx_store_end_path(fdx_store *s, int ok);
 /*
  * One upsert with statement id (a *_UPSERT statement), counted in the commit

@@ -106,6 +106,8 @@ typedef enum fdx_stmt_id {
  * it, cells recorded again by later runs of the same ingest are merged in
  * memory. */
 #define FDX_SPILL_BYTES ((size_t)20 << 20)
+/* txn_broken when an all-or-nothing ingest had a path fail (no status is this). */
+#define FDX_TXN_BROKEN_PATH (-1)
 
 /* What the ledger row of the open transaction will say. */
 typedef struct fdx_txn_ledger {
@@ -143,7 +145,8 @@ struct fdx_store {
     char errmsg[1024];
     char notice[1024]; /* see fdx_store_notice */
     int in_txn;
-    int txn_broken; /* a write failed partway (the status saying why, or 1): only a
+    int txn_broken; /* a write failed partway (the status saying why, or 1), or an
+                       all-or-nothing ingest failed (FDX_TXN_BROKEN_PATH): only a
                        rollback may follow */
     int readonly;
     int created;     /* this handle created the file */
