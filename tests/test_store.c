@@ -16,6 +16,7 @@
 #include "ingest/batch.h"
 #include "sql_text.h"
 #include "store/pg_conn.h"
+#include "store/store_flush.h"
 #include "store/store_internal.h"
 #include "test_util.h"
 
@@ -1182,6 +1183,34 @@ START_TEST(all_or_nothing_failure_leaves_only_a_rollback)
 }
 END_TEST
 
+/* A path that fails after it was ended (its last spill failed), or whose
+ * start was never recorded, cannot be taken back: the transaction breaks as
+ * a failed write does, undoable ingest or not, and is not blamed on an
+ * all-or-nothing ingest; a path ended once fails alone, as before. */
+START_TEST(a_path_ended_twice_breaks_the_transaction)
+{
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
+    for (int undoable = 0; undoable <= 1; undoable++) {
+        ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+        fdx_store_begin_path(db, undoable);
+        ck_assert_int_eq(fdx_store_end_path(db, 0), FDX_OK);
+        ck_assert_int_eq(db->txn_broken, undoable ? 0 : FDX_TXN_BROKEN_PATH);
+        fdx_store_begin_path(db, undoable);
+        ck_assert_int_eq(fdx_store_end_path(db, 1), FDX_OK);
+        ck_assert_int_eq(fdx_store_end_path(db, 0), FDX_OK);
+        ck_assert_int_eq(db->txn_broken, undoable ? 1 : FDX_TXN_BROKEN_PATH);
+        ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_EMISUSE);
+        ck_assert_ptr_nonnull(
+            strstr(fdx_store_errmsg(db), undoable ? "a write failed partway" : "all-or-nothing"));
+    }
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_end_path(db, 0), FDX_OK); /* none began */
+    ck_assert_int_eq(db->txn_broken, 1);
+    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    fdx_store_close(db);
+}
+END_TEST
+
 /* `n` dispatch cells d<i>, each with a candidates list holding lat. */
 static char *lists_feed(int n, const char *lat, size_t *len)
 {
@@ -2070,6 +2099,7 @@ Suite *store_suite(void)
     tcase_add_loop_test(tc, golden_vectors, 0, (int)(sizeof golden / sizeof golden[0]));
     tcase_add_test(tc, unkeyed_and_cpu_cells_aggregate_across_ingests);
     tcase_add_test(tc, all_or_nothing_failure_leaves_only_a_rollback);
+    tcase_add_test(tc, a_path_ended_twice_breaks_the_transaction);
     tcase_add_test(tc, all_or_nothing_holds_more_cells_in_the_same_budget);
     tcase_add_test(tc, options_of_version_1_still_work);
     tcase_add_test(tc, pg_uri_password_is_redacted);

@@ -517,6 +517,7 @@ int fdx_store_rollback(fdx_store *s)
     s->in_txn = 0;
     s->txn_broken = 0;
     s->in_path = 0;
+    s->path_open = 0;
     fdx_agg_clear(s->pending);
     fdx_agg_clear(s->saved);
     fdx_spill_truncate(s->spill, 0);

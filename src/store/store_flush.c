@@ -260,17 +260,22 @@ void fdx_store_begin_path(fdx_store *s, int undoable)
 {
     s->path_runs = fdx_spill_runs(s->spill);
     s->in_path = undoable;
+    s->path_open = undoable ? FDX_PATH_UNDOABLE : FDX_PATH_ALL_OR_NOTHING;
     if (undoable)
         fdx_agg_mark(s->pending);
 }
 
 int fdx_store_end_path(fdx_store *s, int ok)
 {
-    int undoable = s->in_path;
+    int open = s->path_open;
     s->in_path = 0;
-    if (!ok && !undoable) {
+    s->path_open = 0;
+    if (!ok && open != FDX_PATH_UNDOABLE) {
+        /* An all-or-nothing path; or none open (its start was never recorded, or
+         * it was ended already and its last spill failed): nothing can say what
+         * to take back. */
         if (!s->txn_broken)
-            s->txn_broken = FDX_TXN_BROKEN_PATH;
+            s->txn_broken = open == FDX_PATH_ALL_OR_NOTHING ? FDX_TXN_BROKEN_PATH : 1;
         return FDX_OK;
     }
     if (!ok) {

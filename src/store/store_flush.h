@@ -22,7 +22,8 @@ int fdx_store_spill_if_full(fdx_store *s);
 void fdx_store_begin_path(fdx_store *s, int undoable);
 /* Ends an ingest: on success its cells stay in pending; otherwise pending is
  * what it was when the ingest began, or the transaction can only be rolled
- * back (FDX_TXN_BROKEN_PATH) when the ingest was not undoable. */
+ * back: FDX_TXN_BROKEN_PATH when the ingest was not undoable, 1 when none
+ * was under way (ended already, or its start never recorded). */
 int fdx_store_end_path(fdx_store *s, int ok);
 /*
  * One upsert with statement id (a *_UPSERT statement), counted in the commit

@@ -112,6 +112,9 @@ typedef enum fdx_stmt_id {
 #define FDX_SPILL_BYTES ((size_t)16 << 20)
 /* txn_broken when an all-or-nothing ingest had a path fail (no status is this). */
 #define FDX_TXN_BROKEN_PATH (-1)
+/* How an ingest under way began (fdx_store_begin_path). */
+#define FDX_PATH_UNDOABLE       1
+#define FDX_PATH_ALL_OR_NOTHING 2
 
 /* What the ledger row of the open transaction will say. */
 typedef struct fdx_txn_ledger {
@@ -167,6 +170,7 @@ struct fdx_store {
     fdx_spill *spill;   /* pending of this transaction spilled, oldest first */
     size_t path_runs;   /* runs spilled before the ingest under way */
     int in_path;        /* an ingest under way: pending is marked where it began */
+    int path_open;      /* 0, or how the ingest under way began (FDX_PATH_*) */
     size_t spill_bytes; /* FDX_SPILL_BYTES (tests lower it) */
     uint64_t spills;    /* spills forced by spill_bytes */
     fdx_buf dtypes;     /* scratch for recording */
