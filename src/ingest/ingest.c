@@ -44,7 +44,6 @@ typedef struct ingest {
     uint64_t failed_paths;
     fdx_seen_files seen; /* files read so far, to notice one given twice */
     int skip_rc;         /* why reject_chunk could not hand the batch over */
-    int path_open;       /* between path_begin and path_end */
 } ingest;
 
 /* ---- the calling thread, after decoding: in batch order ---- */
@@ -103,7 +102,6 @@ static int path_begin(ingest *in, const char *name)
     if (rc == FDX_OK)
         rc = fdx_store_exec(s, FDX_STMT_SAVEPOINT);
     fdx_store_begin_path(s, !in->opts->all_or_nothing);
-    in->path_open = 1;
     snprintf(in->path, sizeof in->path, "%s", name);
     in->path_bad = 0;
     in->stats_before = s->txn_stats;
@@ -117,7 +115,6 @@ static int path_end(ingest *in, int aborted)
 {
     fdx_store *s = in->s;
     int rc = FDX_OK;
-    in->path_open = 0;
     if (!aborted && (!in->path_bad || in->opts->skip_invalid)) {
         rc = fdx_store_end_path(s, 1);
         if (rc == FDX_OK)
@@ -459,7 +456,7 @@ static int run_ingest(fdx_store *s, const char *const *paths, size_t n, const ch
     int drained = fdx_pool_drain(in.pool);
     fdx_pool_free(in.pool);
     fdx_seen_free(&in.seen);
-    if (in.path_open) { /* a failure stopped the batches inside a path: it is undone */
+    if (s->path_open) { /* a failure stopped the batches inside a path: it is undone */
         char failure[sizeof s->errmsg];
         memcpy(failure, s->errmsg, sizeof failure);
         path_end(&in, 1);

@@ -516,7 +516,6 @@ int fdx_store_rollback(fdx_store *s)
         return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open");
     s->in_txn = 0;
     s->txn_broken = 0;
-    s->in_path = 0;
     s->path_open = 0;
     fdx_agg_clear(s->pending);
     fdx_agg_clear(s->saved);

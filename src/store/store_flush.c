@@ -248,7 +248,7 @@ int fdx_store_spill_if_full(fdx_store *s)
     size_t room = kept < budget / 4 * 3 ? budget - kept : budget / 4;
     if (fdx_agg_bytes(s->pending) < room && fdx_agg_resident(s->pending) < room + budget / 16)
         return FDX_OK;
-    if (s->in_path)
+    if (s->path_open == FDX_PATH_UNDOABLE)
         return spill_path(s);
     int rc = spill(s);
     if (rc == FDX_OK)
@@ -259,7 +259,6 @@ int fdx_store_spill_if_full(fdx_store *s)
 void fdx_store_begin_path(fdx_store *s, int undoable)
 {
     s->path_runs = fdx_spill_runs(s->spill);
-    s->in_path = undoable;
     s->path_open = undoable ? FDX_PATH_UNDOABLE : FDX_PATH_ALL_OR_NOTHING;
     if (undoable)
         fdx_agg_mark(s->pending);
@@ -268,7 +267,6 @@ void fdx_store_begin_path(fdx_store *s, int undoable)
 int fdx_store_end_path(fdx_store *s, int ok)
 {
     int open = s->path_open;
-    s->in_path = 0;
     s->path_open = 0;
     if (!ok && open != FDX_PATH_UNDOABLE) {
         /* An all-or-nothing path; or none open (its start was never recorded, or

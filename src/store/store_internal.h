@@ -169,8 +169,8 @@ struct fdx_store {
     fdx_agg *saved;     /* pending before the ingest under way first spilled */
     fdx_spill *spill;   /* pending of this transaction spilled, oldest first */
     size_t path_runs;   /* runs spilled before the ingest under way */
-    int in_path;        /* an ingest under way: pending is marked where it began */
-    int path_open;      /* 0, or how the ingest under way began (FDX_PATH_*) */
+    int path_open;      /* 0, or how the ingest under way began (FDX_PATH_*); an
+                           undoable one marked pending where it began */
     size_t spill_bytes; /* FDX_SPILL_BYTES (tests lower it) */
     uint64_t spills;    /* spills forced by spill_bytes */
     fdx_buf dtypes;     /* scratch for recording */
