@@ -15,6 +15,7 @@
 #include "cell/agg.h"
 #include "cell/key_order.h"
 #include "cell/spill.h"
+#include "cell/spill_pipe.h"
 #include "test_util.h"
 
 void *__real_malloc(size_t n);
@@ -23,11 +24,14 @@ void *__real_calloc(size_t n, size_t m);
 void __real_free(void *p);
 static long long in_use, peak;
 
+/* Atomic: the piped merge allocates on a thread of its own. */
 static void *counted(void *p)
 {
-    in_use += (long long)malloc_usable_size(p);
-    if (in_use > peak)
-        peak = in_use;
+    long long now = __atomic_add_fetch(&in_use, (long long)malloc_usable_size(p), __ATOMIC_RELAXED);
+    long long was = __atomic_load_n(&peak, __ATOMIC_RELAXED);
+    while (now > was &&
+           !__atomic_compare_exchange_n(&peak, &was, now, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
     return p;
 }
 void *__wrap_malloc(size_t n)
@@ -44,12 +48,12 @@ void *__wrap_realloc(void *p, size_t n)
     void *q = __real_realloc(p, n);
     if (!q)
         return NULL;
-    in_use -= (long long)old;
+    __atomic_sub_fetch(&in_use, (long long)old, __ATOMIC_RELAXED);
     return counted(q);
 }
 void __wrap_free(void *p)
 {
-    in_use -= (long long)malloc_usable_size(p);
+    __atomic_sub_fetch(&in_use, (long long)malloc_usable_size(p), __ATOMIC_RELAXED);
     __real_free(p);
 }
 
@@ -175,12 +179,68 @@ START_TEST(a_sort_takes_one_and_a_half_times_its_entries)
     peak = in_use;
     uint32_t *order;
     ck_assert_int_eq(fdx_agg_key_order(agg, &order), FDX_OK);
-    ck_assert_int_le(peak - base, (long long)N * 48 + 65536);
+    ck_assert_int_le(peak - base, (long long)N * 48 + 2 * 65536); /* 2: each half's ranks */
     ck_assert_int_le(in_use - base, (long long)N * 4 + 4096);
     for (uint32_t i = 0; i < N; i++)
         ck_assert_uint_eq(order[i], N - 1 - i);
     free(order);
     fdx_agg_free(agg);
+}
+END_TEST
+
+/* Cells whose tokens and sources recur across both halves of a sort (one
+ * thread each from SHARED_SORT_MIN cells on), with prefixes of one another
+ * and ties broken only by the later fields: each neighbour in the key order
+ * comes before the next in the store's key order, at sizes below and above
+ * the split. */
+START_TEST(the_key_order_is_the_cells_order_in_halves_too)
+{
+    static const char *const tokens[] = {"", "a", "ab", "abc", "b", "ba", "\xc3\xa9", "z"};
+    static const char *const sources[] = {"k", "k2", "", "kk"};
+    static const char *const ops[] = {"MatMul", "Gather", "Add"};
+    const size_t sizes[] = {1000, 9000, 40000};
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+        fdx_agg *agg = fdx_agg_new();
+        char tok[32];
+        for (size_t i = 0; i < sizes[z]; i++) {
+            snprintf(tok, sizeof tok, "%s%zu", tokens[(i * 5) % 8], (i * 7919) % 97);
+            fdx_cell c = cell_of(fdx_cstr(tok));
+            c.kind = i % 2 ? FDX_KIND_MISS : FDX_KIND_DISPATCH;
+            c.keyed = c.kind == FDX_KIND_MISS || i % 3 != 0;
+            if (!c.keyed)
+                c.token = fdx_cstr("");
+            c.kernel_source = fdx_cstr(sources[(i / 3) % 4]);
+            c.revision = (i / 7) % 3;
+            c.op = fdx_cstr(ops[(i / 11) % 3]);
+            c.cc_major = (int)((i / 13) % 3) - 1;
+            c.cc_minor = c.cc_major < 0 ? -1 : (int)(i % 2);
+            ck_assert_int_eq(fdx_agg_add(agg, &c, 1, FDX_NO_CANDS), FDX_OK);
+        }
+        size_t n = fdx_agg_cells(agg);
+        ck_assert_uint_gt(n, sizes[z] / 4);
+        uint32_t *order;
+        ck_assert_int_eq(fdx_agg_key_order(agg, &order), FDX_OK);
+        char *seen = calloc(n, 1);
+        ck_assert_ptr_nonnull(seen);
+        for (size_t i = 0; i < n; i++) {
+            ck_assert_uint_lt(order[i], n);
+            ck_assert_int_eq(seen[order[i]], 0);
+            seen[order[i]] = 1;
+            if (i == 0)
+                continue;
+            fdx_cell a, b;
+            uint64_t count;
+            fdx_str cands;
+            fdx_agg_get(agg, order[i - 1], &a, &count, &cands);
+            fdx_agg_get(agg, order[i], &b, &count, &cands);
+            int cmp = a.kind != b.kind ? (a.kind < b.kind ? -1 : 1) : fdx_cell_compare(&a, &b);
+            ck_assert_msg(cmp < 0, "cells %u and %u out of order at %zu of %zu", order[i - 1],
+                          order[i], i, n);
+        }
+        free(seen);
+        free(order);
+        fdx_agg_free(agg);
+    }
 }
 END_TEST
 
@@ -354,29 +414,149 @@ START_TEST(more_runs_than_one_merge_reads_are_merged_in_groups)
 END_TEST
 
 /* A merge of groups that cannot write its run fails with the reason and
- * leaves the runs as they were: once there is room, the merge is exact. */
+ * leaves the runs as they were: once there is room, the merge is exact.
+ * Piped, it fails the same way, before any cell is written. */
 START_TEST(a_group_merge_that_cannot_write_leaves_the_runs)
+{
+    typedef int (*merge_fn)(fdx_spill *, const fdx_agg *, fdx_spill_fn, void *, char *, size_t);
+    const merge_fn merges[] = {fdx_spill_merge, fdx_spill_merge_piped}; /* the same failure */
+    for (size_t m = 0; m < 2; m++) {
+        fdx_spill *sp = fdx_spill_new();
+        fdx_agg *agg = fdx_agg_new();
+        add_many_runs(sp, agg);
+        size_t runs = fdx_spill_runs(sp);
+        struct rlimit old, small;
+        ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+        small = old;
+        small.rlim_cur = 64 << 10; /* below what the runs hold already */
+        signal(SIGXFSZ, SIG_IGN);
+        ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &small), 0);
+        char err[512] = "";
+        seen s = {.check = check_many};
+        int rc = merges[m](sp, agg, on_cell, &s, err, sizeof err);
+        ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+        ck_assert_int_eq(rc, FDX_EIO);
+        ck_assert_msg(strstr(err, "writing a temporary file in ") != NULL, "%s", err);
+        ck_assert_uint_eq(s.cells, 0);
+        ck_assert_uint_eq(fdx_spill_runs(sp), runs);
+        merge_into(sp, agg, &s);
+        ck_assert_uint_eq(s.cells, SHARED + MANY_RUNS);
+        fdx_agg_free(agg);
+        fdx_spill_free(sp);
+    }
+}
+END_TEST
+
+/* ---- the piped merge ---- */
+
+/* What a merge wrote, one line a cell, and when to fail. */
+typedef struct transcript {
+    fdx_buf text;
+    size_t cells;
+    size_t fail_at; /* 0: never */
+} transcript;
+
+static int record_cell(void *ctx, const fdx_cell *c, uint64_t count, fdx_str cands)
+{
+    transcript *t = ctx;
+    if (t->fail_at && t->cells + 1 == t->fail_at)
+        return FDX_EDATA;
+    t->cells++;
+    char head[64];
+    int n = snprintf(head, sizeof head, "%d %d %llu %llu ", (int)c->kind, c->keyed,
+                     (unsigned long long)c->revision, (unsigned long long)count);
+    fdx_buf_append(&t->text, head, (size_t)n);
+    fdx_buf_append(&t->text, c->token.p, c->token.n);
+    fdx_buf_putc(&t->text, ' ');
+    fdx_buf_append(&t->text, cands.p, cands.n);
+    fdx_buf_putc(&t->text, '\n');
+    ck_assert_int_eq(t->text.oom, 0);
+    return FDX_OK;
+}
+
+/* Runs of 30,000 cells each, every cell in two of them with a list of 200
+ * bytes in one: about 25 blocks of merged cells, more than are ever in
+ * flight, so the merge waits for the writing again and again. */
+static void add_listed_runs(fdx_spill *sp, fdx_agg *agg)
+{
+    enum { CELLS = 30000, RUNS = 4 };
+    char name[32];
+    for (int r = 0; r < RUNS; r++) {
+        for (int i = r % 2; i < CELLS; i += 2) {
+            snprintf(name, sizeof name, "c%06d", (i * 7919) % CELLS);
+            char *list = text_of(name, 200);
+            list[0] = '[';
+            list[199] = ']';
+            fdx_cell c = cell_of(fdx_cstr(name));
+            c.kind = i % 3 ? FDX_KIND_DISPATCH : FDX_KIND_MISS;
+            c.revision = (uint64_t)i % 5;
+            fdx_str cands = r < 2 ? (fdx_str){list, 200} : FDX_NO_CANDS;
+            ck_assert_int_eq(fdx_agg_add(agg, &c, (uint64_t)r + 1, cands), FDX_OK);
+            free(list);
+        }
+        if (r < RUNS - 1)
+            add_run(sp, agg);
+    }
+}
+
+/* The piped merge writes the same cells, in the same order, with the same
+ * counts and lists as the merge on the calling thread, over many blocks;
+ * and with runs merged in groups first. */
+START_TEST(the_piped_merge_writes_what_the_merge_does)
+{
+    for (int shape = 0; shape < 2; shape++) {
+        fdx_spill *sp = fdx_spill_new();
+        fdx_agg *agg = fdx_agg_new();
+        if (shape == 0)
+            add_listed_runs(sp, agg);
+        else
+            add_many_runs(sp, agg);
+        transcript plain = {FDX_BUF_INIT, 0, 0}, piped = {FDX_BUF_INIT, 0, 0};
+        char err[512] = "";
+        ck_assert_msg(fdx_spill_merge_piped(sp, agg, record_cell, &piped, err, sizeof err) ==
+                          FDX_OK,
+                      "%s", err);
+        ck_assert_msg(fdx_spill_merge(sp, agg, record_cell, &plain, err, sizeof err) == FDX_OK,
+                      "%s", err);
+        ck_assert_uint_eq(piped.cells, shape == 0 ? 30000 : SHARED + MANY_RUNS);
+        ck_assert_uint_eq(piped.cells, plain.cells);
+        ck_assert_uint_eq(piped.text.len, plain.text.len);
+        ck_assert_int_eq(memcmp(piped.text.data, plain.text.data, plain.text.len), 0);
+        if (shape == 0)
+            ck_assert_uint_gt(plain.text.len, (size_t)6 << 20);
+        fdx_buf_free(&plain.text);
+        fdx_buf_free(&piped.text);
+        fdx_agg_free(agg);
+        fdx_spill_free(sp);
+    }
+}
+END_TEST
+
+/* A writer that fails stops the piped merge, wherever the failing cell is
+ * (the first block, a later one, the last cell): its status comes back,
+ * no cell after it is written, and the runs stay for a merge that works. */
+START_TEST(a_failing_writer_stops_the_piped_merge)
 {
     fdx_spill *sp = fdx_spill_new();
     fdx_agg *agg = fdx_agg_new();
-    add_many_runs(sp, agg);
+    add_listed_runs(sp, agg);
     size_t runs = fdx_spill_runs(sp);
-    struct rlimit old, small;
-    ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
-    small = old;
-    small.rlim_cur = 64 << 10; /* below what the runs hold already */
-    signal(SIGXFSZ, SIG_IGN);
-    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &small), 0);
+    const size_t at[] = {1, 2, 1500, 20000, 30000};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        transcript t = {FDX_BUF_INIT, 0, at[i]};
+        char err[512] = "";
+        ck_assert_int_eq(fdx_spill_merge_piped(sp, agg, record_cell, &t, err, sizeof err),
+                         FDX_EDATA);
+        ck_assert_uint_eq(t.cells, at[i] - 1);
+        ck_assert_uint_eq(fdx_spill_runs(sp), runs);
+        fdx_buf_free(&t.text);
+    }
+    transcript t = {FDX_BUF_INIT, 0, 0};
     char err[512] = "";
-    seen s = {.check = check_many};
-    int rc = fdx_spill_merge(sp, agg, on_cell, &s, err, sizeof err);
-    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
-    ck_assert_int_eq(rc, FDX_EIO);
-    ck_assert_msg(strstr(err, "writing a temporary file in ") != NULL, "%s", err);
-    ck_assert_uint_eq(s.cells, 0);
-    ck_assert_uint_eq(fdx_spill_runs(sp), runs);
-    merge_into(sp, agg, &s);
-    ck_assert_uint_eq(s.cells, SHARED + MANY_RUNS);
+    ck_assert_msg(fdx_spill_merge_piped(sp, agg, record_cell, &t, err, sizeof err) == FDX_OK, "%s",
+                  err);
+    ck_assert_uint_eq(t.cells, 30000);
+    fdx_buf_free(&t.text);
     fdx_agg_free(agg);
     fdx_spill_free(sp);
 }
@@ -389,10 +569,13 @@ Suite *spill_suite(void)
     tcase_add_checked_fixture(tc, tu_dir_setup, tu_dir_teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, a_sort_takes_one_and_a_half_times_its_entries);
+    tcase_add_test(tc, the_key_order_is_the_cells_order_in_halves_too);
     tcase_add_test(tc, a_merge_holds_one_long_list_not_one_per_run);
     tcase_add_test(tc, runs_at_long_keys_are_merged_in_groups_first);
     tcase_add_test(tc, more_runs_than_one_merge_reads_are_merged_in_groups);
     tcase_add_test(tc, a_group_merge_that_cannot_write_leaves_the_runs);
+    tcase_add_test(tc, the_piped_merge_writes_what_the_merge_does);
+    tcase_add_test(tc, a_failing_writer_stops_the_piped_merge);
     suite_add_tcase(s, tc);
     return s;
 }

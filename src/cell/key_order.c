@@ -5,12 +5,20 @@
  * a sort: here each distinct token and source gets its rank in byte order
  * first, and a comparison reads two integers (kind, keyed and both ranks
  * in one; the revision hash) before it ever unpacks a key.
+ *
+ * A spill sorts a whole budget of cells while the threads that decode
+ * lines wait for the reader, which is sorting: from SHARED_SORT_MIN cells
+ * on, half of them are numbered and sorted on a thread of their own, the
+ * two halves' strings ranked together and their sorted runs merged.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cell/key_order.h"
 #include "common/keymap.h"
+
+#define SHARED_SORT_MIN 8192
 
 /* The distinct strings of one field, and each one's rank in byte order. */
 typedef struct ranks {
@@ -44,6 +52,7 @@ static int64_t number_of(ranks *r, fdx_str s)
 typedef struct numbered {
     fdx_str s;
     uint32_t number;
+    uint32_t table;
 } numbered;
 
 static int by_bytes(const void *a, const void *b)
@@ -51,19 +60,33 @@ static int by_bytes(const void *a, const void *b)
     return fdx_str_compare(((const numbered *)a)->s, ((const numbered *)b)->s);
 }
 
-static int rank_all(ranks *r)
+/* Ranks the strings of k tables of one field together: a string in two of
+ * them gets the same rank in both. */
+static int rank_together(ranks *const *r, size_t k)
 {
-    numbered *v = malloc((r->n ? r->n : 1) * sizeof *v);
-    r->rank = malloc((r->n ? r->n : 1) * sizeof *r->rank);
-    if (!v || !r->rank) {
+    size_t total = 0;
+    for (size_t t = 0; t < k; t++)
+        total += r[t]->n;
+    if (total >= INT32_MAX)
+        return FDX_ENOMEM;
+    numbered *v = malloc((total ? total : 1) * sizeof *v);
+    int ok = v != NULL;
+    for (size_t t = 0; ok && t < k; t++)
+        ok = (r[t]->rank = malloc((r[t]->n ? r[t]->n : 1) * sizeof *r[t]->rank)) != NULL;
+    if (!ok) {
         free(v);
         return FDX_ENOMEM;
     }
-    for (size_t i = 0; i < r->n; i++)
-        v[i] = (numbered){r->strs[i], (uint32_t)i};
-    qsort(v, r->n, sizeof *v, by_bytes);
-    for (size_t i = 0; i < r->n; i++)
-        r->rank[v[i].number] = (uint32_t)i;
+    size_t j = 0;
+    for (size_t t = 0; t < k; t++)
+        for (size_t i = 0; i < r[t]->n; i++)
+            v[j++] = (numbered){r[t]->strs[i], (uint32_t)i, (uint32_t)t};
+    qsort(v, total, sizeof *v, by_bytes);
+    uint32_t rank = 0;
+    for (size_t i = 0; i < total; i++) {
+        rank += i > 0 && fdx_str_compare(v[i - 1].s, v[i].s) != 0;
+        r[v[i].table]->rank[v[i].number] = rank;
+    }
     free(v);
     return FDX_OK;
 }
@@ -120,32 +143,91 @@ static void sort_by_key(sort_ent *v, sort_ent *tmp, size_t n)
             merge_runs(v, tmp, lo, lo + w, lo + 2 * w < n ? lo + 2 * w : n);
 }
 
-/* Fills v with the cells' entries: the numbers of their strings in major,
- * replaced by the ranks once every string is known. */
-static int fill(const fdx_agg *agg, sort_ent *v, size_t n, ranks *tokens, ranks *sources)
+/* A share of the cells, sorted on a thread of its own when there are
+ * enough: numbered (the numbers of their strings in major), then, once
+ * every share's strings are ranked together, ranked and sorted. */
+typedef struct share {
+    const fdx_agg *agg;
+    sort_ent *v;   /* the share's entries */
+    sort_ent *tmp; /* room for half of them and one */
+    size_t first, n;
+    ranks tokens, sources;
+    int rc;
+} share;
+
+static void *number_share(void *arg)
 {
-    for (size_t i = 0; i < n; i++) {
+    share *h = arg;
+    h->rc = FDX_OK;
+    for (size_t i = 0; i < h->n; i++) {
         fdx_str key, cands;
         uint64_t count;
         fdx_cell c;
-        fdx_agg_get_packed(agg, i, &key, &count, &cands);
+        uint32_t at = (uint32_t)(h->first + i);
+        fdx_agg_get_packed(h->agg, at, &key, &count, &cands);
         fdx_cell_unpack(&c, key.p, key.n);
-        int64_t t = number_of(tokens, c.token), k = number_of(sources, c.kernel_source);
-        if (t < 0 || k < 0)
-            return FDX_ENOMEM;
+        int64_t t = number_of(&h->tokens, c.token), k = number_of(&h->sources, c.kernel_source);
+        if (t < 0 || k < 0) {
+            h->rc = FDX_ENOMEM;
+            break;
+        }
         uint64_t group = (uint64_t)c.kind * 2 + (uint64_t)c.keyed;
-        v[i] = (sort_ent){group << 62 | (uint64_t)t << 31 | (uint64_t)k, c.revision, key.p,
-                          (uint32_t)key.n, (uint32_t)i};
+        h->v[i] = (sort_ent){group << 62 | (uint64_t)t << 31 | (uint64_t)k, c.revision, key.p,
+                             (uint32_t)key.n, at};
     }
-    if (rank_all(tokens) != FDX_OK || rank_all(sources) != FDX_OK)
-        return FDX_ENOMEM;
+    return NULL;
+}
+
+static void *sort_share(void *arg)
+{
+    share *h = arg;
     const uint64_t field = ((uint64_t)1 << 31) - 1;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t m = v[i].major;
-        v[i].major = (m >> 62) << 62 | (uint64_t)tokens->rank[(m >> 31) & field] << 31 |
-                     sources->rank[m & field];
+    for (size_t i = 0; i < h->n; i++) {
+        uint64_t m = h->v[i].major;
+        h->v[i].major = (m >> 62) << 62 | (uint64_t)h->tokens.rank[(m >> 31) & field] << 31 |
+                        h->sources.rank[m & field];
     }
-    return FDX_OK;
+    sort_by_key(h->v, h->tmp, h->n);
+    return NULL;
+}
+
+/* Runs fn over both shares, the first on a thread of its own when there is
+ * a second and a thread starts. */
+static void both(share *sh, size_t k, void *(*fn)(void *))
+{
+    pthread_t helper;
+    int helped = k == 2 && pthread_create(&helper, NULL, fn, &sh[0]) == 0;
+    if (!helped)
+        fn(&sh[0]);
+    if (k == 2)
+        fn(&sh[1]);
+    if (helped)
+        pthread_join(helper, NULL);
+}
+
+/* Fills v with the cells' entries, sorted by key, the shares' sorted runs
+ * merged into one. */
+static int sort_cells(const fdx_agg *agg, sort_ent *v, sort_ent *tmp, size_t n)
+{
+    size_t k = n >= SHARED_SORT_MIN ? 2 : 1, first = k == 2 ? n / 2 : n;
+    share sh[2] = {
+        {.agg = agg, .v = v, .tmp = tmp, .first = 0, .n = first},
+        {.agg = agg, .v = v + first, .tmp = tmp + first / 2 + 1, .first = first, .n = n - first}};
+    both(sh, k, number_share);
+    ranks *tokens[2] = {&sh[0].tokens, &sh[1].tokens},
+          *sources[2] = {&sh[0].sources, &sh[1].sources};
+    int rc = sh[0].rc != FDX_OK ? sh[0].rc : sh[k - 1].rc;
+    if (rc == FDX_OK && (rc = rank_together(tokens, k)) == FDX_OK &&
+        (rc = rank_together(sources, k)) == FDX_OK) {
+        both(sh, k, sort_share);
+        if (k == 2)
+            merge_runs(v, tmp, 0, first, n);
+    }
+    for (size_t i = 0; i < 2; i++) {
+        ranks_free(&sh[i].tokens);
+        ranks_free(&sh[i].sources);
+    }
+    return rc;
 }
 
 /* The entries' cell numbers, packed at the front of their own array, which
@@ -166,13 +248,8 @@ int fdx_agg_key_order(const fdx_agg *agg, uint32_t **order)
 {
     size_t n = fdx_agg_cells(agg);
     sort_ent *v = malloc((n ? n : 1) * sizeof *v);
-    sort_ent *tmp = malloc((n / 2 + 1) * sizeof *tmp);
-    ranks tokens = {0}, sources = {0};
-    int ok = v && tmp && fill(agg, v, n, &tokens, &sources) == FDX_OK;
-    ranks_free(&tokens);
-    ranks_free(&sources);
-    if (ok)
-        sort_by_key(v, tmp, n);
+    sort_ent *tmp = malloc((n / 2 + 2) * sizeof *tmp);
+    int ok = v && tmp && sort_cells(agg, v, tmp, n) == FDX_OK;
     free(tmp);
     if (!ok) {
         free(v);

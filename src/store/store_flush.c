@@ -8,7 +8,7 @@
 
 #include <stdlib.h>
 
-#include "cell/spill.h"
+#include "cell/spill_pipe.h"
 #include "store/conn.h"
 #include "store/history.h"
 #include "store/ledger.h"
@@ -162,7 +162,9 @@ static int write_pending(fdx_store *s)
         return rc;
     w.fresh = !has_cells; /* the merge below writes each cell once */
     char err[700] = "";
-    rc = fdx_spill_merge(s->spill, s->pending, write_cell, &w, err, sizeof err);
+    rc = fdx_spill_runs(s->spill)
+             ? fdx_spill_merge_piped(s->spill, s->pending, write_cell, &w, err, sizeof err)
+             : fdx_spill_merge(s->spill, s->pending, write_cell, &w, err, sizeof err);
     if (rc != FDX_OK && err[0])
         rc = fdx_store_fail(s, rc, "%s: writing spilled cells: %s", s->path, err);
     if (rc == FDX_OK) {
