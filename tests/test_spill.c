@@ -562,6 +562,57 @@ START_TEST(a_failing_writer_stops_the_piped_merge)
 }
 END_TEST
 
+static int slow_cell(void *ctx, const fdx_cell *c, uint64_t count, fdx_str cands)
+{
+    (void)c;
+    (void)count;
+    (void)cands;
+    (*(size_t *)ctx)++;
+    usleep(3000); /* the merge runs ahead, as far as it may */
+    return FDX_OK;
+}
+
+/* Ten cells with lists of 1 MiB, written slowly: the piped merge holds one
+ * such list at a time besides what the merge itself holds, not one in each
+ * block in flight. */
+START_TEST(a_piped_merge_holds_one_long_list_at_a_time)
+{
+    enum { BIG = 10 };
+    fdx_spill *sp = fdx_spill_new();
+    fdx_agg *agg = fdx_agg_new();
+    char name[32];
+    for (int r = 0; r < 2; r++) {
+        for (int i = 0; i < BIG; i++) {
+            snprintf(name, sizeof name, "[run%d", r);
+            char *list = text_of(name, MIB);
+            list[MIB - 1] = ']';
+            snprintf(name, sizeof name, "big%02d", i);
+            fdx_cell c = cell_of(fdx_cstr(name));
+            ck_assert_int_eq(fdx_agg_add(agg, &c, 1, (fdx_str){list, MIB}), FDX_OK);
+            free(list);
+        }
+        if (r == 0)
+            add_run(sp, agg);
+    }
+    long long grew[2];
+    for (int m = 0; m < 2; m++) {
+        size_t cells = 0;
+        char err[512] = "";
+        long long base = in_use;
+        peak = in_use;
+        int rc = m ? fdx_spill_merge_piped(sp, agg, slow_cell, &cells, err, sizeof err)
+                   : fdx_spill_merge(sp, agg, slow_cell, &cells, err, sizeof err);
+        ck_assert_msg(rc == FDX_OK, "%s", err);
+        ck_assert_uint_eq(cells, BIG);
+        grew[m] = peak - base;
+    }
+    ck_assert_msg(grew[1] < grew[0] + 3 * MIB,
+                  "the merge grew the heap by %lld bytes, piped by %lld", grew[0], grew[1]);
+    fdx_agg_free(agg);
+    fdx_spill_free(sp);
+}
+END_TEST
+
 Suite *spill_suite(void)
 {
     Suite *s = suite_create("spill");
@@ -576,6 +627,7 @@ Suite *spill_suite(void)
     tcase_add_test(tc, a_group_merge_that_cannot_write_leaves_the_runs);
     tcase_add_test(tc, the_piped_merge_writes_what_the_merge_does);
     tcase_add_test(tc, a_failing_writer_stops_the_piped_merge);
+    tcase_add_test(tc, a_piped_merge_holds_one_long_list_at_a_time);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -192,8 +192,9 @@ static void *sort_share(void *arg)
 }
 
 /* Runs fn over both shares, the first on a thread of its own when there is
- * a second and a thread starts. */
-static void both(share *sh, size_t k, void *(*fn)(void *))
+ * a second and a thread starts: 0, or -1 when that thread could not be
+ * joined (and may still be using its share). */
+static int both(share *sh, size_t k, void *(*fn)(void *))
 {
     pthread_t helper;
     int helped = k == 2 && pthread_create(&helper, NULL, fn, &sh[0]) == 0;
@@ -201,9 +202,11 @@ static void both(share *sh, size_t k, void *(*fn)(void *))
         fn(&sh[0]);
     if (k == 2)
         fn(&sh[1]);
-    if (helped)
-        pthread_join(helper, NULL);
+    return helped && pthread_join(helper, NULL) != 0 ? -1 : 0;
 }
+
+/* sort_cells' status when a helper thread was lost: its memory stays. */
+#define LOST_HELPER (-1)
 
 /* Fills v with the cells' entries, sorted by key, the shares' sorted runs
  * merged into one. */
@@ -213,13 +216,15 @@ static int sort_cells(const fdx_agg *agg, sort_ent *v, sort_ent *tmp, size_t n)
     share sh[2] = {
         {.agg = agg, .v = v, .tmp = tmp, .first = 0, .n = first},
         {.agg = agg, .v = v + first, .tmp = tmp + first / 2 + 1, .first = first, .n = n - first}};
-    both(sh, k, number_share);
+    if (both(sh, k, number_share) != 0)
+        return LOST_HELPER;
     ranks *tokens[2] = {&sh[0].tokens, &sh[1].tokens},
           *sources[2] = {&sh[0].sources, &sh[1].sources};
     int rc = sh[0].rc != FDX_OK ? sh[0].rc : sh[k - 1].rc;
     if (rc == FDX_OK && (rc = rank_together(tokens, k)) == FDX_OK &&
         (rc = rank_together(sources, k)) == FDX_OK) {
-        both(sh, k, sort_share);
+        if (both(sh, k, sort_share) != 0)
+            return LOST_HELPER;
         if (k == 2)
             merge_runs(v, tmp, 0, first, n);
     }
@@ -249,7 +254,10 @@ int fdx_agg_key_order(const fdx_agg *agg, uint32_t **order)
     size_t n = fdx_agg_cells(agg);
     sort_ent *v = malloc((n ? n : 1) * sizeof *v);
     sort_ent *tmp = malloc((n / 2 + 2) * sizeof *tmp);
-    int ok = v && tmp && sort_cells(agg, v, tmp, n) == FDX_OK;
+    int rc = v && tmp ? sort_cells(agg, v, tmp, n) : FDX_ENOMEM;
+    if (rc == LOST_HELPER)
+        return FDX_ENOMEM;
+    int ok = rc == FDX_OK;
     free(tmp);
     if (!ok) {
         free(v);

@@ -1,10 +1,13 @@
 /*
  * The merge runs on its own thread and hands its cells over in blocks of
  * packed records (a head, the packed key, the list), at most BLOCKS of
- * them in flight, so it runs ahead of the writing by about a megabyte and
- * holds no more than that whatever the number of cells. The caller's fn
- * sees each cell unpacked from the block, in the merge's order; when fn
- * fails, the merge is told to stop at its next block.
+ * them in flight, so it runs ahead of the writing by a megabyte or two and
+ * holds no more than that whatever the number of cells. A record longer
+ * than a block (a long candidates list) crosses alone, once the blocks
+ * before it are written, and its room is given back after it: the pipe
+ * holds one long list at a time, as the merge itself does, not one per
+ * block. The caller's fn sees each cell unpacked from the block, in the
+ * merge's order; when fn fails, the merge is told to stop at its next block.
  */
 #include "cell/spill_pipe.h"
 
@@ -59,16 +62,35 @@ static int hand_over(merge_pipe *p)
     return stop ? -1 : 0;
 }
 
+/* Waits until every block handed over is written: 0, or -1 when the caller
+ * wants no more. */
+static int wait_written(merge_pipe *p)
+{
+    pthread_mutex_lock(&p->mu);
+    while (!p->stop && p->taken != p->filled)
+        pthread_cond_wait(&p->changed, &p->mu);
+    int stop = p->stop;
+    pthread_mutex_unlock(&p->mu);
+    return stop ? -1 : 0;
+}
+
 static int put(void *ctx, const fdx_cell *cell, uint64_t count, fdx_str cands)
 {
     merge_pipe *p = ctx;
     fdx_buf *b = &p->blocks[p->filled % BLOCKS];
     fdx_cell_pack(cell, &p->key);
+    if (p->key.oom)
+        return fdx_spill_no_memory(p->err, sizeof p->err);
     rec_head h = {count, p->key.len, cands.n};
+    if (h.cands_len > BLOCK_BYTES || sizeof h + h.key_len > BLOCK_BYTES - h.cands_len) {
+        if ((b->len && hand_over(p) != 0) || wait_written(p) != 0)
+            return FDX_ERROR;
+        b = &p->blocks[p->filled % BLOCKS];
+    }
     fdx_buf_append(b, &h, sizeof h);
     fdx_buf_append(b, p->key.data, p->key.len);
     fdx_buf_append(b, cands.p, cands.n);
-    if (p->key.oom || b->oom)
+    if (b->oom)
         return fdx_spill_no_memory(p->err, sizeof p->err);
     return b->len >= BLOCK_BYTES && hand_over(p) != 0 ? FDX_ERROR : FDX_OK;
 }
@@ -120,20 +142,25 @@ static fdx_buf *next_block(merge_pipe *p)
 static void give_back(merge_pipe *p, fdx_buf *b, int failed)
 {
     pthread_mutex_lock(&p->mu);
-    fdx_buf_clear(b);
+    if (b->cap > 2 * BLOCK_BYTES)
+        fdx_buf_free(b); /* it held a long record */
+    else
+        fdx_buf_clear(b);
     p->taken++;
     p->stop = failed;
     pthread_cond_broadcast(&p->changed);
     pthread_mutex_unlock(&p->mu);
 }
 
-static void pipe_free(merge_pipe *p)
+static void pipe_free(merge_pipe *p, int synced)
 {
     for (size_t i = 0; i < BLOCKS; i++)
         fdx_buf_free(&p->blocks[i]);
     fdx_buf_free(&p->key);
-    pthread_mutex_destroy(&p->mu);
-    pthread_cond_destroy(&p->changed);
+    if (synced) {
+        pthread_mutex_destroy(&p->mu);
+        pthread_cond_destroy(&p->changed);
+    }
     free(p);
 }
 
@@ -145,11 +172,14 @@ int fdx_spill_merge_piped(fdx_spill *sp, const fdx_agg *newest, fdx_spill_fn fn,
         return fdx_spill_no_memory(err, size);
     p->sp = sp;
     p->newest = newest;
-    pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->changed, NULL);
+    int synced = pthread_mutex_init(&p->mu, NULL) == 0;
+    if (synced && pthread_cond_init(&p->changed, NULL) != 0) {
+        pthread_mutex_destroy(&p->mu);
+        synced = 0;
+    }
     pthread_t merger;
-    if (pthread_create(&merger, NULL, merging, p) != 0) {
-        pipe_free(p);
+    if (!synced || pthread_create(&merger, NULL, merging, p) != 0) {
+        pipe_free(p, synced);
         return fdx_spill_merge(sp, newest, fn, ctx, err, size);
     }
     int rc = FDX_OK;
@@ -158,9 +188,10 @@ int fdx_spill_merge_piped(fdx_spill *sp, const fdx_agg *newest, fdx_spill_fn fn,
         rc = write_block(b, fn, ctx);
         give_back(p, b, rc != FDX_OK);
     }
-    pthread_join(merger, NULL);
+    if (pthread_join(merger, NULL) != 0) /* it may still be running: p stays */
+        return rc != FDX_OK ? rc : fdx_spill_no_memory(err, size);
     if (rc == FDX_OK && (rc = p->rc) != FDX_OK)
         snprintf(err, size, "%s", p->err);
-    pipe_free(p);
+    pipe_free(p, 1);
     return rc;
 }
