@@ -159,7 +159,7 @@ static int check_lists(const fdx_cell *c, uint64_t count, fdx_str cands)
     return count == 1 && fdx_cands_empty(cands);
 }
 
-/* A spill sorts its cells' entries (32 bytes each) through room for half of
+/* A spill sorts its cells' entries (24 bytes each) through room for half of
  * them, and hands back their numbers (4 bytes each) in the entries' own
  * array, given back down to them: not twice the entries and the numbers
  * beside them, which was most of what a spill added to a full budget. The
@@ -179,7 +179,7 @@ START_TEST(a_sort_takes_one_and_a_half_times_its_entries)
     peak = in_use;
     uint32_t *order;
     ck_assert_int_eq(fdx_agg_key_order(agg, &order), FDX_OK);
-    ck_assert_int_le(peak - base, (long long)N * 48 + 2 * 65536); /* 2: each half's ranks */
+    ck_assert_int_le(peak - base, (long long)N * 36 + 2 * 65536); /* 2: each half's ranks */
     ck_assert_int_le(in_use - base, (long long)N * 4 + 4096);
     for (uint32_t i = 0; i < N; i++)
         ck_assert_uint_eq(order[i], N - 1 - i);

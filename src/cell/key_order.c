@@ -92,55 +92,59 @@ static int rank_together(ranks *const *r, size_t k)
 }
 
 /* A cell's place: kind and keyed (2 bits), the token's number, then its
- * rank, and the source's (31 bits each); the revision; its packed key. */
+ * rank, and the source's (31 bits each); the revision; the cell's number,
+ * through which the rare tie is broken by the packed key. 24 bytes, not the
+ * 32 that the key's address and length took: a budget's sort arrays are
+ * among what a spill adds to the peak. */
 typedef struct sort_ent {
     uint64_t major;
     uint64_t revision;
-    const char *key;
-    uint32_t key_len;
     uint32_t index;
 } sort_ent;
 
-static int cmp_ent(const sort_ent *a, const sort_ent *b)
+static int cmp_ent(const fdx_agg *agg, const sort_ent *a, const sort_ent *b)
 {
     if (a->major != b->major)
         return a->major < b->major ? -1 : 1;
     if (a->revision != b->revision)
         return a->revision < b->revision ? -1 : 1;
     fdx_cell x, y;
-    fdx_cell_unpack(&x, a->key, a->key_len);
-    fdx_cell_unpack(&y, b->key, b->key_len);
+    uint64_t count;
+    fdx_str cands;
+    fdx_agg_get(agg, a->index, &x, &count, &cands);
+    fdx_agg_get(agg, b->index, &y, &count, &cands);
     return fdx_cell_compare(&x, &y);
 }
 
 /* Stable merge of the sorted v[lo..mid) and v[mid..hi) in place, through
  * tmp, which holds the shorter of them meanwhile: from the front when it is
  * the first, from the back when it is the second. */
-static void merge_runs(sort_ent *v, sort_ent *tmp, size_t lo, size_t mid, size_t hi)
+static void merge_runs(const fdx_agg *agg, sort_ent *v, sort_ent *tmp, size_t lo, size_t mid,
+                       size_t hi)
 {
     if (mid - lo <= hi - mid) {
         size_t n = mid - lo, i = 0, j = mid, k = lo;
         memcpy(tmp, v + lo, n * sizeof *v);
         while (i < n && j < hi)
-            v[k++] = cmp_ent(&v[j], &tmp[i]) < 0 ? v[j++] : tmp[i++];
+            v[k++] = cmp_ent(agg, &v[j], &tmp[i]) < 0 ? v[j++] : tmp[i++];
         memcpy(v + k, tmp + i, (n - i) * sizeof *v); /* the rest of v[mid..hi) is in place */
         return;
     }
     size_t j = hi - mid, i = mid, k = hi;
     memcpy(tmp, v + mid, j * sizeof *v);
     while (i > lo && j > 0)
-        v[--k] = cmp_ent(&tmp[j - 1], &v[i - 1]) < 0 ? v[--i] : tmp[--j];
+        v[--k] = cmp_ent(agg, &tmp[j - 1], &v[i - 1]) < 0 ? v[--i] : tmp[--j];
     memcpy(v + lo, tmp, j * sizeof *v); /* the rest of v[lo..mid) is in place */
 }
 
 /* Stable merge sort of v[0..n), bottom-up, through tmp of n / 2 + 1
  * entries: only the shorter of two runs is copied aside, so the sort takes
  * one and a half times its entries, not twice. */
-static void sort_by_key(sort_ent *v, sort_ent *tmp, size_t n)
+static void sort_by_key(const fdx_agg *agg, sort_ent *v, sort_ent *tmp, size_t n)
 {
     for (size_t w = 1; w < n; w *= 2)
         for (size_t lo = 0; lo + w < n; lo += 2 * w)
-            merge_runs(v, tmp, lo, lo + w, lo + 2 * w < n ? lo + 2 * w : n);
+            merge_runs(agg, v, tmp, lo, lo + w, lo + 2 * w < n ? lo + 2 * w : n);
 }
 
 /* A share of the cells, sorted on a thread of its own when there are
@@ -172,8 +176,7 @@ static void *number_share(void *arg)
             break;
         }
         uint64_t group = (uint64_t)c.kind * 2 + (uint64_t)c.keyed;
-        h->v[i] = (sort_ent){group << 62 | (uint64_t)t << 31 | (uint64_t)k, c.revision, key.p,
-                             (uint32_t)key.n, at};
+        h->v[i] = (sort_ent){group << 62 | (uint64_t)t << 31 | (uint64_t)k, c.revision, at};
     }
     return NULL;
 }
@@ -187,7 +190,7 @@ static void *sort_share(void *arg)
         h->v[i].major = (m >> 62) << 62 | (uint64_t)h->tokens.rank[(m >> 31) & field] << 31 |
                         h->sources.rank[m & field];
     }
-    sort_by_key(h->v, h->tmp, h->n);
+    sort_by_key(h->agg, h->v, h->tmp, h->n);
     return NULL;
 }
 
@@ -226,7 +229,7 @@ static int sort_cells(const fdx_agg *agg, sort_ent *v, sort_ent *tmp, size_t n)
         if (both(sh, k, sort_share) != 0)
             return LOST_HELPER;
         if (k == 2)
-            merge_runs(v, tmp, 0, first, n);
+            merge_runs(agg, v, tmp, 0, first, n);
     }
     for (size_t i = 0; i < 2; i++) {
         ranks_free(&sh[i].tokens);
