@@ -1,29 +1,35 @@
--- Apply, step 9: the dispatch cells this store had that gain observations or
--- candidates. Of the two candidates lists the later one wins (by
--- candidates_set_at, Unix ms), ties going to the list that sorts last, so
--- the result does not depend on the order or grouping of merges; an empty
--- list never replaces one. ?1 is the ledger id of the transaction.
-UPDATE dispatch_cell SET
+-- Apply, steps 8 and 9 for the dispatch cells that gain (?1: the ledger id of
+-- the transaction), as merge_apply_misses.sql does for misses: a new one is
+-- inserted with its candidates; one this store has adds the gain
+-- (saturating) and takes the staged candidates when they win. Of the two
+-- lists the later one wins (by candidates_set_at, Unix ms), ties going to
+-- the list that sorts last, so the result does not depend on the order or
+-- grouping of merges; an empty list never replaces one.
+INSERT INTO dispatch_cell (keyed, structure_key, backend, op, dtypes, kernel_source,
+                           kernel_revision_hash, cc_major, cc_minor, hardware_sku,
+                           driver_version, candidates, count, first_ingest, last_ingest,
+                           candidates_set_at, cell_id)
+SELECT keyed, token, backend, op, dtypes, kernel_source, kernel_revision_hash, cc_major,
+       cc_minor, hardware_sku, driver_version, candidates, gain, ?1, ?1, candidates_set_at,
+       target
+FROM temp.merge_cell WHERE kind = 'dispatch' AND gain > 0
+ORDER BY id
+ON CONFLICT (keyed, structure_key, kernel_source, kernel_revision_hash, backend, op, dtypes,
+             cc_major, cc_minor, hardware_sku, driver_version) DO UPDATE SET
     count = CASE
-        WHEN dispatch_cell.count > 9223372036854775807 - c.gain THEN 9223372036854775807
-        ELSE dispatch_cell.count + c.gain
+        WHEN count > 9223372036854775807 - excluded.count THEN 9223372036854775807
+        ELSE count + excluded.count
     END,
     candidates = CASE
-        WHEN c.candidates <> '[]' AND (dispatch_cell.candidates = '[]' OR
-             (coalesce(c.candidates_set_at, -1), c.candidates) >
-             (coalesce(dispatch_cell.candidates_set_at, -1), dispatch_cell.candidates))
-        THEN c.candidates ELSE dispatch_cell.candidates
+        WHEN excluded.candidates <> '[]' AND (candidates = '[]' OR
+             (coalesce(excluded.candidates_set_at, -1), excluded.candidates) >
+             (coalesce(candidates_set_at, -1), candidates))
+        THEN excluded.candidates ELSE candidates
     END,
     candidates_set_at = CASE
-        WHEN c.candidates <> '[]' AND (dispatch_cell.candidates = '[]' OR
-             (coalesce(c.candidates_set_at, -1), c.candidates) >
-             (coalesce(dispatch_cell.candidates_set_at, -1), dispatch_cell.candidates))
-        THEN c.candidates_set_at ELSE dispatch_cell.candidates_set_at
+        WHEN excluded.candidates <> '[]' AND (candidates = '[]' OR
+             (coalesce(excluded.candidates_set_at, -1), excluded.candidates) >
+             (coalesce(candidates_set_at, -1), candidates))
+        THEN excluded.candidates_set_at ELSE candidates_set_at
     END,
-    last_ingest = ?1
-FROM temp.merge_cell AS c
-WHERE c.kind = 'dispatch' AND c.added = 0 AND dispatch_cell.cell_id = c.target
-  AND (c.gain > 0 OR
-       (c.candidates <> '[]' AND (dispatch_cell.candidates = '[]' OR
-        (coalesce(c.candidates_set_at, -1), c.candidates) >
-        (coalesce(dispatch_cell.candidates_set_at, -1), dispatch_cell.candidates))));
+    last_ingest = excluded.last_ingest;

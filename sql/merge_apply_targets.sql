@@ -19,10 +19,11 @@ UPDATE merge_cell AS s SET
                AND d.cc_minor = s.cc_minor AND d.hardware_sku = s.hardware_sku
                AND d.driver_version = s.driver_version)
     END,
-    tomb = (SELECT id FROM pruned_cell AS p
+    tomb = CASE WHEN EXISTS (SELECT 1 FROM pruned_cell) THEN
+           (SELECT id FROM pruned_cell AS p
             WHERE p.kind = s.kind AND p.keyed = s.keyed AND p.token = s.token
               AND p.kernel_source = s.kernel_source
               AND p.kernel_revision_hash = s.kernel_revision_hash AND p.backend = s.backend
               AND p.op = s.op AND p.dtypes = s.dtypes AND p.cc_major = s.cc_major
               AND p.cc_minor = s.cc_minor AND p.hardware_sku = s.hardware_sku
-              AND p.driver_version = s.driver_version);
+              AND p.driver_version = s.driver_version) END;

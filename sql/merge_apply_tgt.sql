@@ -11,6 +11,7 @@ SELECT c.id, p.origin, p.day, p.count
 FROM temp.merge_cell AS c
 JOIN pruned_history AS p ON p.cell = c.tomb
 WHERE EXISTS (SELECT 1 FROM temp.merge_src AS s WHERE s.cell = c.id AND s.origin = p.origin)
+ORDER BY 1, 2, 3
 ON CONFLICT (cell, origin, day) DO UPDATE SET
     count = CASE
         WHEN count > 9223372036854775807 - excluded.count THEN 9223372036854775807

@@ -16,8 +16,6 @@ CREATE TEMP TABLE IF NOT EXISTS merge_cell (
     gain                 INTEGER NOT NULL DEFAULT 0,   -- observations it brings (apply)
     added                INTEGER NOT NULL DEFAULT 0    -- 1: new to the target (apply)
 );
-CREATE INDEX IF NOT EXISTS temp.merge_cell_by_target ON merge_cell (target);
-CREATE INDEX IF NOT EXISTS temp.merge_cell_by_tomb ON merge_cell (tomb);
 CREATE TEMP TABLE IF NOT EXISTS merge_history (
     cell     INTEGER NOT NULL,                         -- merge_cell.id
     day      INTEGER NOT NULL,                         -- a day, or a month's first day

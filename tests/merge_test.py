@@ -72,6 +72,18 @@ def main():
             p = run([merge, db] + order)
             check(p.returncode == 0, f"merge {name}", p.stderr)
             check(exported(db) == want, f"merge {name} equals one store of every feed")
+        # The summary's counts are true: a cell new to the target is added, a
+        # cell it has that the source observed too (under an origin new to the
+        # target, so it gains) is updated.
+        cell_total = lambda db: sum(f.count(b"\n") for f in exported(db))
+        p = run([merge, j("counted.db"), host[0]])
+        n0 = cell_total(j("counted.db"))
+        check(p.returncode == 0 and f"{n0} added, 0 updated" in p.stderr, "first merge counted",
+              p.stderr)
+        p = run([merge, j("counted.db"), host[1]])
+        n01, n1 = cell_total(j("counted.db")), cell_total(host[1])
+        check(p.returncode == 0 and f"{n01 - n0} added, {n0 + n1 - n01} updated" in p.stderr,
+              "second merge counted", p.stderr)
         # One source per invocation.
         for src in random.Random(5).sample(host, hosts):
             check(run([merge, "-q", j("m-one-by-one.db"), src]).returncode == 0, "merge one")

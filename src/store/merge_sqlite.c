@@ -164,17 +164,35 @@ static int stage_store(void *t, const char *store_id, int64_t ledger_high, const
     return step(dst, st, "staging a merged store", NULL);
 }
 
-/* Runs apply statement id with ?1 bound to v (when the statement has a
- * parameter). */
+/* Statement id with ?1 bound to v (when the statement has a parameter). */
+static int bound(fdx_store *dst, fdx_stmt_id id, int64_t v, sqlite3_stmt **st)
+{
+    int rc = fdx_store_stmt(dst, id, st);
+    if (rc == FDX_OK && sqlite3_bind_parameter_count(*st) > 0)
+        sqlite3_bind_int64(*st, 1, v);
+    return rc;
+}
+
+/* Runs apply statement id with ?1 bound to v; *changes (when given) gets the
+ * rows it changed. */
 static int apply_one(fdx_store *dst, fdx_stmt_id id, int64_t v, uint64_t *changes)
 {
     sqlite3_stmt *st;
-    int rc = fdx_store_stmt(dst, id, &st);
+    int rc = bound(dst, id, v, &st);
+    return rc == FDX_OK ? step(dst, st, "applying a merge", changes) : rc;
+}
+
+/* The one number query id answers, with ?1 bound to v. */
+static int query_one(fdx_store *dst, fdx_stmt_id id, int64_t v, int64_t *out)
+{
+    sqlite3_stmt *st;
+    int rc = bound(dst, id, v, &st);
     if (rc != FDX_OK)
         return rc;
-    if (sqlite3_bind_parameter_count(st) > 0)
-        sqlite3_bind_int64(st, 1, v);
-    return step(dst, st, "applying a merge", changes);
+    rc = sqlite3_step(st);
+    *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? FDX_OK : fdx_store_fail_sqlite(dst, rc, "applying a merge");
 }
 
 static int bind_path_and_run(fdx_store *dst, const char *path)
@@ -202,6 +220,27 @@ static int apply_steps(fdx_store *dst, const apply_step *steps, size_t n)
     return rc;
 }
 
+/* Steps 1 to 4. Step 4 reads the whole of this store's history; it is left
+ * out when every staged origin is one that step 1 has just numbered, which
+ * has no history here (a merge of hosts new to this store). */
+static int apply_sides(fdx_store *dst)
+{
+    int64_t known = 0, needed = 0;
+    const apply_step steps[] = {
+        {FDX_STMT_MERGE_APPLY_ORIGINS, 0, NULL},
+        {FDX_STMT_MERGE_APPLY_TARGETS, 0, NULL},
+        {FDX_STMT_MERGE_APPLY_SRC, 0, NULL},
+    };
+    int rc = query_one(dst, FDX_STMT_MERGE_ORIGIN_HIGH, 0, &known);
+    if (rc == FDX_OK)
+        rc = apply_steps(dst, steps, sizeof steps / sizeof steps[0]);
+    if (rc == FDX_OK)
+        rc = query_one(dst, FDX_STMT_MERGE_TGT_NEEDED, known, &needed);
+    if (rc == FDX_OK && needed)
+        rc = apply_one(dst, FDX_STMT_MERGE_APPLY_TGT, 0, NULL);
+    return rc;
+}
+
 static int apply(void *t, const fdx_merge_source *src, fdx_merge_applied *out)
 {
     fdx_store *dst = t;
@@ -211,23 +250,16 @@ static int apply(void *t, const fdx_merge_source *src, fdx_merge_applied *out)
     int64_t coarse =
         src->rolled_before > dst->hist.rolled_before ? src->rolled_before : dst->hist.rolled_before;
     int64_t ledger = dst->ledger.id;
-    uint64_t updated = 0, n = 0;
+    uint64_t misses = 0, dispatches = 0, lists = 0;
     fdx_merge_gains gains;
-    const apply_step before[] = {
-        {FDX_STMT_MERGE_APPLY_ORIGINS, 0, NULL},
-        {FDX_STMT_MERGE_APPLY_TARGETS, 0, NULL},
-        {FDX_STMT_MERGE_APPLY_SRC, 0, NULL},
-        {FDX_STMT_MERGE_APPLY_TGT, 0, NULL},
-    };
     const apply_step after[] = {
-        {FDX_STMT_MERGE_APPLY_NEW_MISSES, ledger, NULL},
-        {FDX_STMT_MERGE_APPLY_NEW_DISPATCHES, ledger, NULL},
-        {FDX_STMT_MERGE_APPLY_MISSES, ledger, &n},
-        {FDX_STMT_MERGE_APPLY_DISPATCHES, ledger, &updated},
+        {FDX_STMT_MERGE_APPLY_MISSES, ledger, &misses},
+        {FDX_STMT_MERGE_APPLY_DISPATCHES, ledger, &dispatches},
+        {FDX_STMT_MERGE_APPLY_LISTS, ledger, &lists},
         {FDX_STMT_MERGE_APPLY_HISTORY, 0, NULL},
         {FDX_STMT_MERGE_APPLY_LEDGER, 0, NULL},
     };
-    rc = apply_steps(dst, before, sizeof before / sizeof before[0]);
+    rc = apply_sides(dst);
     if (rc == FDX_OK) /* steps 5 to 7 */
         rc = fdx_merge_gains_apply(dst, coarse, dst->hist.next_cell_id, &gains);
     if (rc == FDX_OK)
@@ -236,7 +268,9 @@ static int apply(void *t, const fdx_merge_source *src, fdx_merge_applied *out)
         rc = bind_path_and_run(dst, src->path);
     if (rc != FDX_OK)
         return rc;
-    updated += n;
+    /* the upserts' changes are the new cells and the known ones that gained */
+    uint64_t changed = misses + dispatches + lists;
+    uint64_t updated = changed > gains.added ? changed - gains.added : 0;
     dst->hist.next_cell_id += (int64_t)gains.added;
     if (gains.max_day > dst->hist.latest_day)
         dst->hist.latest_day = gains.max_day;
