@@ -176,10 +176,36 @@ def main():
         p = run([merge, j("fresh.db"), j("missing.db")])
         check(p.returncode == 1 and "no such store" in p.stderr, "missing source", p.stderr)
         identity_checks(ingest, export, merge, tmp, runs, exported)
+        stray_origin_checks(ingest, merge, tmp, runs)
         time_checks(ingest, merge, tmp, runs, exported)
         kill_checks(merge, tmp, host, exported)
         full_tmpdir_checks(ingest, merge, gen, tmp, exported)
     return finish("merge")
+
+def stray_origin_checks(ingest, merge, tmp, runs):
+    """A target whose history has rows under an origin number it never gave
+    (hand-edited or damaged): the number a merge gives next is that one, and
+    those rows count as what the target already holds of the new store, as
+    the contract's step 4 says, whether or not every staged origin is new."""
+    j = lambda *p: os.path.join(tmp, "stray", *p)
+    os.makedirs(j())
+    for db in ("src.db", "dst.db"):  # the same cells and counts, on one day
+        p = run([ingest, "-q", "--at", "2026-09-01", j(db), runs[0]])
+        check(p.returncode == 0, f"stray: ingest {db}", p.stderr)
+    con = sqlite3.connect(j("dst.db"))
+    with con:  # 4 more of each cell under number 1, which no history_origin row has
+        con.execute("INSERT INTO cell_history SELECT cell, day, 1, 4 FROM cell_history")
+        for t in ("miss_cell", "dispatch_cell"):
+            con.execute(f"UPDATE {t} SET count = count + 4")
+    p = run([merge, "-q", j("dst.db"), j("src.db")])
+    check(p.returncode == 0, "stray: merge", p.stderr)
+    rows = con.execute("SELECT o.count, s.count FROM cell_history AS o JOIN cell_history AS s "
+                       "ON s.cell = o.cell AND s.day = o.day AND s.origin = 1 "
+                       "WHERE o.origin = 0").fetchall()
+    con.close()
+    check(len(rows) > 0 and all(held == max(own, 4) for own, held in rows),
+          "stray: the source's counts meet the rows under the number it was given", str(rows[:5]))
+
 
 def identity_checks(ingest, export, merge, tmp, runs, exported):
     """Clones, forged lineage rows and broken sources: a merge never skips

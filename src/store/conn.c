@@ -91,6 +91,7 @@ static const char *const stmt_text[FDX_STMT_COUNT] = {
     [FDX_STMT_MERGE_APPLY_LISTS] = fdx_sql_merge_apply_lists,
     [FDX_STMT_MERGE_ORIGIN_HIGH] = fdx_sql_merge_origin_high,
     [FDX_STMT_MERGE_TGT_NEEDED] = fdx_sql_merge_tgt_needed,
+    [FDX_STMT_MERGE_STRAY_ORIGINS] = fdx_sql_merge_stray_origins,
     [FDX_STMT_MERGE_APPLY_HISTORY] = fdx_sql_merge_apply_history,
     [FDX_STMT_MERGE_APPLY_LEDGER] = fdx_sql_merge_apply_ledger,
     [FDX_STMT_MERGE_APPLY_STORES] = fdx_sql_merge_apply_stores,

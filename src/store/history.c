@@ -20,6 +20,7 @@ void fdx_history_begin(fdx_store *s)
     s->txn_at = s->txn_time_ms / 1000;
     s->hist.loaded = 0;
     s->hist.dirty = 0;
+    s->hist.strays_known = 0;
 }
 
 static int64_t day_of(int64_t unix_seconds)

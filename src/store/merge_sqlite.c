@@ -220,9 +220,26 @@ static int apply_steps(fdx_store *dst, const apply_step *steps, size_t n)
     return rc;
 }
 
+/* Whether this store holds history above the origin numbers it gave (known:
+ * the highest). Looked for once a transaction: fdx writes no such rows, and
+ * a merge gives numbers above the highest, so a store without them at the
+ * first merge has none at the next. */
+static int stray_origins(fdx_store *dst, int64_t known, int64_t *strays)
+{
+    if (!dst->hist.strays_known) {
+        int rc = query_one(dst, FDX_STMT_MERGE_STRAY_ORIGINS, known, &dst->hist.strays);
+        if (rc != FDX_OK)
+            return rc;
+        dst->hist.strays_known = 1;
+    }
+    *strays = dst->hist.strays;
+    return FDX_OK;
+}
+
 /* Steps 1 to 4. Step 4 reads the whole of this store's history; it is left
  * out when every staged origin is one that step 1 has just numbered, which
- * has no history here (a merge of hosts new to this store). */
+ * has no history here (a merge of hosts new to this store), unless the store
+ * holds rows under numbers it never gave. */
 static int apply_sides(fdx_store *dst)
 {
     int64_t known = 0, needed = 0;
@@ -236,6 +253,8 @@ static int apply_sides(fdx_store *dst)
         rc = apply_steps(dst, steps, sizeof steps / sizeof steps[0]);
     if (rc == FDX_OK)
         rc = query_one(dst, FDX_STMT_MERGE_TGT_NEEDED, known, &needed);
+    if (rc == FDX_OK && !needed)
+        rc = stray_origins(dst, known, &needed);
     if (rc == FDX_OK && needed)
         rc = apply_one(dst, FDX_STMT_MERGE_APPLY_TGT, 0, NULL);
     return rc;

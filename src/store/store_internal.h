@@ -95,6 +95,7 @@ typedef enum fdx_stmt_id {
     FDX_STMT_MERGE_APPLY_LISTS,
     FDX_STMT_MERGE_ORIGIN_HIGH,
     FDX_STMT_MERGE_TGT_NEEDED,
+    FDX_STMT_MERGE_STRAY_ORIGINS,
     FDX_STMT_MERGE_APPLY_HISTORY,
     FDX_STMT_MERGE_APPLY_LEDGER,
     FDX_STMT_MERGE_APPLY_STORES,
@@ -139,6 +140,8 @@ typedef struct fdx_history_config {
     int64_t rolled_before; /* first day kept daily; earlier rows are months */
     int64_t latest_day;    /* INT64_MIN: no history yet */
     int64_t next_cell_id;
+    int strays_known; /* this transaction looked for history above the origins given */
+    int64_t strays;   /* and found some (merge_stray_origins.sql) */
 } fdx_history_config;
 
 struct fdx_backend_ops;
