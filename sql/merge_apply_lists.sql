@@ -6,8 +6,7 @@ UPDATE dispatch_cell SET
     candidates_set_at = c.candidates_set_at,
     last_ingest = ?1
 FROM temp.merge_cell AS c
-WHERE c.kind = 'dispatch' AND c.gain = 0 AND c.target IS NOT NULL
-  AND dispatch_cell.cell_id = c.target
+WHERE c.kind = 'dispatch' AND c.gain = 0 AND dispatch_cell.cell_id = c.target
   AND c.candidates <> '[]' AND (dispatch_cell.candidates = '[]' OR
       (coalesce(c.candidates_set_at, -1), c.candidates) >
       (coalesce(dispatch_cell.candidates_set_at, -1), dispatch_cell.candidates));

@@ -182,6 +182,7 @@ def main():
         full_tmpdir_checks(ingest, merge, gen, tmp, exported)
     return finish("merge")
 
+
 def stray_origin_checks(ingest, merge, tmp, runs):
     """A target whose history has rows under an origin number it never gave
     (hand-edited or damaged): the number a merge gives next is that one, and
