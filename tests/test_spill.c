@@ -1,6 +1,7 @@
 /* The merge of spilled runs (src/cell/spill.c): what it writes, and what it
  * holds while it merges, measured by wrapping the allocator, whatever the
- * number of runs and the length of their keys and candidates lists. */
+ * number of runs and the length of their keys and candidates lists; and
+ * where the aggregate that fills the runs keeps its lists. */
 #include <check.h>
 #include <fcntl.h>
 #include <malloc.h>
@@ -22,11 +23,12 @@ void *__real_malloc(size_t n);
 void *__real_realloc(void *p, size_t n);
 void *__real_calloc(size_t n, size_t m);
 void __real_free(void *p);
-static long long in_use, peak;
+static long long in_use, peak, allocations;
 
 /* Atomic: the piped merge allocates on a thread of its own. */
 static void *counted(void *p)
 {
+    __atomic_add_fetch(&allocations, 1, __ATOMIC_RELAXED);
     long long now = __atomic_add_fetch(&in_use, (long long)malloc_usable_size(p), __ATOMIC_RELAXED);
     long long was = __atomic_load_n(&peak, __ATOMIC_RELAXED);
     while (now > was &&
@@ -613,6 +615,141 @@ START_TEST(a_piped_merge_holds_one_long_list_at_a_time)
 }
 END_TEST
 
+/* A list "[{"impl":"<tag>xxx..."}]" of n bytes. */
+static char *list_of(const char *tag, size_t n)
+{
+    char *s = text_of("", n);
+    int head = snprintf(s, n + 1, "[{\"impl\":\"%s", tag);
+    s[head] = 'x';
+    memcpy(s + n - 3, "\"}]", 3);
+    return s;
+}
+
+static fdx_str list_at(const fdx_agg *agg, size_t i, uint64_t *count)
+{
+    fdx_str key, cands;
+    fdx_agg_get_packed(agg, i, &key, count, &cands);
+    return cands;
+}
+
+/* Lists live in the arena of the keys, given back with it: a heap that had
+ * held a budget's lists kept those pages while the next budget filled the
+ * arena with keys, so a feed of misses and dispatches past the budget held
+ * both. So 20,000 cells with lists take a few dozen allocations (the arrays
+ * doubling), not one a list, and hold what they were given. */
+START_TEST(an_aggregates_lists_are_kept_with_its_keys)
+{
+    enum { N = 20000, LIST = 100 };
+    fdx_agg *agg = fdx_agg_new();
+    char token[32];
+    char *list = list_of("", LIST);
+    long long before = allocations;
+    int failed = 0; /* not asserted in the loop: an assertion allocates */
+    for (int i = 0; i < N; i++) {
+        snprintf(token, sizeof token, "t%d", i);
+        snprintf(list + 10, 8, "%07d", i);
+        list[17] = 'x';
+        fdx_cell c = cell_of(fdx_cstr(token));
+        failed += fdx_agg_add(agg, &c, 1, fdx_cstr(list)) != FDX_OK;
+    }
+    long long made = allocations - before;
+    ck_assert_int_eq(failed, 0);
+    ck_assert_int_le(made, 100);
+    for (int i = 0; i < N; i++) {
+        uint64_t count;
+        fdx_str got = list_at(agg, (size_t)i, &count);
+        snprintf(list + 10, 8, "%07d", i);
+        list[17] = 'x';
+        ck_assert_int_eq(fdx_str_compare(got, fdx_cstr(list)), 0);
+    }
+    free(list);
+    fdx_agg_free(agg);
+}
+END_TEST
+
+/* A list recorded from the aggregate's own view of another cell's list is
+ * copied even when the arena moves to grow (a megabyte each, so it must). */
+START_TEST(a_list_viewed_in_the_aggregate_can_be_recorded_into_it)
+{
+    fdx_agg *agg = fdx_agg_new();
+    char *list = list_of("first", MIB);
+    fdx_cell c = cell_of(fdx_cstr("t0"));
+    ck_assert_int_eq(fdx_agg_add(agg, &c, 1, fdx_cstr(list)), FDX_OK);
+    char token[32];
+    for (int i = 1; i < 5; i++) {
+        uint64_t count;
+        fdx_str view = list_at(agg, 0, &count);
+        snprintf(token, sizeof token, "t%d", i);
+        c = cell_of(fdx_cstr(token));
+        ck_assert_int_eq(fdx_agg_add(agg, &c, 1, view), FDX_OK);
+        view = list_at(agg, (size_t)i - 1, &count);
+        ck_assert_int_eq(fdx_agg_add_at(agg, 0, 1, view), FDX_OK); /* replaced in place */
+    }
+    for (size_t i = 0; i < 5; i++) {
+        uint64_t count;
+        ck_assert_int_eq(fdx_str_compare(list_at(agg, i, &count), fdx_cstr(list)), 0);
+        ck_assert_uint_eq(count, i == 0 ? 5 : 1);
+    }
+    free(list);
+    fdx_agg_free(agg);
+}
+END_TEST
+
+/* Under a mark, lists replaced by longer and shorter ones, once or twice, and
+ * new cells' lists are all undone: each cell holds its list from before the
+ * mark, and the aggregate its bytes. Kept instead, they hold the last ones.
+ * A list outgrowing its room leaves that room behind, counted in its bytes
+ * until the cells are forgotten. */
+START_TEST(lists_replaced_under_a_mark_are_undone)
+{
+    enum { OLD = 300, NEW = 100 };
+    for (int keep = 0; keep < 2; keep++) {
+        fdx_agg *agg = fdx_agg_new();
+        char token[32];
+        char *lists[4];
+        for (int k = 0; k < 4; k++) {
+            snprintf(token, sizeof token, "L%d", k);
+            lists[k] = list_of(token, 40 + 60 * (size_t)k); /* 40, 100, 160, 220 bytes */
+        }
+        for (int i = 0; i < OLD; i++) {
+            snprintf(token, sizeof token, "t%d", i);
+            fdx_cell c = cell_of(fdx_cstr(token));
+            ck_assert_int_eq(fdx_agg_add(agg, &c, 1, i % 3 ? fdx_cstr(lists[1]) : FDX_NO_CANDS),
+                             FDX_OK);
+        }
+        size_t bytes = fdx_agg_bytes(agg);
+        fdx_agg_mark(agg);
+        for (int i = 0; i < OLD + NEW; i++) {
+            snprintf(token, sizeof token, "t%d", i);
+            fdx_cell c = cell_of(fdx_cstr(token));
+            ck_assert_int_eq(fdx_agg_add(agg, &c, 1, fdx_cstr(lists[i % 4])), FDX_OK);
+            if (i % 2)
+                ck_assert_int_eq(fdx_agg_add(agg, &c, 1, fdx_cstr(lists[3 - i % 4])), FDX_OK);
+        }
+        if (keep)
+            fdx_agg_keep(agg);
+        else
+            fdx_agg_undo(agg);
+        ck_assert_uint_eq(fdx_agg_cells(agg), keep ? OLD + NEW : OLD);
+        for (int i = 0; i < (int)fdx_agg_cells(agg); i++) {
+            uint64_t count;
+            fdx_str got = list_at(agg, (size_t)i, &count);
+            int last = i % 2 ? 3 - i % 4 : i % 4;
+            fdx_str want = keep ? fdx_cstr(lists[last]) : i % 3 ? fdx_cstr(lists[1]) : FDX_NO_CANDS;
+            ck_assert_msg(fdx_str_compare(got, want) == 0, "cell %d", i);
+            ck_assert_uint_eq(count, keep ? (i < OLD) + 1 + i % 2 : 1);
+        }
+        if (!keep)
+            ck_assert_uint_eq(fdx_agg_bytes(agg), bytes);
+        else
+            ck_assert_uint_gt(fdx_agg_bytes(agg), bytes);
+        for (int k = 0; k < 4; k++)
+            free(lists[k]);
+        fdx_agg_free(agg);
+    }
+}
+END_TEST
+
 Suite *spill_suite(void)
 {
     Suite *s = suite_create("spill");
@@ -628,6 +765,9 @@ Suite *spill_suite(void)
     tcase_add_test(tc, the_piped_merge_writes_what_the_merge_does);
     tcase_add_test(tc, a_failing_writer_stops_the_piped_merge);
     tcase_add_test(tc, a_piped_merge_holds_one_long_list_at_a_time);
+    tcase_add_test(tc, an_aggregates_lists_are_kept_with_its_keys);
+    tcase_add_test(tc, a_list_viewed_in_the_aggregate_can_be_recorded_into_it);
+    tcase_add_test(tc, lists_replaced_under_a_mark_are_undone);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,7 +1,17 @@
 /*
  * Open-addressing hash map from packed cell keys to counts and candidates.
- * Keys live in one arena addressed by offset, so growing it never leaves a
- * dangling pointer; the index holds cell numbers plus one (0 = empty slot).
+ * Keys and candidates lists live in one arena addressed by offset, so
+ * growing it never leaves a dangling pointer; the index holds cell numbers
+ * plus one (0 = empty slot).
+ *
+ * Lists share the keys' arena rather than each having a block of the heap:
+ * an ingest's misses fill the budget with keys and its dispatches with
+ * lists, and a heap that held a budget's lists kept those pages through the
+ * next budget of keys (the heap does not shrink), so a flush-shaped feed
+ * past the budget peaked with both. In the arena, what a run does not use
+ * is given back with the rest (fdx_agg_recycle). A list replaced by a longer
+ * one leaves its old room behind until the cells are forgotten; that room
+ * is counted in fdx_agg_bytes, so the budget sees it.
  *
  * This is not common/keymap.c on purpose: a probe here finds the hash, the
  * key's place, the count and the candidates in one struct, one cache line.
@@ -21,7 +31,7 @@
 typedef struct agg_cell {
     uint64_t hash;
     uint64_t count;
-    char *cands;
+    size_t cands_off; /* in keys, when cands_len is not 0 */
     size_t key_off;
     uint32_t key_len;
     uint32_t cands_len;
@@ -33,11 +43,11 @@ typedef struct agg_cell {
 /* What a cell held before the mark's first change to it. */
 typedef struct agg_undo {
     uint64_t count;
-    char *cands;
+    size_t cands_off;
     uint32_t cell;
     uint32_t cands_len;
     uint32_t cands_cap;
-    uint32_t owned; /* cands moved here: the cell's list was replaced */
+    uint32_t owned; /* the room is kept for this entry: the cell's list was replaced */
 } agg_undo;
 
 struct fdx_agg {
@@ -46,9 +56,8 @@ struct fdx_agg {
     size_t cap_cells;
     uint32_t *index;  /* cell number + 1, or 0 */
     size_t index_cap; /* power of two */
-    fdx_buf keys;
+    fdx_buf keys;     /* the cells' packed keys and candidates lists */
     fdx_buf scratch;
-    size_t cands_bytes; /* allocated for candidates */
     int marked;
     uint32_t mark;     /* numbers marks, so a cell knows whether it is logged */
     size_t mark_cells; /* n_cells at the mark */
@@ -62,14 +71,6 @@ struct fdx_agg {
     size_t run_keys;
 };
 
-/* What malloc takes for an n-byte block: a size word, rounded up to 16, and
- * 32 bytes at least. */
-static size_t heap_size(size_t n)
-{
-    size_t block = (n + sizeof(size_t) + 15) & ~(size_t)15;
-    return n == 0 ? 0 : block < 32 ? 32 : block;
-}
-
 fdx_agg *fdx_agg_new(void)
 {
     return calloc(1, sizeof(fdx_agg));
@@ -77,11 +78,6 @@ fdx_agg *fdx_agg_new(void)
 
 static void drop_undo(fdx_agg *agg)
 {
-    for (size_t i = 0; i < agg->n_undo; i++)
-        if (agg->undo[i].owned) {
-            agg->cands_bytes -= heap_size(agg->undo[i].cands_cap);
-            free(agg->undo[i].cands);
-        }
     agg->n_undo = 0;
     agg->marked = 0;
 }
@@ -112,10 +108,7 @@ void fdx_agg_clear(fdx_agg *agg)
 {
     drop_undo(agg);
     note_warm(agg);
-    for (size_t i = 0; i < agg->n_cells; i++)
-        free(agg->cells[i].cands);
     agg->n_cells = 0;
-    agg->cands_bytes = 0;
     if (agg->index)
         memset(agg->index, 0, agg->index_cap * sizeof *agg->index);
     fdx_buf_clear(&agg->keys);
@@ -149,7 +142,7 @@ size_t fdx_agg_cells(const fdx_agg *agg)
 size_t fdx_agg_bytes(const fdx_agg *agg)
 {
     return agg->n_cells * sizeof *agg->cells + agg->index_cap * sizeof *agg->index + agg->keys.len +
-           agg->cands_bytes + agg->n_undo * sizeof *agg->undo;
+           agg->n_undo * sizeof *agg->undo;
 }
 
 size_t fdx_agg_resident(const fdx_agg *agg)
@@ -162,7 +155,7 @@ size_t fdx_agg_resident(const fdx_agg *agg)
 size_t fdx_agg_allocated(const fdx_agg *agg)
 {
     return agg->cap_cells * sizeof *agg->cells + agg->index_cap * sizeof *agg->index +
-           agg->keys.cap + agg->scratch.cap + agg->cands_bytes + agg->cap_undo * sizeof *agg->undo;
+           agg->keys.cap + agg->scratch.cap + agg->cap_undo * sizeof *agg->undo;
 }
 
 /* Indexes every cell in a zeroed index of cap slots. */
@@ -241,19 +234,39 @@ static int make_room(fdx_agg *agg)
 
 /* ---- changes, and undoing them ---- */
 
-/* A list the cell held at the mark, about to be replaced, moves to the
- * cell's undo entry; a list the cell got since is its own to reuse. */
+/* The room of a list the cell held at the mark, about to be replaced, is
+ * kept for the cell's undo entry: the new list goes elsewhere. Room the cell
+ * got since is its own to reuse. */
 static void keep_old_cands(fdx_agg *agg, agg_cell *c)
 {
-    if (!agg->marked || !c->cands || (size_t)(c - agg->cells) >= agg->mark_cells ||
+    if (!agg->marked || !c->cands_len || (size_t)(c - agg->cells) >= agg->mark_cells ||
         c->mark != agg->mark)
         return;
     agg_undo *u = &agg->undo[c->undo_at];
-    if (u->owned || c->cands != u->cands)
+    if (u->owned || c->cands_off != u->cands_off)
         return;
     u->owned = 1;
-    c->cands = NULL;
-    c->cands_len = c->cands_cap = 0;
+    c->cands_cap = 0;
+}
+
+/* Room for an n-byte list at the arena's end, and an eighth more: a cell's
+ * later lists are mostly the same candidates with other latencies, and fit.
+ * *src is moved with the arena when it points into it. */
+static int new_room(fdx_agg *agg, agg_cell *c, size_t n, const char **src)
+{
+    size_t cap = n + n / 8 <= UINT32_MAX ? n + n / 8 : n;
+    uintptr_t from = (uintptr_t)*src, base = (uintptr_t)agg->keys.data;
+    int inside = agg->keys.data && from >= base && from < base + agg->keys.len;
+    if (fdx_buf_reserve(&agg->keys, cap) != 0) {
+        agg->keys.oom = 0;
+        return FDX_ENOMEM;
+    }
+    if (inside)
+        *src = agg->keys.data + (from - base);
+    c->cands_off = agg->keys.len;
+    c->cands_cap = (uint32_t)cap;
+    agg->keys.len += cap;
+    return FDX_OK;
 }
 
 static int set_cands(fdx_agg *agg, agg_cell *c, fdx_str cands)
@@ -263,15 +276,9 @@ static int set_cands(fdx_agg *agg, agg_cell *c, fdx_str cands)
     if (cands.n > UINT32_MAX)
         return FDX_ENOMEM;
     keep_old_cands(agg, c);
-    if (cands.n > c->cands_cap) {
-        char *p = realloc(c->cands, cands.n);
-        if (!p)
-            return FDX_ENOMEM;
-        agg->cands_bytes += heap_size(cands.n) - heap_size(c->cands_cap);
-        c->cands = p;
-        c->cands_cap = (uint32_t)cands.n;
-    }
-    memcpy(c->cands, cands.p, cands.n);
+    if (cands.n > c->cands_cap && new_room(agg, c, cands.n, &cands.p) != FDX_OK)
+        return FDX_ENOMEM;
+    memmove(agg->keys.data + c->cands_off, cands.p, cands.n);
     c->cands_len = (uint32_t)cands.n;
     return FDX_OK;
 }
@@ -284,7 +291,7 @@ static int log_change(fdx_agg *agg, size_t i)
         return FDX_OK;
     if (fdx_grow(&agg->undo, &agg->cap_undo, agg->n_undo + 1, sizeof *agg->undo))
         return FDX_ENOMEM;
-    agg_undo u = {c->count, c->cands, (uint32_t)i, c->cands_len, c->cands_cap, 0};
+    agg_undo u = {c->count, c->cands_off, (uint32_t)i, c->cands_len, c->cands_cap, 0};
     agg->undo[agg->n_undo] = u;
     c->undo_at = (uint32_t)agg->n_undo++;
     c->mark = agg->mark;
@@ -324,19 +331,10 @@ void fdx_agg_undo(fdx_agg *agg)
     for (size_t k = agg->n_undo; k-- > 0;) {
         agg_undo *u = &agg->undo[k];
         agg_cell *c = &agg->cells[u->cell];
-        c->count = u->count;
-        if (c->cands != u->cands) { /* the cell got a list since the mark */
-            agg->cands_bytes -= heap_size(c->cands_cap);
-            free(c->cands);
-            c->cands = u->cands;
-            c->cands_len = u->cands_len;
-            c->cands_cap = u->cands_cap;
-            u->owned = 0;
-        }
-    }
-    for (size_t i = agg->mark_cells; i < agg->n_cells; i++) {
-        agg->cands_bytes -= heap_size(agg->cells[i].cands_cap);
-        free(agg->cells[i].cands);
+        c->count = u->count; /* and its list: any room it got since is cut off below */
+        c->cands_off = u->cands_off;
+        c->cands_len = u->cands_len;
+        c->cands_cap = u->cands_cap;
     }
     note_warm(agg);
     agg->n_cells = agg->mark_cells;
@@ -437,7 +435,8 @@ int fdx_agg_merge(fdx_agg *dst, const fdx_agg *src)
     for (size_t i = 0; i < src->n_cells; i++) {
         const agg_cell *c = &src->cells[i];
         fdx_str key = {src->keys.data + c->key_off, c->key_len};
-        fdx_str cands = {c->cands ? c->cands : "[]", c->cands ? c->cands_len : 2};
+        fdx_str cands = {c->cands_len ? src->keys.data + c->cands_off : "[]",
+                         c->cands_len ? c->cands_len : 2};
         if (add_hashed(dst, key, c->hash, c->count, cands, NULL) != FDX_OK)
             return FDX_ENOMEM;
     }
@@ -452,8 +451,8 @@ void fdx_agg_get_packed(const fdx_agg *agg, size_t i, fdx_str *key, uint64_t *co
     key->p = agg->keys.data + c->key_off;
     key->n = c->key_len;
     *count = c->count;
-    cands->p = c->cands ? c->cands : "[]";
-    cands->n = c->cands ? c->cands_len : 2;
+    cands->p = c->cands_len ? agg->keys.data + c->cands_off : "[]";
+    cands->n = c->cands_len ? c->cands_len : 2;
 }
 
 void fdx_agg_get(const fdx_agg *agg, size_t i, fdx_cell *cell, uint64_t *count, fdx_str *cands)
