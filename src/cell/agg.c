@@ -1,17 +1,10 @@
 /*
  * Open-addressing hash map from packed cell keys to counts and candidates.
- * Keys and candidates lists live in one arena addressed by offset, so
- * growing it never leaves a dangling pointer; the index holds cell numbers
- * plus one (0 = empty slot).
- *
- * Lists share the keys' arena rather than each having a block of the heap:
- * an ingest's misses fill the budget with keys and its dispatches with
- * lists, and a heap that held a budget's lists kept those pages through the
- * next budget of keys (the heap does not shrink), so a flush-shaped feed
- * past the budget peaked with both. In the arena, what a run does not use
- * is given back with the rest (fdx_agg_recycle). A list replaced by a longer
- * one leaves its old room behind until the cells are forgotten; that room
- * is counted in fdx_agg_bytes, so the budget sees it.
+ * Keys and candidates lists live in one arena addressed by offset
+ * (cell/agg_arena.c), so growing it never leaves a dangling pointer; the
+ * index holds cell numbers plus one (0 = empty slot). Under a mark, a list
+ * written over has its old bytes kept in the undo log's own buffer, dropped
+ * when the mark is kept.
  *
  * This is not common/keymap.c on purpose: a probe here finds the hash, the
  * key's place, the count and the candidates in one struct, one cache line.
@@ -25,51 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cell/agg_arena.h"
+#include "cell/agg_internal.h"
 #include "common/buf.h"
 #include "common/keymap.h" /* fdx_hash_bytes */
-
-typedef struct agg_cell {
-    uint64_t hash;
-    uint64_t count;
-    size_t cands_off; /* in keys, when cands_len is not 0 */
-    size_t key_off;
-    uint32_t key_len;
-    uint32_t cands_len;
-    uint32_t cands_cap;
-    uint32_t mark;    /* the mark under which it was added or first changed */
-    uint32_t undo_at; /* its undo entry, when it has one under the current mark */
-} agg_cell;
-
-/* What a cell held before the mark's first change to it. */
-typedef struct agg_undo {
-    uint64_t count;
-    size_t cands_off;
-    uint32_t cell;
-    uint32_t cands_len;
-    uint32_t cands_cap;
-    uint32_t owned; /* the room is kept for this entry: the cell's list was replaced */
-} agg_undo;
-
-struct fdx_agg {
-    agg_cell *cells;
-    size_t n_cells;
-    size_t cap_cells;
-    uint32_t *index;  /* cell number + 1, or 0 */
-    size_t index_cap; /* power of two */
-    fdx_buf keys;     /* the cells' packed keys and candidates lists */
-    fdx_buf scratch;
-    int marked;
-    uint32_t mark;     /* numbers marks, so a cell knows whether it is logged */
-    size_t mark_cells; /* n_cells at the mark */
-    size_t mark_keys;  /* keys.len at the mark */
-    agg_undo *undo;
-    size_t n_undo;
-    size_t cap_undo;
-    size_t warm_cells; /* the most cells and key bytes its arrays have held */
-    size_t warm_keys;  /* since they were last given back: pages in memory */
-    size_t run_cells;  /* the same since the last fdx_agg_recycle */
-    size_t run_keys;
-};
 
 fdx_agg *fdx_agg_new(void)
 {
@@ -79,6 +31,7 @@ fdx_agg *fdx_agg_new(void)
 static void drop_undo(fdx_agg *agg)
 {
     agg->n_undo = 0;
+    fdx_buf_clear(&agg->undo_lists);
     agg->marked = 0;
 }
 
@@ -112,6 +65,7 @@ void fdx_agg_clear(fdx_agg *agg)
     if (agg->index)
         memset(agg->index, 0, agg->index_cap * sizeof *agg->index);
     fdx_buf_clear(&agg->keys);
+    agg->outgrown = 0;
     agg->mark_cells = agg->mark_keys = 0;
 }
 
@@ -122,6 +76,7 @@ void fdx_agg_release(fdx_agg *agg)
     free(agg->undo);
     free(agg->index);
     fdx_buf_free(&agg->keys);
+    fdx_buf_free(&agg->undo_lists);
     fdx_buf_free(&agg->scratch);
     memset(agg, 0, sizeof *agg);
 }
@@ -142,7 +97,7 @@ size_t fdx_agg_cells(const fdx_agg *agg)
 size_t fdx_agg_bytes(const fdx_agg *agg)
 {
     return agg->n_cells * sizeof *agg->cells + agg->index_cap * sizeof *agg->index + agg->keys.len +
-           agg->n_undo * sizeof *agg->undo;
+           agg->n_undo * sizeof *agg->undo + agg->undo_lists.len;
 }
 
 size_t fdx_agg_resident(const fdx_agg *agg)
@@ -155,7 +110,8 @@ size_t fdx_agg_resident(const fdx_agg *agg)
 size_t fdx_agg_allocated(const fdx_agg *agg)
 {
     return agg->cap_cells * sizeof *agg->cells + agg->index_cap * sizeof *agg->index +
-           agg->keys.cap + agg->scratch.cap + agg->cap_undo * sizeof *agg->undo;
+           agg->keys.cap + agg->scratch.cap + agg->cap_undo * sizeof *agg->undo +
+           agg->undo_lists.cap;
 }
 
 /* Indexes every cell in a zeroed index of cap slots. */
@@ -198,6 +154,7 @@ static void trim_to(fdx_agg *agg, size_t cells, size_t key_bytes)
     free(agg->undo);
     agg->undo = NULL;
     agg->cap_undo = 0;
+    fdx_buf_free(&agg->undo_lists);
     fdx_buf_free(&agg->scratch);
     fdx_shrink(&agg->cells, &agg->cap_cells, cells, sizeof *agg->cells);
     fdx_shrink(&agg->keys.data, &agg->keys.cap, key_bytes + 1, 1); /* kept if realloc fails */
@@ -234,38 +191,29 @@ static int make_room(fdx_agg *agg)
 
 /* ---- changes, and undoing them ---- */
 
-/* The room of a list the cell held at the mark, about to be replaced, is
- * kept for the cell's undo entry: the new list goes elsewhere. Room the cell
- * got since is its own to reuse. */
-static void keep_old_cands(fdx_agg *agg, agg_cell *c)
+/* The undo entry of a cell whose list is still the one it held at the
+ * mark, in the room it had then, with its bytes not yet kept; or NULL. */
+static agg_undo *list_at_mark(fdx_agg *agg, const agg_cell *c)
 {
     if (!agg->marked || !c->cands_len || (size_t)(c - agg->cells) >= agg->mark_cells ||
         c->mark != agg->mark)
-        return;
+        return NULL;
     agg_undo *u = &agg->undo[c->undo_at];
-    if (u->owned || c->cands_off != u->cands_off)
-        return;
-    u->owned = 1;
-    c->cands_cap = 0;
+    return u->saved || c->cands_off != u->cands_off ? NULL : u;
 }
 
-/* Room for an n-byte list at the arena's end, and an eighth more: a cell's
- * later lists are mostly the same candidates with other latencies, and fit.
- * *src is moved with the arena when it points into it. */
-static int new_room(fdx_agg *agg, agg_cell *c, size_t n, const char **src)
+/* Keeps the bytes of the list the cell held at the mark before they are
+ * written over (a list that moves to new room leaves them where they are). */
+static int keep_list_at_mark(fdx_agg *agg, agg_undo *u)
 {
-    size_t cap = n + n / 8 <= UINT32_MAX ? n + n / 8 : n;
-    uintptr_t from = (uintptr_t)*src, base = (uintptr_t)agg->keys.data;
-    int inside = agg->keys.data && from >= base && from < base + agg->keys.len;
-    if (fdx_buf_reserve(&agg->keys, cap) != 0) {
-        agg->keys.oom = 0;
+    size_t at = agg->undo_lists.len;
+    fdx_buf_append(&agg->undo_lists, agg->keys.data + u->cands_off, u->cands_len);
+    if (agg->undo_lists.oom) {
+        agg->undo_lists.oom = 0;
+        agg->undo_lists.len = at;
         return FDX_ENOMEM;
     }
-    if (inside)
-        *src = agg->keys.data + (from - base);
-    c->cands_off = agg->keys.len;
-    c->cands_cap = (uint32_t)cap;
-    agg->keys.len += cap;
+    u->saved = at + 1;
     return FDX_OK;
 }
 
@@ -275,9 +223,18 @@ static int set_cands(fdx_agg *agg, agg_cell *c, fdx_str cands)
         return FDX_OK;
     if (cands.n > UINT32_MAX)
         return FDX_ENOMEM;
-    keep_old_cands(agg, c);
-    if (cands.n > c->cands_cap && new_room(agg, c, cands.n, &cands.p) != FDX_OK)
-        return FDX_ENOMEM;
+    if (cands.n <= c->cands_cap) {
+        agg_undo *u = list_at_mark(agg, c);
+        if (u && keep_list_at_mark(agg, u) != FDX_OK)
+            return FDX_ENOMEM;
+    } else {
+        size_t room = fdx_agg_list_room(cands.n);
+        if (fdx_agg_arena_reserve(agg, room, &cands.p) != FDX_OK)
+            return FDX_ENOMEM;
+        agg->outgrown += c->cands_len ? c->cands_cap : 0;
+        c->cands_off = fdx_agg_arena_take(agg, room);
+        c->cands_cap = (uint32_t)room;
+    }
     memmove(agg->keys.data + c->cands_off, cands.p, cands.n);
     c->cands_len = (uint32_t)cands.n;
     return FDX_OK;
@@ -291,7 +248,7 @@ static int log_change(fdx_agg *agg, size_t i)
         return FDX_OK;
     if (fdx_grow(&agg->undo, &agg->cap_undo, agg->n_undo + 1, sizeof *agg->undo))
         return FDX_ENOMEM;
-    agg_undo u = {c->count, c->cands_off, (uint32_t)i, c->cands_len, c->cands_cap, 0};
+    agg_undo u = {c->count, c->cands_off, 0, (uint32_t)i, c->cands_len, c->cands_cap};
     agg->undo[agg->n_undo] = u;
     c->undo_at = (uint32_t)agg->n_undo++;
     c->mark = agg->mark;
@@ -335,7 +292,12 @@ void fdx_agg_undo(fdx_agg *agg)
         c->cands_off = u->cands_off;
         c->cands_len = u->cands_len;
         c->cands_cap = u->cands_cap;
+        if (u->saved)
+            memcpy(agg->keys.data + c->cands_off, agg->undo_lists.data + u->saved - 1,
+                   c->cands_len);
     }
+    fdx_buf_clear(&agg->undo_lists);
+    agg->outgrown = 0; /* rooms outgrown since the mark are cut off, or hold lists again */
     note_warm(agg);
     agg->n_cells = agg->mark_cells;
     agg->keys.len = agg->mark_keys;
@@ -351,25 +313,25 @@ void fdx_agg_undo(fdx_agg *agg)
 
 static int insert(fdx_agg *agg, size_t slot, uint64_t h, fdx_str key, uint64_t count, fdx_str cands)
 {
-    size_t off = agg->keys.len;
-    if (key.n > UINT32_MAX)
+    int listed = !fdx_cands_empty(cands);
+    if (key.n > UINT32_MAX || (listed && cands.n > UINT32_MAX))
         return FDX_ENOMEM;
-    fdx_buf_append(&agg->keys, key.p, key.n);
-    if (agg->keys.oom) {
-        agg->keys.oom = 0;
-        agg->keys.len = off;
+    size_t room = listed ? fdx_agg_list_room(cands.n) : 0;
+    if (fdx_agg_arena_reserve(agg, key.n + room, &cands.p) != FDX_OK)
         return FDX_ENOMEM;
-    }
     agg_cell *c = &agg->cells[agg->n_cells];
     memset(c, 0, sizeof *c);
     c->hash = h;
-    c->key_off = off;
+    c->key_off = fdx_agg_arena_take(agg, key.n);
+    memcpy(agg->keys.data + c->key_off, key.p, key.n);
     c->key_len = (uint32_t)key.n;
     c->mark = agg->mark;
     c->count = fdx_count_add(0, count);
-    if (set_cands(agg, c, cands) != FDX_OK) {
-        agg->keys.len = off;
-        return FDX_ENOMEM;
+    if (listed) {
+        c->cands_off = fdx_agg_arena_take(agg, room);
+        c->cands_cap = (uint32_t)room;
+        c->cands_len = (uint32_t)cands.n;
+        memmove(agg->keys.data + c->cands_off, cands.p, cands.n);
     }
     agg->index[slot] = (uint32_t)(++agg->n_cells);
     return FDX_OK;
