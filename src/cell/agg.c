@@ -65,7 +65,7 @@ void fdx_agg_clear(fdx_agg *agg)
     if (agg->index)
         memset(agg->index, 0, agg->index_cap * sizeof *agg->index);
     fdx_buf_clear(&agg->keys);
-    agg->outgrown = 0;
+    agg->outgrown = agg->outgrown_low = agg->outgrown_at_mark = 0;
     agg->mark_cells = agg->mark_keys = 0;
 }
 
@@ -231,7 +231,10 @@ static int set_cands(fdx_agg *agg, agg_cell *c, fdx_str cands)
         size_t room = fdx_agg_list_room(cands.n);
         if (fdx_agg_arena_reserve(agg, room, &cands.p) != FDX_OK)
             return FDX_ENOMEM;
-        agg->outgrown += c->cands_len ? c->cands_cap : 0;
+        if (c->cands_len) { /* its room is left behind: under a mark, maybe below it */
+            agg->outgrown += c->cands_cap;
+            agg->outgrown_low += agg->marked && c->cands_off < agg->mark_keys ? c->cands_cap : 0;
+        }
         c->cands_off = fdx_agg_arena_take(agg, room);
         c->cands_cap = (uint32_t)room;
     }
@@ -274,6 +277,7 @@ void fdx_agg_mark(fdx_agg *agg)
     agg->marked = 1;
     agg->mark_cells = agg->n_cells;
     agg->mark_keys = agg->keys.len;
+    agg->outgrown_at_mark = agg->outgrown_low = agg->outgrown;
 }
 
 void fdx_agg_keep(fdx_agg *agg)
@@ -297,7 +301,7 @@ void fdx_agg_undo(fdx_agg *agg)
                    c->cands_len);
     }
     fdx_buf_clear(&agg->undo_lists);
-    agg->outgrown = 0; /* rooms outgrown since the mark are cut off, or hold lists again */
+    agg->outgrown = agg->outgrown_at_mark; /* rooms outgrown since are cut off, or hold lists */
     note_warm(agg);
     agg->n_cells = agg->mark_cells;
     agg->keys.len = agg->mark_keys;

@@ -41,26 +41,38 @@ static int by_offset(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Moves the cells' keys and lists down over the rooms lists outgrew, in
- * the order they are in the arena, so nothing is moved over before it is
- * read. Keys are in the cells' order already; lists are sorted first. Not
- * under a mark, whose undo needs the arena as it was. Without memory for
+/* Where a squeeze may move rooms from: under a mark, only what was added
+ * since, since an undo needs the arena below it as it was (the cells added
+ * since, whose keys are all there, come after mark_cells). */
+static size_t squeeze_from(const fdx_agg *agg)
+{
+    return agg->marked ? agg->mark_keys : 0;
+}
+
+/* Moves the keys and lists from squeeze_from on down over the rooms lists
+ * outgrew, in the order they are in the arena, so nothing is moved over
+ * before it is read. Keys are in the cells' order already; lists are sorted
+ * first (16 bytes a list, for the time of the squeeze). Without memory for
  * the sort, the arena stays as it is. */
 static void squeeze(fdx_agg *agg)
 {
-    size_t m = 0, n = agg->n_cells;
+    size_t from = squeeze_from(agg), m = 0, n = agg->n_cells;
     for (size_t i = 0; i < n; i++)
-        m += agg->cells[i].cands_len != 0;
+        m += agg->cells[i].cands_len && agg->cells[i].cands_off >= from;
     list_at *lists = malloc((m ? m : 1) * sizeof *lists);
     if (!lists)
         return;
     for (size_t i = 0, k = 0; i < n; i++)
-        if (agg->cells[i].cands_len)
+        if (agg->cells[i].cands_len && agg->cells[i].cands_off >= from)
             lists[k++] = (list_at){agg->cells[i].cands_off, (uint32_t)i};
     qsort(lists, m, sizeof *lists, by_offset);
+    if (agg->keys.len > agg->run_keys) /* the pages written stay in memory */
+        agg->run_keys = agg->keys.len;
+    if (agg->run_keys > agg->warm_keys)
+        agg->warm_keys = agg->run_keys;
     char *data = agg->keys.data;
-    size_t to = 0;
-    for (size_t i = 0, k = 0; i < n || k < m;) {
+    size_t to = from;
+    for (size_t i = agg->marked ? agg->mark_cells : 0, k = 0; i < n || k < m;) {
         if (k == m || (i < n && agg->cells[i].key_off < lists[k].off)) {
             agg_cell *c = &agg->cells[i++];
             memmove(data + to, data + c->key_off, c->key_len);
@@ -75,15 +87,15 @@ static void squeeze(fdx_agg *agg)
     }
     free(lists);
     agg->keys.len = to;
-    agg->outgrown = 0;
+    agg->outgrown = agg->marked ? agg->outgrown_low : 0;
 }
 
 int fdx_agg_arena_reserve(fdx_agg *agg, size_t extra, const char **src)
 {
     uintptr_t from = (uintptr_t)*src, base = (uintptr_t)agg->keys.data;
     int inside = agg->keys.data && from >= base && from < base + agg->keys.len;
-    if (!inside && !agg->marked && agg->outgrown >= SQUEEZE_MIN &&
-        agg->outgrown >= agg->keys.len / 4)
+    size_t dead = agg->outgrown - (agg->marked ? agg->outgrown_low : 0);
+    if (!inside && dead >= SQUEEZE_MIN && dead >= (agg->keys.len - squeeze_from(agg)) / 4)
         squeeze(agg);
     if (fdx_buf_reserve(&agg->keys, extra) != 0) {
         agg->keys.oom = 0;

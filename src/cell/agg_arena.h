@@ -11,9 +11,9 @@
 size_t fdx_agg_list_room(size_t n);
 
 /* Room for extra more bytes at the arena's end (FDX_OK or FDX_ENOMEM),
- * squeezing out outgrown rooms first when they are a quarter of it and the
- * aggregate is not marked. *src follows the arena when it points into it
- * (which is then not squeezed: the room it is in would move). */
+ * squeezing out outgrown rooms first when they are a quarter of it (under
+ * a mark, of what was added since). *src follows the arena when it points
+ * into it (which is then not squeezed: the room it is in would move). */
 int fdx_agg_arena_reserve(fdx_agg *agg, size_t extra, const char **src);
 
 /* Takes n bytes at the arena's end, which fdx_agg_arena_reserve made room

@@ -48,11 +48,13 @@ struct fdx_agg {
     agg_undo *undo;
     size_t n_undo;
     size_t cap_undo;
-    fdx_buf undo_lists; /* lists held at the mark, since written over */
-    size_t outgrown;    /* bytes of rooms lists have outgrown (an estimate) */
-    size_t warm_cells;  /* the most cells and key bytes its arrays have held */
-    size_t warm_keys;   /* since they were last given back: pages in memory */
-    size_t run_cells;   /* the same since the last fdx_agg_recycle */
+    fdx_buf undo_lists;  /* lists held at the mark, since written over */
+    size_t outgrown;     /* bytes of rooms lists have outgrown (an estimate) */
+    size_t outgrown_low; /* of those, under a mark, in rooms below mark_keys */
+    size_t outgrown_at_mark;
+    size_t warm_cells; /* the most cells and key bytes its arrays have held */
+    size_t warm_keys;  /* since they were last given back: pages in memory */
+    size_t run_cells;  /* the same since the last fdx_agg_recycle */
     size_t run_keys;
 };
 
