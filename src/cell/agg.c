@@ -320,6 +320,8 @@ static int insert(fdx_agg *agg, size_t slot, uint64_t h, fdx_str key, uint64_t c
     int listed = !fdx_cands_empty(cands);
     if (key.n > UINT32_MAX || (listed && cands.n > UINT32_MAX))
         return FDX_ENOMEM;
+    /* Room for both first: once the key is written and the cell counted,
+     * set_cands does not fail, and moves nothing cands may point into. */
     size_t room = listed ? fdx_agg_list_room(cands.n) : 0;
     if (fdx_agg_arena_reserve(agg, key.n + room, &cands.p) != FDX_OK)
         return FDX_ENOMEM;
@@ -331,13 +333,8 @@ static int insert(fdx_agg *agg, size_t slot, uint64_t h, fdx_str key, uint64_t c
     c->key_len = (uint32_t)key.n;
     c->mark = agg->mark;
     c->count = fdx_count_add(0, count);
-    if (listed) {
-        c->cands_off = fdx_agg_arena_take(agg, room);
-        c->cands_cap = (uint32_t)room;
-        c->cands_len = (uint32_t)cands.n;
-        memmove(agg->keys.data + c->cands_off, cands.p, cands.n);
-    }
     agg->index[slot] = (uint32_t)(++agg->n_cells);
+    (void)set_cands(agg, c, cands);
     return FDX_OK;
 }
 
