@@ -223,10 +223,11 @@ typedef struct fdx_ingest_opts {
      * "where" is the path. */
     fdx_diag_fn on_warning;
     /* Decoding threads: 0 one per CPU, 1 none (decode on the calling thread).
-     * The result is the same either way. Whatever it is, a transaction whose
-     * cells outgrow the memory budget sorts each spill on one helper thread
-     * too, and merges its spilled runs on another at the commit (on the
-     * calling thread when a thread cannot start). */
+     * The result is the same either way. On Linux they take SCHED_BATCH,
+     * unless the calling thread's policy is not the default one. Whatever it
+     * is, a transaction whose cells outgrow the memory budget sorts each
+     * spill on one helper thread too, and merges its spilled runs on another
+     * at the commit (on the calling thread when a thread cannot start). */
     int threads;
     /* Since version 2. 1: the caller rolls the transaction back whenever the
      * ingest fails, as fdx-ingest does: a path with bad lines (without

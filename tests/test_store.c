@@ -1,7 +1,9 @@
 /* The store: golden vectors, aggregation across ingests and reopenings,
  * saturation, u64 order, atomic failure, schema versions and bad files. */
 #include <check.h>
+#include <dirent.h>
 #include <dlfcn.h>
+#include <sched.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stddef.h>
@@ -10,6 +12,8 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cell/agg.h"
@@ -485,6 +489,118 @@ static void ingest_both_ways(const char *feed, uint64_t bad, uint64_t records, c
         fdx_store_close(db);
     }
 }
+
+#if defined(__linux__) && defined(SCHED_BATCH)
+/* The scheduling policies of the calling thread and of the threads an ingest
+ * started, seen while the calling thread is told of a bad line. */
+typedef struct policies_seen {
+    pid_t caller;
+    pid_t before[16]; /* the process's threads before the ingest */
+    size_t n_before;
+    int want; /* the policy every thread the ingest started must have */
+    int caller_policy, started, as_wanted;
+} policies_seen;
+
+static size_t list_threads(pid_t *tids, size_t max)
+{
+    size_t n = 0;
+    DIR *d = opendir("/proc/self/task");
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (atoi(e->d_name) > 0 && n < max)
+            tids[n++] = (pid_t)atoi(e->d_name);
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static void count_started(policies_seen *ps)
+{
+    pid_t now[64];
+    size_t n = list_threads(now, 64);
+    ps->started = ps->as_wanted = 0;
+    for (size_t i = 0; i < n; i++) {
+        int old = 0;
+        for (size_t j = 0; j < ps->n_before; j++)
+            old |= now[i] == ps->before[j];
+        if (old)
+            continue;
+        ps->started++;
+        ps->as_wanted += sched_getscheduler(now[i]) == ps->want;
+    }
+}
+
+static void note_policies(void *ctx, const char *where, const char *reason)
+{
+    (void)where;
+    (void)reason;
+    policies_seen *ps = ctx;
+    ps->caller_policy = sched_getscheduler(ps->caller);
+    /* a decoder that has not run yet has not changed its policy: give it 10 s,
+     * and one that should keep it 0.2 s to show it does not */
+    int polls = ps->want == SCHED_BATCH ? 1000 : 20;
+    for (int i = 0; i < polls; i++) {
+        count_started(ps);
+        if (ps->want == SCHED_BATCH && ps->started >= 2 && ps->as_wanted == ps->started)
+            return;
+        usleep(10000);
+    }
+}
+
+/* Ingests a bad line with two decoding threads in a child (whose policy may
+ * not come back once changed): 0, or why not. */
+static int decoders_take(int caller_policy, int want)
+{
+    struct sched_param none = {0};
+    if (sched_setscheduler(0, caller_policy, &none) != 0)
+        return 77;
+    policies_seen ps = {.caller = (pid_t)syscall(SYS_gettid), .want = want};
+    ps.n_before = list_threads(ps.before, 16);
+    fdx_store *db = NULL;
+    int ok = fdx_store_open(tu_path(tu_dir, "policy.db"), FDX_OPEN_CREATE, &db) == FDX_OK;
+    fdx_ingest_opts opts = FDX_INGEST_OPTS_INIT;
+    opts.threads = 2;
+    opts.skip_invalid = 1;
+    opts.on_error = note_policies;
+    opts.ctx = &ps;
+    const char *feed = MISS_LINE("1") "not json\n" MISS_LINE("2");
+    ok = ok && fdx_store_begin(db) == FDX_OK &&
+         fdx_store_ingest_buffer(db, "feed", feed, strlen(feed), &opts, NULL) == FDX_OK &&
+         fdx_store_commit(db, NULL) == FDX_OK;
+    fdx_store_close(db);
+    if (ok && ps.caller_policy == caller_policy && ps.started >= 2 && ps.as_wanted == ps.started)
+        return 0;
+    fprintf(stderr, "caller in policy %d (was %d), %d of %d threads started in policy %d\n",
+            ps.caller_policy, caller_policy, ps.as_wanted, ps.started, want);
+    return 1;
+}
+
+static int in_child(int caller_policy, int want)
+{
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0)
+        _exit(decoders_take(caller_policy, want));
+    int status;
+    if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status))
+        return -1;
+    return WEXITSTATUS(status);
+}
+
+/* A decoder woken by a batch no longer preempts the calling thread, which
+ * reads and merges what the decoders need next: they take the batch policy,
+ * unless the caller chose a policy of its own (here the idle one). */
+START_TEST(decoding_threads_do_not_preempt_the_caller)
+{
+    ck_assert_int_eq(in_child(SCHED_OTHER, SCHED_BATCH), 0);
+    int idle = in_child(SCHED_IDLE, SCHED_IDLE);
+    if (idle == 77)
+        fprintf(stderr, "decoding_threads_do_not_preempt_the_caller: SCHED_IDLE refused here, "
+                        "that half not run\n");
+    else
+        ck_assert_int_eq(idle, 0);
+}
+END_TEST
+#endif
 
 /* Lines that repeat but for their count skip the JSON parser; variants that
  * are not valid must still be caught. */
@@ -2121,6 +2237,9 @@ Suite *store_suite(void)
     tcase_add_test(tc, failed_spilling_path_keeps_earlier_records);
     tcase_add_test(tc, paths_in_one_call_fail_alone);
     tcase_add_test(tc, repeated_lines_are_still_checked);
+#if defined(__linux__) && defined(SCHED_BATCH)
+    tcase_add_test(tc, decoding_threads_do_not_preempt_the_caller);
+#endif
     tcase_add_test(tc, repeated_candidate_lines_are_still_checked);
     tcase_add_test(tc, over_long_line_is_an_error);
     tcase_add_test(tc, records_need_a_transaction_and_valid_text);

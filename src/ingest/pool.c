@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "common/thread_prio.h"
 #include "fdx.h"
 
 typedef enum { FREE, FILLING, QUEUED, WORKING, DONE } job_state;
@@ -51,6 +52,7 @@ static void *worker_main(void *arg)
 {
     worker *w = arg;
     fdx_pool *p = w->pool;
+    fdx_thread_defer();
     pthread_mutex_lock(&p->mu);
     for (;;) {
         while (!p->stop && p->next_q == p->tail)
