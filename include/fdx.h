@@ -224,7 +224,7 @@ typedef struct fdx_ingest_opts {
     fdx_diag_fn on_warning;
     /* Decoding threads: 0 one per CPU, 1 none (decode on the calling thread).
      * The result is the same either way. On Linux they take SCHED_BATCH,
-     * unless the calling thread's policy is not the default one. Whatever it
+     * unless they start in another policy than the default. Whatever it
      * is, a transaction whose cells outgrow the memory budget sorts each
      * spill on one helper thread too, and merges its spilled runs on another
      * at the commit (on the calling thread when a thread cannot start). */

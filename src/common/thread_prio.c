@@ -1,18 +1,22 @@
 /* The batch scheduling policy for threads that work ahead (see thread_prio.h). */
 #include "common/thread_prio.h"
 
-#include <pthread.h>
+#if defined(__linux__)
 #include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 void fdx_thread_defer(void)
 {
-#if defined(SCHED_BATCH)
-    struct sched_param param;
-    int policy;
-    if (pthread_getschedparam(pthread_self(), &policy, &param) != 0 || policy != SCHED_OTHER)
+#if defined(__linux__) && defined(SCHED_BATCH) && defined(SYS_sched_setscheduler)
+    /* The kernel's own calls, for this thread alone: glibc's pthread calls
+     * answer from a cache a caller's sched_setscheduler does not update, and
+     * musl's sched_* refuse. */
+    struct sched_param param = {0};
+    if (syscall(SYS_sched_getscheduler, 0) != SCHED_OTHER)
         return;
-    param.sched_priority = 0;
     /* Speed only: a thread left in the default policy works the same. */
-    (void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &param);
+    (void)syscall(SYS_sched_setscheduler, 0, SCHED_BATCH, &param);
 #endif
 }

@@ -6,8 +6,9 @@
  * CPUs nearly every time, and its reading stalled behind the decoding it was
  * feeding. Where the scheduler has a batch policy (Linux's SCHED_BATCH), a
  * decoding thread takes it: the same share of the CPU as before, on a busy
- * host too, but no preempting on wake-up. A caller's real-time or idle policy
- * stays its threads'; elsewhere nothing changes.
+ * host too, but no preempting on wake-up. A thread that starts in another
+ * policy than the default (a caller's real-time or idle one) keeps it;
+ * elsewhere than Linux nothing changes.
  */
 #ifndef FDX_THREAD_PRIO_H
 #define FDX_THREAD_PRIO_H
