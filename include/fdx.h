@@ -227,7 +227,8 @@ typedef struct fdx_ingest_opts {
      * unless they start in another policy than the default. Whatever it
      * is, a transaction whose cells outgrow the memory budget sorts each
      * spill on one helper thread too, and merges its spilled runs on another
-     * at the commit (on the calling thread when a thread cannot start). */
+     * at the commit. Work whose thread cannot start runs on the calling
+     * thread, decoding included. */
     int threads;
     /* Since version 2. 1: the caller rolls the transaction back whenever the
      * ingest fails, as fdx-ingest does: a path with bad lines (without

@@ -3,6 +3,8 @@
 #include <check.h>
 #include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -414,6 +416,73 @@ static void big_path_fails_alone(const char *big, size_t len, int want, const ch
     free(out);
     fdx_store_close(db);
 }
+
+/* pthread_create, refused while refuse_threads is set (the link wraps it). */
+int __real_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
+static int refuse_threads, threads_refused;
+int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
+{
+    if (!refuse_threads)
+        return __real_pthread_create(t, a, fn, arg);
+    threads_refused++;
+    return EAGAIN;
+}
+
+/* 70,000 distinct miss lines, each twice; the caller frees them. */
+static char *many_cells_feed(size_t *len)
+{
+    size_t cap = 2 * 70000 * 300;
+    char *feed = malloc(cap);
+    ck_assert_ptr_nonnull(feed);
+    *len = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < 70000; i++)
+            *len += (size_t)snprintf(feed + *len, cap - *len,
+                                     "{\"schema\":2,\"wanted\":\"w%d\",\"fallback\":" IMPL_H(
+                                         "k", "1") ",\"count\":1,\"hw\":" CPU "}\n",
+                                     i);
+    ck_assert_uint_lt(*len, cap);
+    return feed;
+}
+
+/* Ingests feed on two threads into a store that spills: the export. */
+static char *ingest_spilling(const char *name, const char *feed, size_t len)
+{
+    fdx_store *db = open_spilling(tu_path(tu_dir, name));
+    fdx_ingest_opts opts = FDX_INGEST_OPTS_INIT;
+    opts.threads = 2;
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    int rc = fdx_store_ingest_buffer(db, "feed", feed, len, &opts, NULL);
+    ck_assert_msg(rc == FDX_OK, "%s", fdx_store_errmsg(db));
+    ck_assert_uint_gt(db->spills, 1);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    char *out = tu_export(db, tu_path(tu_dir, "out"));
+    fdx_store_close(db);
+    return out;
+}
+
+/* Where no thread can start, an ingest decodes, sorts its spills and merges
+ * them on the calling thread, to the same cells: it used to fail, "out of
+ * memory (threads)", before reading a line. */
+START_TEST(an_ingest_runs_on_the_calling_thread_when_threads_cannot_start)
+{
+    size_t len;
+    char *feed = many_cells_feed(&len);
+    char *threaded = ingest_spilling("threaded.db", feed, len);
+    refuse_threads = 1;
+    char *alone = ingest_spilling("alone.db", feed, len);
+    refuse_threads = 0;
+    /* the decoders, each spill's second sorter and the merge beside the writing */
+    ck_assert_int_gt(threads_refused, 3);
+    ck_assert_str_eq(alone, threaded);
+    ck_assert_ptr_nonnull(strstr(alone, "\"wanted\":\"w69999\""));
+    ck_assert_ptr_nonnull(strstr(alone, "\"count\":2,"));
+    ck_assert_ptr_null(strstr(alone, "\"count\":1,"));
+    free(threaded);
+    free(alone);
+    free(feed);
+}
+END_TEST
 
 /* A failed ingest that had to write cells early (more than fit in memory)
  * still undoes only itself, and keeps what earlier ingests recorded. */
@@ -2257,6 +2326,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, failed_path_is_undone_alone);
     tcase_add_test(tc, failed_long_path_is_named);
     tcase_add_test(tc, failed_spilling_path_keeps_earlier_records);
+    tcase_add_test(tc, an_ingest_runs_on_the_calling_thread_when_threads_cannot_start);
     tcase_add_test(tc, paths_in_one_call_fail_alone);
     tcase_add_test(tc, repeated_lines_are_still_checked);
 #if defined(__linux__) && defined(SCHED_BATCH)
