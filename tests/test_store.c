@@ -428,20 +428,22 @@ int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(voi
     return EAGAIN;
 }
 
-/* 70,000 distinct miss lines, each twice; the caller frees them. */
-static char *many_cells_feed(size_t *len)
+/* 70,000 distinct miss lines, passes times over, with room for a line of
+ * up to FEED_SPARE bytes after them; the caller frees them. */
+#define FEED_SPARE 64
+static char *many_cells_feed(int passes, size_t *len)
 {
-    size_t cap = 2 * 70000 * 300;
+    size_t cap = (size_t)passes * 70000 * 300 + FEED_SPARE;
     char *feed = malloc(cap);
     ck_assert_ptr_nonnull(feed);
     *len = 0;
-    for (int pass = 0; pass < 2; pass++)
+    for (int pass = 0; pass < passes; pass++)
         for (int i = 0; i < 70000; i++)
             *len += (size_t)snprintf(feed + *len, cap - *len,
                                      "{\"schema\":2,\"wanted\":\"w%d\",\"fallback\":" IMPL_H(
                                          "k", "1") ",\"count\":1,\"hw\":" CPU "}\n",
                                      i);
-    ck_assert_uint_lt(*len, cap);
+    ck_assert_uint_le(*len + FEED_SPARE, cap);
     return feed;
 }
 
@@ -467,7 +469,7 @@ static char *ingest_spilling(const char *name, const char *feed, size_t len)
 START_TEST(an_ingest_runs_on_the_calling_thread_when_threads_cannot_start)
 {
     size_t len;
-    char *feed = many_cells_feed(&len);
+    char *feed = many_cells_feed(2, &len);
     char *threaded = ingest_spilling("threaded.db", feed, len);
     refuse_threads = 1;
     char *alone = ingest_spilling("alone.db", feed, len);
@@ -488,14 +490,9 @@ END_TEST
  * still undoes only itself, and keeps what earlier ingests recorded. */
 START_TEST(failed_spilling_path_keeps_earlier_records)
 {
-    size_t cap = 80000 * 260, len = 0;
-    char *big = malloc(cap);
-    for (int i = 0; i < 70000; i++)
-        len += (size_t)snprintf(big + len, cap - len,
-                                "{\"schema\":2,\"wanted\":\"w%d\",\"fallback\":" IMPL_H(
-                                    "k", "1") ",\"count\":1,\"hw\":" CPU "}\n",
-                                i);
-    len += (size_t)snprintf(big + len, cap - len, "oops\n");
+    size_t len;
+    char *big = many_cells_feed(1, &len);
+    len += (size_t)snprintf(big + len, FEED_SPARE, "oops\n");
     big_path_fails_alone(big, len, FDX_EDATA, NULL);
     free(big);
 }

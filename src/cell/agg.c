@@ -35,19 +35,6 @@ static void drop_undo(fdx_agg *agg)
     agg->marked = 0;
 }
 
-/* Remembers how far the arrays have been written before cells are forgotten. */
-static void note_warm(fdx_agg *agg)
-{
-    if (agg->n_cells > agg->run_cells)
-        agg->run_cells = agg->n_cells;
-    if (agg->keys.len > agg->run_keys)
-        agg->run_keys = agg->keys.len;
-    if (agg->run_cells > agg->warm_cells)
-        agg->warm_cells = agg->run_cells;
-    if (agg->run_keys > agg->warm_keys)
-        agg->warm_keys = agg->run_keys;
-}
-
 /* Written pages beyond what the arrays still hold are no longer in memory. */
 static void clamp_warm(fdx_agg *agg)
 {
@@ -60,7 +47,7 @@ static void clamp_warm(fdx_agg *agg)
 void fdx_agg_clear(fdx_agg *agg)
 {
     drop_undo(agg);
-    note_warm(agg);
+    fdx_agg_note_warm(agg);
     agg->n_cells = 0;
     if (agg->index)
         memset(agg->index, 0, agg->index_cap * sizeof *agg->index);
@@ -302,7 +289,7 @@ void fdx_agg_undo(fdx_agg *agg)
     }
     fdx_buf_clear(&agg->undo_lists);
     agg->outgrown = agg->outgrown_at_mark; /* rooms outgrown since are cut off, or hold lists */
-    note_warm(agg);
+    fdx_agg_note_warm(agg);
     agg->n_cells = agg->mark_cells;
     agg->keys.len = agg->mark_keys;
     agg->n_undo = 0;

@@ -66,10 +66,7 @@ static void squeeze(fdx_agg *agg)
         if (agg->cells[i].cands_len && agg->cells[i].cands_off >= from)
             lists[k++] = (list_at){agg->cells[i].cands_off, (uint32_t)i};
     qsort(lists, m, sizeof *lists, by_offset);
-    if (agg->keys.len > agg->run_keys) /* the pages written stay in memory */
-        agg->run_keys = agg->keys.len;
-    if (agg->run_keys > agg->warm_keys)
-        agg->warm_keys = agg->run_keys;
+    fdx_agg_note_warm(agg); /* the pages written stay in memory */
     char *data = agg->keys.data;
     size_t to = from;
     for (size_t i = agg->marked ? agg->mark_cells : 0, k = 0; i < n || k < m;) {

@@ -58,4 +58,18 @@ struct fdx_agg {
     size_t run_keys;
 };
 
+/* Remembers how far the arrays have been written, before cells are
+ * forgotten or the arena is squeezed: those pages stay in memory. */
+static inline void fdx_agg_note_warm(fdx_agg *agg)
+{
+    if (agg->n_cells > agg->run_cells)
+        agg->run_cells = agg->n_cells;
+    if (agg->keys.len > agg->run_keys)
+        agg->run_keys = agg->keys.len;
+    if (agg->run_cells > agg->warm_cells)
+        agg->warm_cells = agg->run_cells;
+    if (agg->run_keys > agg->warm_keys)
+        agg->warm_keys = agg->run_keys;
+}
+
 #endif

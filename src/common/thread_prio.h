@@ -2,10 +2,9 @@
  * Decoding threads do not take the CPU from the thread that called fdx when
  * they wake. An ingest's calling thread reads the input, takes each decoded
  * batch back in order, spills and writes the store, and hands the decoders a
- * batch at a time: a decoder woken by a new batch used to preempt it, on two
- * CPUs nearly every time, and its reading stalled behind the decoding it was
- * feeding. Where the scheduler has a batch policy (Linux's SCHED_BATCH), a
- * decoding thread takes it: the same share of the CPU as before, on a busy
+ * batch at a time: a decoder woken by a new batch could preempt it, and its
+ * reading stalled behind the decoding it was feeding. Where the scheduler has a batch policy
+ * (Linux's SCHED_BATCH), a decoding thread takes it: the same share of the CPU as before, on a busy
  * host too, but no preempting on wake-up. A thread that starts in another
  * policy than the default (a caller's real-time or idle one) keeps it;
  * elsewhere than Linux nothing changes.

@@ -411,15 +411,6 @@ int fdx_ingest_opts_init(fdx_ingest_opts *opts, unsigned int version)
     return FDX_OK;
 }
 
-/* The pool; one that decodes on the calling thread when its threads cannot
- * start (a process at its limit of threads, a caller whose scheduling policy
- * forbids them): NULL only when memory runs out. */
-static fdx_pool *new_pool(int threads, const fdx_pool_jobs *jobs)
-{
-    fdx_pool *p = fdx_pool_new(threads, jobs);
-    return p || threads <= 1 ? p : fdx_pool_new(1, jobs);
-}
-
 static int run_ingest(fdx_store *s, const char *const *paths, size_t n, const char *data,
                       size_t len, const fdx_ingest_opts *opts, fdx_ingest_stats *stats)
 {
@@ -450,7 +441,7 @@ static int run_ingest(fdx_store *s, const char *const *paths, size_t n, const ch
                           .scratch_free = worker_free,
                           .run = batch_decode,
                           .finish = batch_finish};
-    in.pool = rc == FDX_OK ? new_pool(threads, &jobs) : NULL;
+    in.pool = rc == FDX_OK ? fdx_pool_new(threads, &jobs) : NULL;
     if (!in.pool)
         return rc != FDX_OK ? rc : fdx_store_fail(s, FDX_ENOMEM, "out of memory");
     in.cur = fdx_pool_take(in.pool, &rc);

@@ -95,9 +95,9 @@ fdx_pool *fdx_pool_new(int threads, const fdx_pool_jobs *jobs)
     for (int i = 0; ok && i < p->threads; i++)
         ok = (p->workers[i].started =
                   pthread_create(&p->workers[i].tid, NULL, worker_main, &p->workers[i]) == 0);
-    if (!ok) {
+    if (!ok) { /* threads that cannot start leave the jobs to run inline */
         fdx_pool_free(p);
-        return NULL;
+        return threads > 1 ? fdx_pool_new(1, jobs) : NULL;
     }
     return p;
 }

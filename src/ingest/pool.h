@@ -25,7 +25,8 @@ typedef struct fdx_pool_jobs {
     int (*finish)(void *ctx, void *job);
 } fdx_pool_jobs;
 
-/* threads <= 1 runs jobs inline; NULL when memory or threads run out. */
+/* threads <= 1 runs jobs inline, and so does a pool whose threads cannot
+ * start; NULL when memory runs out. */
 fdx_pool *fdx_pool_new(int threads, const fdx_pool_jobs *jobs);
 /* An empty job to fill, finishing earlier jobs when none is free. On failure
  * returns NULL with the status in *rc. */
