@@ -807,6 +807,8 @@ static const fast_case fast_cases[] = {
     {"{\"schema\":2,\"structure_key\":null,\"chosen\":" IMPL_A ",\"count\":0,\"hw\":" HW_CPU "}", 0,
      1, 1},
     {MISS_C("18446744073709551615"), 0, 1, 1},
+    {MISS_C("9999999999999999999"), 0, 1, 1},
+    {MISS_C("10000000000000000000"), 0, 1, 1},
     {MISS(",\"count\":1,\"hw\":{\"compute_capability\":[4294967295,0],\"hardware_sku\":\"a\","
           "\"driver_version\":\"b\"}"),
      0, 1, 1},
@@ -839,6 +841,11 @@ static const fast_case fast_cases[] = {
     {MISS_C("1.0"), 0, 0, 0},
     {MISS_C("01"), 0, 0, 0},
     {MISS_C("18446744073709551616"), 0, 0, 0},
+    {MISS_C("99999999999999999999"), 0, 0, 0},
+    {MISS_C("184467440737095516150"), 0, 0, 0},
+    {MISS(",\"count\":1,\"hw\":{\"compute_capability\":[18446744073709551615,0],"
+          "\"hardware_sku\":\"a\",\"driver_version\":\"b\"}"),
+     0, 0, 0},
     {MISS(",\"count\":1,\"hw\":{\"compute_capability\":[4294967296,0],\"hardware_sku\":\"a\","
           "\"driver_version\":\"b\"}"),
      0, 0, 0},
@@ -886,6 +893,56 @@ START_TEST(fast_path_takes_or_leaves)
         free(a);
         free(b);
     }
+    fdx_fast_decoder_free(fast);
+    fdx_decoder_free(ref);
+}
+END_TEST
+
+/* Strings are read a word at a time: whatever ends a run of plain ASCII (an
+ * escape, a byte of a longer UTF-8 sequence, a control character, the
+ * closing quote) must be found at every place in a word, as the reference
+ * finds it, in a string early in the line and in its last one, which the
+ * line's end cuts short of a word. Each line sits alone in a buffer of its
+ * own length. */
+START_TEST(fast_path_reads_every_byte_at_every_offset)
+{
+    static const char *const breaks[] = {"\\\"", "\\\\", "\\u00e9", "\xc3\xa9", "\xe2\x82\xac",
+                                         "\t",   "\x7f", "\xc3",    "",         "\\n"};
+    fdx_decoder *ref = fdx_decoder_new(0);
+    fdx_fast_decoder *fast = fdx_fast_decoder_new();
+    for (size_t b = 0; b < sizeof breaks / sizeof breaks[0]; b++)
+        for (int before = 0; before < 20; before++)
+            for (int after = 0; after < 24; after++) {
+                char value[64], line[512];
+                snprintf(value, sizeof value, "\"%.*s%s%.*s\"", before, "abcdefghijklmnopqrst",
+                         breaks[b], after % 12, "ABCDEFGHIJKL");
+                int n = after < 12 ? snprintf(line, sizeof line,
+                                              "{\"schema\":2,\"wanted\":%s,\"fallback\":" IMPL_A
+                                              ",\"count\":1,\"hw\":" HW_CPU "}",
+                                              value)
+                                   : snprintf(line, sizeof line,
+                                              "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_A
+                                              ",\"count\":1,\"hw\":{\"hardware_sku\":\"x\","
+                                              "\"driver_version\":%s}}",
+                                              value);
+                char *own = malloc((size_t)n);
+                ck_assert_ptr_nonnull(own);
+                memcpy(own, line, (size_t)n);
+                fdx_record rf, rr;
+                int taken = fdx_fast_decode(fast, own, (size_t)n, FDX_DEFAULT_MAX_DEPTH, &rf);
+                int rc = fdx_decode_lex(ref, own, (size_t)n, err, sizeof err);
+                if (rc == FDX_OK)
+                    rc = fdx_decode_parse(ref, &rr, err, sizeof err);
+                ck_assert_msg(taken == (rc == FDX_OK), "fast path %s, reference %s: %s",
+                              taken ? "took" : "left", rc == FDX_OK ? "accepts" : "rejects", line);
+                if (taken) {
+                    char *x = reencode(&rf), *y = reencode(&rr);
+                    ck_assert_str_eq(x, y);
+                    free(x);
+                    free(y);
+                }
+                free(own);
+            }
     fdx_fast_decoder_free(fast);
     fdx_decoder_free(ref);
 }
@@ -939,6 +996,7 @@ Suite *codec_suite(void)
     tcase_add_test(tc, arena_keeps_decoders_apart);
     tcase_add_loop_test(tc, fast_path_takes_or_leaves, 0,
                         (int)(sizeof fast_cases / sizeof fast_cases[0]));
+    tcase_add_test(tc, fast_path_reads_every_byte_at_every_offset);
     tcase_add_test(tc, fast_path_reports_number_positions);
     suite_add_tcase(s, tc);
     return s;

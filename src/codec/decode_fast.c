@@ -16,6 +16,7 @@
 
 #include "codec/wire.h"
 #include "common/buf.h"
+#include "common/json_word.h"
 #include "common/utf8.h"
 
 typedef struct tok {
@@ -86,9 +87,10 @@ static int is_digit(char ch)
     return ch >= '0' && ch <= '9';
 }
 
-static void skip_space(cur *c)
+/* Most tokens follow no whitespace: one comparison tells. */
+static inline void skip_space(cur *c)
 {
-    while (c->p < c->e && is_space(*c->p))
+    while (c->p < c->e && (unsigned char)*c->p <= ' ' && is_space(*c->p))
         c->p++;
 }
 
@@ -147,27 +149,35 @@ static int null(cur *c)
 
 /* An unsigned integer of at most max, as plain digits: "0" or no leading
  * zero. Whatever follows the digits is left to the caller's next byte,
- * which a fraction, an exponent or another digit is not. */
+ * which a fraction, an exponent or another digit is not. Nineteen digits
+ * cannot overflow 64 bits; only a twentieth needs the check. */
 static int number(cur *c, uint64_t max, uint64_t *v, tok *t)
 {
     skip_space(c);
-    const char *start = c->p;
+    const char *start = c->p, *p = c->p;
     uint64_t x = 0;
-    if (c->p == c->e || !is_digit(*c->p))
+    if (p == c->e || !is_digit(*p))
         return 0;
-    if (*c->p == '0')
-        c->p++;
-    else
-        for (; c->p < c->e && is_digit(*c->p); c->p++) {
-            unsigned d = (unsigned)(*c->p - '0');
-            if (x > (max - d) / 10)
+    if (*p == '0') {
+        p++;
+    } else {
+        const char *stop = c->e - p > 19 ? p + 19 : c->e;
+        for (; p < stop && is_digit(*p); p++)
+            x = x * 10 + (unsigned)(*p - '0');
+        if (p < c->e && is_digit(*p)) {
+            unsigned d = (unsigned)(*p++ - '0');
+            if (x > (UINT64_MAX - d) / 10 || (p < c->e && is_digit(*p)))
                 return 0;
             x = x * 10 + d;
         }
+        if (x > max)
+            return 0;
+    }
+    c->p = p;
     *v = x;
     if (t) {
         t->off = (size_t)(start - c->s);
-        t->len = (size_t)(c->p - start);
+        t->len = (size_t)(p - start);
     }
     return 1;
 }
@@ -249,6 +259,22 @@ static int plain(unsigned char ch)
     return ch >= 0x20 && ch != '"' && ch != '\\';
 }
 
+/* The plain ASCII bytes from p on, a word at a time where the first byte of
+ * another kind can be told. */
+static const char *skip_ascii(const char *p, const char *e)
+{
+#ifdef FDX_WORD_FIRST
+    for (; e - p >= 8; p += 8) {
+        uint64_t m = fdx_word_not_ascii_text(fdx_word_load(p));
+        if (m)
+            return p + FDX_WORD_FIRST(m);
+    }
+#endif
+    while (p < e && plain((unsigned char)*p) && !((unsigned char)*p & 0x80))
+        p++;
+    return p;
+}
+
 /* A string, decoded into f->text; *out is its copy there. */
 static int string(cur *c, const char **out)
 {
@@ -259,8 +285,12 @@ static int string(cur *c, const char **out)
     unsigned char high = 0;
     for (;;) {
         const char *run = c->p;
-        for (; c->p < c->e && plain((unsigned char)*c->p); c->p++)
-            high |= (unsigned char)*c->p;
+        for (;;) {
+            c->p = skip_ascii(c->p, c->e);
+            if (c->p == c->e || !plain((unsigned char)*c->p))
+                break;
+            high |= (unsigned char)*c->p++;
+        }
         memcpy(o, run, (size_t)(c->p - run));
         o += c->p - run;
         if (c->p == c->e || (unsigned char)*c->p < 0x20)
@@ -283,24 +313,26 @@ static int string(cur *c, const char **out)
 /* ---- objects ---- */
 
 /* The next member's key, as its index in keys, and its colon; -1 for a key
- * not in keys (any escaped spelling is not), or one in seen already. */
-static int key(cur *c, const keyname *keys, int n_keys, unsigned *seen)
+ * not in keys (any escaped spelling is not), or one in seen already. Writers
+ * put an object's keys in one order, so the key after the last one found
+ * (*hint) is tried first. */
+static int key(cur *c, const keyname *keys, int n_keys, unsigned *seen, int *hint)
 {
     if (!eat(c, '"'))
         return -1;
     const char *k = c->p;
-    const char *q = memchr(k, '"', (size_t)(c->e - k));
-    if (!q)
-        return -1;
-    size_t len = (size_t)(q - k);
-    c->p = q + 1;
-    for (int i = 0; i < n_keys; i++)
-        if (keys[i].n == len && memcmp(keys[i].s, k, len) == 0) {
-            if (*seen & 1u << i)
-                return -1;
-            *seen |= 1u << i;
-            return eat(c, ':') ? i : -1;
-        }
+    size_t room = (size_t)(c->e - k);
+    for (int tried = 0, i = *hint; tried < n_keys; tried++, i = i + 1 < n_keys ? i + 1 : 0) {
+        size_t n = keys[i].n;
+        if (n >= room || k[n] != '"' || memcmp(keys[i].s, k, n) != 0)
+            continue;
+        if (*seen & 1u << i)
+            return -1;
+        *seen |= 1u << i;
+        c->p = k + n + 1;
+        *hint = i + 1 < n_keys ? i + 1 : 0;
+        return eat(c, ':') ? i : -1;
+    }
     return -1;
 }
 
@@ -311,11 +343,11 @@ typedef int (*member_fn)(cur *c, int key, void *out);
 static unsigned object(cur *c, const keyname *keys, int n_keys, member_fn member, void *out)
 {
     unsigned seen = 0;
-    int more;
+    int more, hint = 0;
     if (!open_nested(c, '{'))
         return 0;
     do {
-        int k = key(c, keys, n_keys, &seen);
+        int k = key(c, keys, n_keys, &seen, &hint);
         if (k < 0 || !member(c, k, out))
             return 0;
     } while ((more = next(c, '}')) == 1);

@@ -9,31 +9,29 @@
 #include <string.h>
 
 #include "codec/wire.h"
+#include "common/json_word.h"
 #include "common/u64.h"
 
 static const char hex_digits[] = "0123456789abcdef";
-
-/* Whether any of the 8 bytes at p is one to escape (below 0x20, '"' or
- * '\\'); the bit tests are exact. */
-static int word_needs_escape(const unsigned char *p)
-{
-    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
-    uint64_t w, q, bs;
-    memcpy(&w, p, 8);
-    q = w ^ (ones * '"');
-    bs = w ^ (ones * '\\');
-    return (((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((bs - ones) & ~bs)) & high ? 1 : 0;
-}
 
 /* How many bytes from s on need no escape, a word at a time. */
 static size_t plain_run(const unsigned char *s, size_t n)
 {
     size_t i = 0;
+    uint64_t m = 0;
     for (; i + 8 <= n; i += 8)
-        if (word_needs_escape(s + i))
-            goto bytes;
-    if (i < n && n >= 8 && !word_needs_escape(s + n - 8))
+        if ((m = fdx_word_to_escape(fdx_word_load(s + i))) != 0)
+            goto found;
+    if (i == n || n < 8)
+        goto bytes;
+    /* the last word overlaps bytes already found plain */
+    if ((m = fdx_word_to_escape(fdx_word_load(s + n - 8))) == 0)
         return n;
+    i = n - 8;
+found:
+#ifdef FDX_WORD_FIRST
+    return i + FDX_WORD_FIRST(m);
+#endif
 bytes:
     while (i < n && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\')
         i++;

@@ -79,16 +79,19 @@ compress_ni(uint32_t s[8], const unsigned char *p, size_t blocks)
     __m128i st0 = _mm_alignr_epi8(tmp, st1, 8);                                     /* ABEF */
     st1 = _mm_blend_epi16(st1, tmp, 0xF0);                                          /* CDGH */
     for (; blocks; blocks--, p += 64) {
-        __m128i abef = st0, cdgh = st1, w[16];
+        /* Each word of the schedule is made beside the rounds that use the
+         * words before it, four words held at a time. */
+        __m128i abef = st0, cdgh = st1, w[4];
         for (int i = 0; i < 4; i++)
             w[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), bswap);
-        for (int i = 4; i < 16; i++) {
-            __m128i t = _mm_sha256msg1_epu32(w[i - 4], w[i - 3]);
-            t = _mm_add_epi32(t, _mm_alignr_epi8(w[i - 1], w[i - 2], 4));
-            w[i] = _mm_sha256msg2_epu32(t, w[i - 1]);
-        }
+#pragma GCC unroll 16
         for (int i = 0; i < 16; i++) {
-            __m128i msg = _mm_add_epi32(w[i], _mm_loadu_si128((const __m128i *)&K[4 * i]));
+            if (i >= 4) { /* w[i - 4], w[i - 3], w[i - 2], w[i - 1] at i, i + 1, i + 2, i + 3 */
+                __m128i t = _mm_sha256msg1_epu32(w[i & 3], w[(i + 1) & 3]);
+                t = _mm_add_epi32(t, _mm_alignr_epi8(w[(i + 3) & 3], w[(i + 2) & 3], 4));
+                w[i & 3] = _mm_sha256msg2_epu32(t, w[(i + 3) & 3]);
+            }
+            __m128i msg = _mm_add_epi32(w[i & 3], _mm_loadu_si128((const __m128i *)&K[4 * i]));
             st1 = _mm_sha256rnds2_epu32(st1, st0, msg);
             st0 = _mm_sha256rnds2_epu32(st0, st1, _mm_shuffle_epi32(msg, 0x0E));
         }
