@@ -259,18 +259,22 @@ static int plain(unsigned char ch)
     return ch >= 0x20 && ch != '"' && ch != '\\';
 }
 
-/* The plain ASCII bytes from p on, a word at a time where the first byte of
- * another kind can be told. */
-static const char *skip_ascii(const char *p, const char *e)
+/* The bytes from p on that a string holds as they are, a word at a time
+ * where the first byte of another kind can be told. Until the string has
+ * shown a byte of a longer UTF-8 sequence, such a byte stops the run, so that
+ * the string is marked for validation; after that (it is validated whole)
+ * those bytes are plain too. */
+static const char *skip_plain(const char *p, const char *e, int utf8_seen)
 {
 #ifdef FDX_WORD_FIRST
     for (; e - p >= 8; p += 8) {
-        uint64_t m = fdx_word_not_ascii_text(fdx_word_load(p));
+        uint64_t w = fdx_word_load(p);
+        uint64_t m = utf8_seen ? fdx_word_to_escape(w) : fdx_word_not_ascii_text(w);
         if (m)
             return p + FDX_WORD_FIRST(m);
     }
 #endif
-    while (p < e && plain((unsigned char)*p) && !((unsigned char)*p & 0x80))
+    while (p < e && plain((unsigned char)*p) && (utf8_seen || !((unsigned char)*p & 0x80)))
         p++;
     return p;
 }
@@ -286,7 +290,7 @@ static int string(cur *c, const char **out)
     for (;;) {
         const char *run = c->p;
         for (;;) {
-            c->p = skip_ascii(c->p, c->e);
+            c->p = skip_plain(c->p, c->e, high & 0x80);
             if (c->p == c->e || !plain((unsigned char)*c->p))
                 break;
             high |= (unsigned char)*c->p++;

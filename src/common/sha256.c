@@ -84,7 +84,9 @@ compress_ni(uint32_t s[8], const unsigned char *p, size_t blocks)
         __m128i abef = st0, cdgh = st1, w[4];
         for (int i = 0; i < 4; i++)
             w[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), bswap);
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 8)
 #pragma GCC unroll 16
+#endif
         for (int i = 0; i < 16; i++) {
             if (i >= 4) { /* w[i - 4], w[i - 3], w[i - 2], w[i - 1] at i, i + 1, i + 2, i + 3 */
                 __m128i t = _mm_sha256msg1_epu32(w[i & 3], w[(i + 1) & 3]);
