@@ -156,6 +156,44 @@ START_TEST(days_and_totals_saturate)
 }
 END_TEST
 
+/* A transaction's history rows go in groups of 64 and one at a time after:
+ * each cell's row holds what that cell gained, whichever way it went in, and
+ * a row already there (the same day, a transaction before) is added to, up to
+ * saturation. 197 cells: three groups and five alone. */
+START_TEST(many_cells_a_transaction_each_get_their_history)
+{
+    enum { CELLS = 3 * 64 + 5, SATURATED = 70 };
+    const char *path = tu_path(tu_dir, "s.db");
+    fdx_store *db = tu_open(path);
+    for (int pass = 0; pass < 3; pass++) {
+        ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+        ck_assert_int_eq(fdx_store_set_time(db, pass < 2 ? 1790812800 : 1790899200), FDX_OK);
+        for (int i = 0; i < CELLS; i++) {
+            char wanted[16];
+            snprintf(wanted, sizeof wanted, "w%03d", i);
+            fdx_miss m = a_miss(i < SATURATED && pass == 1 ? UINT64_MAX : (uint64_t)i + 1);
+            m.wanted = wanted;
+            ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_OK);
+        }
+        ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    }
+    fdx_store_close(db);
+    ck_assert_int_eq(query_int(path, "SELECT count(*) FROM cell_history"), 2 * CELLS);
+    ck_assert_int_eq(query_int(path, "SELECT count(*) FROM miss_cell m JOIN cell_history h "
+                                     "ON h.cell = m.cell_id AND h.day = 20727"),
+                     CELLS);
+    ck_assert_int_eq(query_int(path, "SELECT count(*) FROM miss_cell m JOIN cell_history h "
+                                     "ON h.cell = m.cell_id WHERE h.day = 20727 AND h.count != "
+                                     "CASE WHEN m.wanted < 'w070' THEN 9223372036854775807 "
+                                     "ELSE 2 * (CAST(substr(m.wanted, 2) AS INTEGER) + 1) END"),
+                     0);
+    ck_assert_int_eq(query_int(path, "SELECT count(*) FROM miss_cell m JOIN cell_history h "
+                                     "ON h.cell = m.cell_id WHERE h.day = 20728 AND h.count != "
+                                     "CAST(substr(m.wanted, 2) AS INTEGER) + 1"),
+                     0);
+}
+END_TEST
+
 static int no_growth(void *ctx, const fdx_growth_row *row)
 {
     (void)ctx;
@@ -227,6 +265,7 @@ Suite *history_suite(void)
     tcase_add_test(tc, parse_time_forms);
     tcase_add_test(tc, sink_drains_at_a_capture_time);
     tcase_add_test(tc, days_and_totals_saturate);
+    tcase_add_test(tc, many_cells_a_transaction_each_get_their_history);
     tcase_add_test(tc, growth_diff_and_prune_check_their_arguments);
     tcase_add_test(tc, pruned_reports_the_committed_prune);
     suite_add_tcase(s, tc);

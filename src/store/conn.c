@@ -56,6 +56,7 @@ static const char *const stmt_text[FDX_STMT_COUNT] = {
     [FDX_STMT_HISTORY_CONFIG_READ] = fdx_sql_history_config_read,
     [FDX_STMT_HISTORY_CONFIG_WRITE] = fdx_sql_history_config_write,
     [FDX_STMT_HISTORY_ADD] = fdx_sql_history_add,
+    [FDX_STMT_HISTORY_ADD_ROWS] = fdx_sql_history_add_rows,
     [FDX_STMT_HISTORY_ORIGIN_ID] = fdx_sql_history_origin_id,
     [FDX_STMT_MERGE_READ_ORIGINS] = fdx_sql_merge_read_origins,
     [FDX_STMT_MERGE_READ_LEDGER] = fdx_sql_merge_read_ledger,

@@ -95,6 +95,44 @@ int fdx_history_add(fdx_store *s, int64_t cell_id, int64_t day, int64_t origin, 
     return FDX_OK;
 }
 
+/* The observations of a transaction are one row a cell: a statement for each
+ * would cost more than the rows (history_add_rows.sql). */
+enum { ROWS_PER_STMT = 64 };
+
+static int add_group(fdx_store *s, const fdx_history_row *rows, int64_t bucket, int64_t origin)
+{
+    sqlite3_stmt *st;
+    int rc = fdx_store_stmt(s, FDX_STMT_HISTORY_ADD_ROWS, &st);
+    if (rc != FDX_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, bucket);
+    sqlite3_bind_int64(st, 2, origin);
+    for (int i = 0; i < ROWS_PER_STMT; i++) {
+        sqlite3_bind_int64(st, 2 * i + 3, rows[i].cell_id);
+        sqlite3_bind_int64(st, 2 * i + 4, (int64_t)rows[i].count);
+    }
+    rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, rc, "writing history");
+}
+
+int fdx_history_add_rows(fdx_store *s, const fdx_history_row *rows, size_t n, int64_t day,
+                         int64_t origin)
+{
+    size_t i = 0;
+    int rc = FDX_OK;
+    for (; rc == FDX_OK && n - i >= ROWS_PER_STMT; i += ROWS_PER_STMT)
+        rc = add_group(s, rows + i, fdx_history_bucket(s, day), origin);
+    for (; rc == FDX_OK && i < n; i++)
+        rc = fdx_history_add(s, rows[i].cell_id, day, origin, rows[i].count);
+    if (rc == FDX_OK && n) {
+        if (s->hist.latest_day < day)
+            s->hist.latest_day = day;
+        s->hist.dirty = 1;
+    }
+    return rc;
+}
+
 static int run_range(fdx_store *s, fdx_stmt_id id, int64_t lo, int64_t hi)
 {
     sqlite3_stmt *st;

@@ -11,6 +11,13 @@
 int fdx_history_load(fdx_store *s);
 /* Adds count observations of a cell on day (a day number) from origin. */
 int fdx_history_add(fdx_store *s, int64_t cell_id, int64_t day, int64_t origin, uint64_t count);
+typedef struct fdx_history_row {
+    int64_t cell_id;
+    uint64_t count;
+} fdx_history_row;
+/* fdx_history_add for each of n rows, in order, 64 to a statement. */
+int fdx_history_add_rows(fdx_store *s, const fdx_history_row *rows, size_t n, int64_t day,
+                         int64_t origin);
 /* The history key of a day: the day itself, or its month once rolled up. */
 int64_t fdx_history_bucket(const fdx_store *s, int64_t day);
 /* The day a transaction's own observations go to. */

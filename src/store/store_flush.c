@@ -92,14 +92,9 @@ int fdx_store_upsert(fdx_store *s, fdx_stmt_id id, const fdx_cell *c, uint64_t c
     return FDX_OK;
 }
 
-typedef struct hist_row {
-    int64_t cell_id;
-    uint64_t count;
-} hist_row;
-
 static int by_cell_id(const void *a, const void *b)
 {
-    int64_t x = ((const hist_row *)a)->cell_id, y = ((const hist_row *)b)->cell_id;
+    int64_t x = ((const fdx_history_row *)a)->cell_id, y = ((const fdx_history_row *)b)->cell_id;
     return (x > y) - (x < y);
 }
 
@@ -109,7 +104,7 @@ static int by_cell_id(const void *a, const void *b)
 typedef struct writer {
     fdx_store *s;
     int fresh; /* the store held no cell: each one written is new */
-    hist_row *rows;
+    fdx_history_row *rows;
     size_t n, cap;
 } writer;
 
@@ -123,10 +118,7 @@ static int write_history(writer *w)
         sorted++;
     if (sorted < w->n) /* a new store's cells are numbered in the order written */
         qsort(w->rows, w->n, sizeof *w->rows, by_cell_id);
-    int64_t day = fdx_history_txn_day(w->s);
-    int rc = FDX_OK;
-    for (size_t i = 0; rc == FDX_OK && i < w->n; i++)
-        rc = fdx_history_add(w->s, w->rows[i].cell_id, day, 0, w->rows[i].count);
+    int rc = fdx_history_add_rows(w->s, w->rows, w->n, fdx_history_txn_day(w->s), 0);
     w->n = 0;
     return rc;
 }
@@ -139,7 +131,7 @@ static int write_cell(void *ctx, const fdx_cell *cell, uint64_t count, fdx_str c
         rc = fdx_store_fail(w->s, FDX_ENOMEM, "out of memory");
     if (rc != FDX_OK)
         return rc;
-    hist_row *row = &w->rows[w->n++];
+    fdx_history_row *row = &w->rows[w->n++];
     row->count = count;
     return fdx_store_upsert(
         w->s, cell->kind == FDX_KIND_MISS ? FDX_STMT_MISS_UPSERT : FDX_STMT_DISPATCH_UPSERT, cell,
