@@ -383,6 +383,83 @@ static void raw_ints(const char *path, const char *sql, int64_t *cols, int n)
     sqlite3_close(raw);
 }
 
+/* The feed of new_cells_are_written_alike_in_groups: 53 misses, and 37
+ * dispatches keyed and not, with candidates and without. */
+static char *grouped_feed(void)
+{
+    size_t cap = 90 * 400, len = 0;
+    char *feed = malloc(cap);
+    ck_assert_ptr_nonnull(feed);
+    for (int i = 0; i < 53; i++)
+        len += (size_t)snprintf(feed + len, cap - len,
+                                "{\"schema\":2,\"wanted\":\"w%02d\",\"fallback\":" IMPL_H(
+                                    "k", "1") ",\"count\":%d,\"hw\":" CPU "}\n",
+                                i, i + 1);
+    for (int i = 0; i < 37; i++)
+        len += (size_t)snprintf(
+            feed + len, cap - len,
+            "{\"schema\":2,%s\"chosen\":" IMPL_H("k", "%d") ",%s\"count\":%d,\"hw\":" GPU "}\n",
+            i % 5 ? "\"structure_key\":\"s\"," : "", i,
+            i % 3 ? "" : "\"candidates\":[{\"impl_id\":" IMPL_H("c", "2") ",\"latency_ns\":5}],",
+            i + 1);
+    ck_assert_uint_lt(len, cap);
+    return feed;
+}
+
+/* A store's first cells are written 16 to a statement (a store that held
+ * none needs no lookups), the rest of a kind one at a time: the same cells,
+ * ids and history as a store that already held a cell writes one by one. */
+START_TEST(new_cells_are_written_alike_in_groups)
+{
+    char *feed = grouped_feed();
+    const char *paths[] = {strdup(tu_path(tu_dir, "feed.jsonl")),
+                           strdup(tu_path(tu_dir, "one.jsonl"))};
+    tu_write_file(paths[0], feed);
+    tu_write_file(paths[1], "{\"schema\":2,\"wanted\":\"zz\",\"fallback\":" IMPL_H(
+                                "k", "1") ",\"count\":1,\"hw\":" CPU "}\n");
+    char *exports[2];
+    for (int held = 0; held < 2; held++) {
+        const char *db_path = tu_path(tu_dir, held ? "held.db" : "fresh.db");
+        fdx_store *db = tu_open(db_path);
+        if (held)
+            ck_assert_int_eq(tu_ingest(db, &paths[1], 1), FDX_OK);
+        ck_assert_int_eq(tu_ingest(db, &paths[0], 1), FDX_OK);
+        exports[held] = tu_export(db, tu_path(tu_dir, held ? "out_held" : "out_fresh"));
+        fdx_store_close(db);
+        int64_t v[4];
+        raw_ints(db_path,
+                 "SELECT count(*), count(DISTINCT cell_id), min(cell_id), max(cell_id) FROM "
+                 "(SELECT cell_id FROM miss_cell WHERE wanted != 'zz' UNION ALL "
+                 "SELECT cell_id FROM dispatch_cell)",
+                 v, 4);
+        ck_assert_int_eq(v[0], 90);
+        ck_assert_int_eq(v[1], 90);
+        ck_assert_int_eq(v[3] - v[2], 89);
+        raw_ints(db_path,
+                 "SELECT (SELECT count(*) FROM dispatch_cell WHERE (candidates = '[]') != "
+                 "(candidates_set_at IS NULL)), (SELECT count(*) FROM cell_history h WHERE "
+                 "h.count != coalesce((SELECT count FROM miss_cell WHERE cell_id = h.cell), "
+                 "(SELECT count FROM dispatch_cell WHERE cell_id = h.cell)))",
+                 v, 2);
+        ck_assert_int_eq(v[0], 0);
+        ck_assert_int_eq(v[1], 0);
+    }
+    char *zz = strstr(exports[1], "\"zz\"");
+    ck_assert_ptr_nonnull(zz);
+    char *line = zz;
+    while (line > exports[1] && line[-1] != '\n')
+        line--;
+    char *end = strchr(zz, '\n');
+    memmove(line, end + 1, strlen(end + 1) + 1);
+    ck_assert_str_eq(exports[0], exports[1]);
+    free(exports[0]);
+    free(exports[1]);
+    free((char *)paths[0]);
+    free((char *)paths[1]);
+    free(feed);
+}
+END_TEST
+
 /* A memory budget that 70,000 small cells overflow several times over. */
 static fdx_store *open_spilling(const char *path)
 {
@@ -2302,6 +2379,7 @@ Suite *store_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, golden_vectors, 0, (int)(sizeof golden / sizeof golden[0]));
     tcase_add_test(tc, unkeyed_and_cpu_cells_aggregate_across_ingests);
+    tcase_add_test(tc, new_cells_are_written_alike_in_groups);
     tcase_add_test(tc, all_or_nothing_failure_leaves_only_a_rollback);
     tcase_add_test(tc, a_path_ended_twice_breaks_the_transaction);
     tcase_add_test(tc, all_or_nothing_holds_more_cells_in_the_same_budget);

@@ -13,9 +13,8 @@
 #include "store/history.h"
 #include "store/ledger.h"
 
-int fdx_bind_key(sqlite3_stmt *st, const fdx_cell *c)
+static int bind_key_from(sqlite3_stmt *st, int i, const fdx_cell *c)
 {
-    int i = 1;
     if (c->kind == FDX_KIND_DISPATCH)
         sqlite3_bind_int(st, i++, c->keyed);
     const fdx_str *texts1[] = {&c->token, &c->backend, &c->op, &c->dtypes_json, &c->kernel_source};
@@ -27,6 +26,27 @@ int fdx_bind_key(sqlite3_stmt *st, const fdx_cell *c)
     sqlite3_bind_text(st, i++, c->sku.p, (int)c->sku.n, SQLITE_STATIC);
     sqlite3_bind_text(st, i++, c->driver.p, (int)c->driver.n, SQLITE_STATIC);
     return i;
+}
+
+int fdx_bind_key(sqlite3_stmt *st, const fdx_cell *c)
+{
+    return bind_key_from(st, 1, c);
+}
+
+/* A cell's parameters of an upsert statement (miss_upsert.sql,
+ * dispatch_upsert.sql), from ?first on: a statement of many rows gives each
+ * row the same parameters one after another. */
+static void bind_cell(sqlite3_stmt *st, int first, const fdx_cell *c, uint64_t count, fdx_str cands,
+                      const int64_t *set_at, int64_t ledger_id, int64_t cell_id)
+{
+    int i = bind_key_from(st, first, c);
+    if (c->kind == FDX_KIND_DISPATCH)
+        sqlite3_bind_text(st, i++, cands.p, (int)cands.n, SQLITE_STATIC);
+    sqlite3_bind_int64(st, i++, (int64_t)count);
+    sqlite3_bind_int64(st, i++, ledger_id);
+    if (c->kind == FDX_KIND_DISPATCH && set_at)
+        sqlite3_bind_int64(st, i, *set_at);
+    sqlite3_bind_int64(st, c->kind == FDX_KIND_DISPATCH ? i + 1 : i, cell_id);
 }
 
 /*
@@ -68,14 +88,7 @@ int fdx_store_upsert(fdx_store *s, fdx_stmt_id id, const fdx_cell *c, uint64_t c
         return rc;
     if ((rc = fdx_store_stmt(s, id, &st)) != FDX_OK)
         return rc;
-    int i = fdx_bind_key(st, c);
-    if (c->kind == FDX_KIND_DISPATCH)
-        sqlite3_bind_text(st, i++, cands.p, (int)cands.n, SQLITE_STATIC);
-    sqlite3_bind_int64(st, i++, (int64_t)count);
-    sqlite3_bind_int64(st, i++, s->ledger.id);
-    if (c->kind == FDX_KIND_DISPATCH && set_at)
-        sqlite3_bind_int64(st, i, *set_at);
-    sqlite3_bind_int64(st, sqlite3_bind_parameter_count(st), stored_id);
+    bind_cell(st, 1, c, count, cands, set_at, s->ledger.id, stored_id);
     rc = sqlite3_step(st);
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)
@@ -101,24 +114,104 @@ static int by_cell_id(const void *a, const void *b)
 /* History rows wait for this many (4 MiB) before they are written. */
 #define HISTORY_ROWS ((size_t)1 << 18)
 
+/* New cells wait for a statement of this many (*_upsert_rows.sql): its own
+ * cost, paid once for them all, is more than a row's. */
+enum { GROUP = 16 };
+
+/* A new cell, copied aside until its group is written. */
+typedef struct held_cell {
+    fdx_buf key; /* packed */
+    fdx_buf cands;
+    uint64_t count;
+    int64_t id;
+} held_cell;
+
 typedef struct writer {
     fdx_store *s;
     int fresh; /* the store held no cell: each one written is new */
     fdx_history_row *rows;
     size_t n, cap;
+    held_cell held[2][GROUP]; /* by kind */
+    int n_held[2];
 } writer;
+
+/* Writes the held cells of a kind: a whole group in one statement, fewer one
+ * at a time. */
+static int write_held(writer *w, fdx_kind kind)
+{
+    fdx_store *s = w->s;
+    int per_stmt = w->n_held[kind] == GROUP ? GROUP : 1, rc = FDX_OK;
+    int params = kind == FDX_KIND_MISS ? 13 : 16; /* a row's, in the .sql files */
+    fdx_stmt_id id =
+        per_stmt == GROUP
+            ? (kind == FDX_KIND_MISS ? FDX_STMT_MISS_UPSERT_ROWS : FDX_STMT_DISPATCH_UPSERT_ROWS)
+            : (kind == FDX_KIND_MISS ? FDX_STMT_MISS_UPSERT : FDX_STMT_DISPATCH_UPSERT);
+    for (int k = 0; rc == FDX_OK && k < w->n_held[kind]; k += per_stmt) {
+        sqlite3_stmt *st;
+        if ((rc = fdx_store_stmt(s, id, &st)) != FDX_OK)
+            break;
+        for (int r = 0; r < per_stmt; r++) {
+            held_cell *h = &w->held[kind][k + r];
+            fdx_cell c;
+            fdx_cell_unpack(&c, h->key.data, h->key.len);
+            bind_cell(st, r * params + 1, &c, h->count, (fdx_str){h->cands.data, h->cands.len},
+                      &s->txn_time_ms, s->ledger.id, h->id);
+        }
+        rc = sqlite3_step(st);
+        sqlite3_reset(st);
+        rc = rc == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, rc, "writing a cell");
+    }
+    w->n_held[kind] = 0;
+    return rc;
+}
+
+/* A cell of a store that held none: it gets the next id now, and is written
+ * with the group it completes. */
+static int hold_new(writer *w, const fdx_cell *cell, uint64_t count, fdx_str cands, int64_t *id)
+{
+    fdx_store *s = w->s;
+    int rc = fdx_history_load(s); /* the next cell id */
+    if (rc != FDX_OK)
+        return rc;
+    held_cell *h = &w->held[cell->kind][w->n_held[cell->kind]];
+    fdx_cell_pack(cell, &h->key);
+    fdx_buf_clear(&h->cands);
+    fdx_buf_append(&h->cands, cands.p, cands.n);
+    if (h->key.oom || h->cands.oom)
+        return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
+    h->count = count;
+    *id = h->id = s->hist.next_cell_id++;
+    s->hist.dirty = 1;
+    s->txn_stats.cells_added++;
+    return ++w->n_held[cell->kind] == GROUP ? write_held(w, cell->kind) : FDX_OK;
+}
+
+static void writer_free(writer *w)
+{
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < GROUP; i++) {
+            fdx_buf_free(&w->held[k][i].key);
+            fdx_buf_free(&w->held[k][i].cands);
+        }
+    free(w->rows);
+}
 
 /* Cells go in key order and their history rows in cell id order: each
  * B-tree is then walked from one end to the other, every page read and
  * written once, instead of a page fetched per cell. */
 static int write_history(writer *w)
 {
+    int rc = write_held(w, FDX_KIND_MISS);
+    if (rc == FDX_OK)
+        rc = write_held(w, FDX_KIND_DISPATCH);
+    if (rc != FDX_OK)
+        return rc;
     size_t sorted = 1;
     while (sorted < w->n && w->rows[sorted - 1].cell_id < w->rows[sorted].cell_id)
         sorted++;
     if (sorted < w->n) /* a new store's cells are numbered in the order written */
         qsort(w->rows, w->n, sizeof *w->rows, by_cell_id);
-    int rc = fdx_history_add_rows(w->s, w->rows, w->n, fdx_history_txn_day(w->s), 0);
+    rc = fdx_history_add_rows(w->s, w->rows, w->n, fdx_history_txn_day(w->s), 0);
     w->n = 0;
     return rc;
 }
@@ -133,9 +226,11 @@ static int write_cell(void *ctx, const fdx_cell *cell, uint64_t count, fdx_str c
         return rc;
     fdx_history_row *row = &w->rows[w->n++];
     row->count = count;
+    if (w->fresh)
+        return hold_new(w, cell, count, cands, &row->cell_id);
     return fdx_store_upsert(
         w->s, cell->kind == FDX_KIND_MISS ? FDX_STMT_MISS_UPSERT : FDX_STMT_DISPATCH_UPSERT, cell,
-        count, cands, &w->s->txn_time_ms, w->fresh, &row->cell_id);
+        count, cands, &w->s->txn_time_ms, 0, &row->cell_id);
 }
 
 /* Pending and the runs spilled before it, merged: each cell written once. */
@@ -148,7 +243,7 @@ static int write_pending(fdx_store *s)
         return rc;
     if (fdx_spill_runs(s->spill))
         fdx_agg_shrink(s->pending); /* its arrays held a whole run: room for the merge */
-    writer w = {s, 0, NULL, 0, 0};
+    writer w = {.s = s};
     int has_cells;
     if ((rc = fdx_store_has_cells(s, &has_cells)) != FDX_OK)
         return rc;
@@ -163,7 +258,7 @@ static int write_pending(fdx_store *s)
         fdx_agg_release(s->pending); /* written: its memory serves the history and the commit */
         rc = write_history(&w);
     }
-    free(w.rows);
+    writer_free(&w);
     return rc;
 }
 
