@@ -160,23 +160,30 @@ END_TEST
  * each cell's row holds what that cell gained, whichever way it went in, and
  * a row already there (the same day, a transaction before) is added to, up to
  * saturation. 197 cells: three groups and five alone. */
+/* Records n misses "w000" ... in a transaction captured at `at`: the first
+ * `saturating` of them UINT64_MAX times, the others i + 1 times. */
+static void record_many_at(fdx_store *db, int64_t at, int n, int saturating)
+{
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_set_time(db, at), FDX_OK);
+    for (int i = 0; i < n; i++) {
+        char wanted[16];
+        snprintf(wanted, sizeof wanted, "w%03d", i);
+        fdx_miss m = a_miss(i < saturating ? UINT64_MAX : (uint64_t)i + 1);
+        m.wanted = wanted;
+        ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_OK);
+    }
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+}
+
 START_TEST(many_cells_a_transaction_each_get_their_history)
 {
     enum { CELLS = 3 * 64 + 5, SATURATED = 70 };
     const char *path = tu_path(tu_dir, "s.db");
     fdx_store *db = tu_open(path);
-    for (int pass = 0; pass < 3; pass++) {
-        ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
-        ck_assert_int_eq(fdx_store_set_time(db, pass < 2 ? 1790812800 : 1790899200), FDX_OK);
-        for (int i = 0; i < CELLS; i++) {
-            char wanted[16];
-            snprintf(wanted, sizeof wanted, "w%03d", i);
-            fdx_miss m = a_miss(i < SATURATED && pass == 1 ? UINT64_MAX : (uint64_t)i + 1);
-            m.wanted = wanted;
-            ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_OK);
-        }
-        ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
-    }
+    record_many_at(db, 1790812800, CELLS, 0);
+    record_many_at(db, 1790812800, CELLS, SATURATED);
+    record_many_at(db, 1790899200, CELLS, 0);
     fdx_store_close(db);
     ck_assert_int_eq(query_int(path, "SELECT count(*) FROM cell_history"), 2 * CELLS);
     ck_assert_int_eq(query_int(path, "SELECT count(*) FROM miss_cell m JOIN cell_history h "
@@ -191,6 +198,24 @@ START_TEST(many_cells_a_transaction_each_get_their_history)
                                      "ON h.cell = m.cell_id WHERE h.day = 20728 AND h.count != "
                                      "CAST(substr(m.wanted, 2) AS INTEGER) + 1"),
                      0);
+}
+END_TEST
+
+/* Rows that go 64 to a statement still move the latest day, which rolls
+ * older days into months, and a day already rolled goes to its month. */
+START_TEST(grouped_history_rolls_up_and_back_fills_months)
+{
+    const char *path = tu_path(tu_dir, "s.db");
+    fdx_store *db = tu_open(path);
+    record_many_at(db, 1768435200, 128, 0); /* 2026-01-15, day 20468 */
+    record_many_at(db, 1811808000, 128, 0); /* 2027-06-01: January 2026 leaves the 90 days */
+    record_many_at(db, 1770681600, 128, 0); /* 2026-02-10, day 20494, rolled already */
+    fdx_store_close(db);
+    ck_assert_int_eq(query_int(path, "SELECT count(*) FROM cell_history WHERE day = 20468"), 0);
+    ck_assert_int_eq(query_int(path, "SELECT count(*) FROM cell_history WHERE day = 20454"), 128);
+    ck_assert_int_eq(query_int(path, "SELECT count(*) FROM cell_history WHERE day = 20494"), 0);
+    ck_assert_int_eq(query_int(path, "SELECT count(*) FROM cell_history WHERE day = 20485"), 128);
+    ck_assert_int_eq(query_int(path, "SELECT count(*) FROM cell_history WHERE day = 20970"), 128);
 }
 END_TEST
 
@@ -266,6 +291,7 @@ Suite *history_suite(void)
     tcase_add_test(tc, sink_drains_at_a_capture_time);
     tcase_add_test(tc, days_and_totals_saturate);
     tcase_add_test(tc, many_cells_a_transaction_each_get_their_history);
+    tcase_add_test(tc, grouped_history_rolls_up_and_back_fills_months);
     tcase_add_test(tc, growth_diff_and_prune_check_their_arguments);
     tcase_add_test(tc, pruned_reports_the_committed_prune);
     suite_add_tcase(s, tc);

@@ -383,6 +383,36 @@ static void raw_ints(const char *path, const char *sql, int64_t *cols, int n)
     sqlite3_close(raw);
 }
 
+/* The first column of the first row of a query over the store file at path,
+ * read past fdx, as text. */
+static char *raw_text(const char *path, const char *sql)
+{
+    sqlite3 *raw;
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_open(path, &raw), SQLITE_OK);
+    ck_assert_msg(sqlite3_prepare_v2(raw, sql, -1, &st, NULL) == SQLITE_OK, "%s",
+                  sqlite3_errmsg(raw));
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    char *text = strdup((const char *)sqlite3_column_text(st, 0));
+    ck_assert_ptr_nonnull(text);
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+    return text;
+}
+
+/* Every column of the feed's cells, with what differs between two stores (the
+ * first id, the ledger id, the time) taken out: ids from the first, whether
+ * they were made and last changed by the last ingest, candidates set at its
+ * time or not at all. */
+#define GROUPED_ROWS                                                                               \
+    "WITH base(id, l, t) AS (SELECT (SELECT min(cell_id) FROM miss_cell WHERE wanted != 'zz'), "   \
+    "(SELECT max(id) FROM ingest_ledger), (SELECT max(candidates_set_at) FROM dispatch_cell)) "    \
+    "SELECT group_concat(r, ';') FROM (SELECT 'm' || (cell_id - id) || wanted || count || "        \
+    "(first_ingest = l) || (last_ingest = l) AS r FROM miss_cell, base WHERE wanted != 'zz' "      \
+    "UNION ALL SELECT 'd' || (cell_id - id) || keyed || structure_key || kernel_revision_hash || " \
+    "count || candidates || (first_ingest = l) || (last_ingest = l) || "                           \
+    "coalesce(candidates_set_at = t, 'none') FROM dispatch_cell, base ORDER BY 1)"
+
 /* The feed of new_cells_are_written_alike_in_groups: 53 misses, and 37
  * dispatches keyed and not, with candidates and without. */
 static char *grouped_feed(void)
@@ -417,7 +447,7 @@ START_TEST(new_cells_are_written_alike_in_groups)
     tu_write_file(paths[0], feed);
     tu_write_file(paths[1], "{\"schema\":2,\"wanted\":\"zz\",\"fallback\":" IMPL_H(
                                 "k", "1") ",\"count\":1,\"hw\":" CPU "}\n");
-    char *exports[2];
+    char *exports[2], *rows[2];
     for (int held = 0; held < 2; held++) {
         const char *db_path = tu_path(tu_dir, held ? "held.db" : "fresh.db");
         fdx_store *db = tu_open(db_path);
@@ -443,7 +473,11 @@ START_TEST(new_cells_are_written_alike_in_groups)
                  v, 2);
         ck_assert_int_eq(v[0], 0);
         ck_assert_int_eq(v[1], 0);
+        rows[held] = raw_text(db_path, GROUPED_ROWS);
     }
+    ck_assert_str_eq(rows[0], rows[1]);
+    free(rows[0]);
+    free(rows[1]);
     char *zz = strstr(exports[1], "\"zz\"");
     ck_assert_ptr_nonnull(zz);
     char *line = zz;

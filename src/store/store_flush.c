@@ -73,10 +73,15 @@ static int find_cell(fdx_store *s, const fdx_cell *c, int *found, int64_t *id, i
                                                  : fdx_store_fail_sqlite(s, rc, "reading a cell");
 }
 
-/* The upsert itself returns nothing: a RETURNING clause makes SQLite keep a
- * statement journal for every upsert. */
-int fdx_store_upsert(fdx_store *s, fdx_stmt_id id, const fdx_cell *c, uint64_t count, fdx_str cands,
-                     const int64_t *set_at, int is_new, int64_t *cell_id)
+/*
+ * One upsert of a cell the store may hold already, looked up first, with
+ * statement id (a *_UPSERT statement), counted in the commit statistics.
+ * set_at is when a dispatch cell's candidates were set. The upsert itself
+ * returns nothing: a RETURNING clause makes SQLite keep a statement journal
+ * for every upsert.
+ */
+static int upsert_looked_up(fdx_store *s, fdx_stmt_id id, const fdx_cell *c, uint64_t count,
+                            fdx_str cands, const int64_t *set_at, int64_t *cell_id)
 {
     sqlite3_stmt *st;
     int rc = fdx_history_load(s); /* the next cell id */
@@ -84,7 +89,7 @@ int fdx_store_upsert(fdx_store *s, fdx_stmt_id id, const fdx_cell *c, uint64_t c
         return rc;
     int found = 0;
     int64_t stored_id = s->hist.next_cell_id, last_ingest = 0;
-    if (!is_new && (rc = find_cell(s, c, &found, &stored_id, &last_ingest)) != FDX_OK)
+    if ((rc = find_cell(s, c, &found, &stored_id, &last_ingest)) != FDX_OK)
         return rc;
     if ((rc = fdx_store_stmt(s, id, &st)) != FDX_OK)
         return rc;
@@ -228,9 +233,9 @@ static int write_cell(void *ctx, const fdx_cell *cell, uint64_t count, fdx_str c
     row->count = count;
     if (w->fresh)
         return hold_new(w, cell, count, cands, &row->cell_id);
-    return fdx_store_upsert(
+    return upsert_looked_up(
         w->s, cell->kind == FDX_KIND_MISS ? FDX_STMT_MISS_UPSERT : FDX_STMT_DISPATCH_UPSERT, cell,
-        count, cands, &w->s->txn_time_ms, 0, &row->cell_id);
+        count, cands, &w->s->txn_time_ms, &row->cell_id);
 }
 
 /* Pending and the runs spilled before it, merged: each cell written once. */

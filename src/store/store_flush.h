@@ -25,14 +25,6 @@ void fdx_store_begin_path(fdx_store *s, int undoable);
  * back: FDX_TXN_BROKEN_PATH when the ingest was not undoable, 1 when none
  * was under way (ended already, or its start never recorded). */
 int fdx_store_end_path(fdx_store *s, int ok);
-/*
- * One upsert with statement id (a *_UPSERT statement), counted in the commit
- * statistics. set_at is when a dispatch cell's candidates were set (NULL:
- * unknown); is_new says the caller knows the store has no such cell, which
- * spares looking it up.
- */
-int fdx_store_upsert(fdx_store *s, fdx_stmt_id id, const fdx_cell *c, uint64_t count, fdx_str cands,
-                     const int64_t *set_at, int is_new, int64_t *cell_id);
 /* Binds a cell's key columns from ?1 in the order the .sql files number them;
  * returns the next parameter index. */
 int fdx_bind_key(sqlite3_stmt *st, const fdx_cell *c);
