@@ -14,25 +14,22 @@
 
 static const char hex_digits[] = "0123456789abcdef";
 
-/* How many bytes from s on need no escape, a word at a time. */
+/* How many bytes from s on need no escape, a word at a time where the first
+ * byte to escape can be told. */
 static size_t plain_run(const unsigned char *s, size_t n)
 {
     size_t i = 0;
-    uint64_t m = 0;
-    for (; i + 8 <= n; i += 8)
-        if ((m = fdx_word_to_escape(fdx_word_load(s + i))) != 0)
-            goto found;
-    if (i == n || n < 8)
-        goto bytes;
-    /* the last word overlaps bytes already found plain */
-    if ((m = fdx_word_to_escape(fdx_word_load(s + n - 8))) == 0)
-        return n;
-    i = n - 8;
-found:
 #ifdef FDX_WORD_FIRST
-    return i + FDX_WORD_FIRST(m);
+    for (; i + 8 <= n; i += 8) {
+        uint64_t m = fdx_word_to_escape(fdx_word_load(s + i));
+        if (m)
+            return i + FDX_WORD_FIRST(m);
+    }
+    if (i < n && n >= 8) { /* the last word overlaps bytes already found plain */
+        uint64_t m = fdx_word_to_escape(fdx_word_load(s + n - 8));
+        return m ? n - 8 + FDX_WORD_FIRST(m) : n;
+    }
 #endif
-bytes:
     while (i < n && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\')
         i++;
     return i;

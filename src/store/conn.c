@@ -227,6 +227,13 @@ int fdx_store_exec(fdx_store *s, fdx_stmt_id id)
     return FDX_OK;
 }
 
+int fdx_store_step_done(fdx_store *s, sqlite3_stmt *st, const char *what)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, rc, what);
+}
+
 int fdx_store_has_cells(fdx_store *s, int *has)
 {
     sqlite3_stmt *st;

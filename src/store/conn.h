@@ -29,6 +29,9 @@ int fdx_store_step_retrying(fdx_store *s, sqlite3_stmt *st);
 int fdx_store_stmt(fdx_store *s, fdx_stmt_id id, sqlite3_stmt **out);
 /* Runs a statement that returns no rows (BEGIN, COMMIT, ...). */
 int fdx_store_exec(fdx_store *s, fdx_stmt_id id);
+/* Steps a bound statement that returns no rows and resets it; on failure the
+ * handle's error says what was being done. */
+int fdx_store_step_done(fdx_store *s, sqlite3_stmt *st, const char *what);
 /* Whether the store holds any cell (*has: 1 or 0). */
 int fdx_store_has_cells(fdx_store *s, int *has);
 /* FDX_OK inside a write transaction that may go on; FDX_EMISUSE with errmsg

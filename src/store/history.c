@@ -85,10 +85,8 @@ int fdx_history_add(fdx_store *s, int64_t cell_id, int64_t day, int64_t origin, 
     sqlite3_bind_int64(st, 2, fdx_history_bucket(s, day));
     sqlite3_bind_int64(st, 3, origin);
     sqlite3_bind_int64(st, 4, (int64_t)count);
-    rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE)
-        return fdx_store_fail_sqlite(s, rc, "writing history");
+    if ((rc = fdx_store_step_done(s, st, "writing history")) != FDX_OK)
+        return rc;
     if (s->hist.latest_day < day)
         s->hist.latest_day = day;
     s->hist.dirty = 1;
@@ -111,9 +109,7 @@ static int add_group(fdx_store *s, const fdx_history_row *rows, int64_t bucket, 
         sqlite3_bind_int64(st, 2 * i + 3, rows[i].cell_id);
         sqlite3_bind_int64(st, 2 * i + 4, (int64_t)rows[i].count);
     }
-    rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, rc, "writing history");
+    return fdx_store_step_done(s, st, "writing history");
 }
 
 int fdx_history_add_rows(fdx_store *s, const fdx_history_row *rows, size_t n, int64_t day,
@@ -141,9 +137,7 @@ static int run_range(fdx_store *s, fdx_stmt_id id, int64_t lo, int64_t hi)
         return rc;
     sqlite3_bind_int64(st, 1, lo);
     sqlite3_bind_int64(st, 2, hi);
-    rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, rc, "rolling up history");
+    return fdx_store_step_done(s, st, "rolling up history");
 }
 
 /* Rolls the days before the daily window into months, a whole month at a time. */
@@ -178,10 +172,7 @@ int fdx_history_finish(fdx_store *s)
     if (s->hist.latest_day != INT64_MIN)
         sqlite3_bind_int64(st, 3, s->hist.latest_day);
     sqlite3_bind_int64(st, 4, s->hist.next_cell_id);
-    rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? FDX_OK
-                             : fdx_store_fail_sqlite(s, rc, "writing the history settings");
+    return fdx_store_step_done(s, st, "writing the history settings");
 }
 
 int fdx_store_set_daily_days(fdx_store *s, int days)

@@ -128,13 +128,6 @@ int fdx_identity_ledger_digest(fdx_store *s, int64_t *high, char hex[FDX_SHA256_
     return FDX_OK;
 }
 
-static int step_done(fdx_store *s, sqlite3_stmt *st, const char *what)
-{
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, rc, what);
-}
-
 /* Records the store this file was copied from, when the copy holds cells
  * (a copy of an empty store shares nothing with it). */
 static int record_origin(fdx_store *s, const char *id)
@@ -154,7 +147,7 @@ static int record_origin(fdx_store *s, const char *id)
     sqlite3_bind_text(st, 3, s->path, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 4, hex, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 5, "copied", -1, SQLITE_STATIC);
-    return step_done(s, st, "recording the store this one was copied from");
+    return fdx_store_step_done(s, st, "recording the store this one was copied from");
 }
 
 /* The copy's own history so far is the original's: it goes under the
@@ -180,7 +173,7 @@ static int relabel(fdx_store *s, const char *old_id)
         if ((rc = fdx_store_stmt(s, ids[i], &st)) != FDX_OK)
             return rc;
         sqlite3_bind_int64(st, 1, origin);
-        rc = step_done(s, st, what);
+        rc = fdx_store_step_done(s, st, what);
     }
     return rc == FDX_OK ? fdx_store_script(s, fdx_sql_identity_relabel_done, what) : rc;
 }
@@ -209,7 +202,7 @@ int fdx_identity_check_file(fdx_store *s, int may_fork)
     sqlite3_bind_int64(st, 1, dev);
     sqlite3_bind_int64(st, 2, ino);
     sqlite3_bind_int(st, 3, m.known);
-    if ((rc = step_done(s, st, "writing the store identity")) != FDX_OK || !m.known)
+    if ((rc = fdx_store_step_done(s, st, "writing the store identity")) != FDX_OK || !m.known)
         return rc;
     return relabel(s, id);
 }

@@ -18,13 +18,6 @@ void fdx_ledger_reset(fdx_store *s)
     fdx_sha256_init(&s->ledger.content);
 }
 
-static int step_done(fdx_store *s, sqlite3_stmt *st, const char *what)
-{
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, rc, what);
-}
-
 int fdx_ledger_open_row(fdx_store *s)
 {
     sqlite3_stmt *st;
@@ -32,7 +25,7 @@ int fdx_ledger_open_row(fdx_store *s)
         return FDX_OK;
     int rc = fdx_store_stmt(s, FDX_STMT_LEDGER_INSERT, &st);
     if (rc == FDX_OK)
-        rc = step_done(s, st, "writing the ledger");
+        rc = fdx_store_step_done(s, st, "writing the ledger");
     if (rc == FDX_OK)
         s->ledger.id = sqlite3_last_insert_rowid(s->db);
     return rc;
@@ -56,7 +49,7 @@ int fdx_ledger_add_source(fdx_store *s, const fdx_source_info *src)
     sqlite3_bind_int64(st, 6, (int64_t)src->lines);
     sqlite3_bind_int64(st, 7, (int64_t)src->records);
     sqlite3_bind_int64(st, 8, (int64_t)src->skipped);
-    if ((rc = step_done(s, st, "writing the ledger")) != FDX_OK)
+    if ((rc = fdx_store_step_done(s, st, "writing the ledger")) != FDX_OK)
         return rc;
     fdx_txn_ledger *l = &s->ledger;
     fdx_sha256_update(&l->content, src->digest, 32);
@@ -74,7 +67,7 @@ static int delete_row(fdx_store *s)
     if (rc != FDX_OK)
         return rc;
     sqlite3_bind_int64(st, 1, s->ledger.id);
-    return step_done(s, st, "writing the ledger");
+    return fdx_store_step_done(s, st, "writing the ledger");
 }
 
 int fdx_ledger_finish(fdx_store *s)
@@ -117,7 +110,7 @@ int fdx_ledger_finish(fdx_store *s)
     for (int i = 0; i < 7; i++)
         sqlite3_bind_int64(st, 5 + i, (int64_t)nums[i]);
     sqlite3_bind_int64(st, 12, s->txn_at);
-    return step_done(s, st, "writing the ledger");
+    return fdx_store_step_done(s, st, "writing the ledger");
 }
 
 static void copy_text(char *dst, size_t size, const unsigned char *src)

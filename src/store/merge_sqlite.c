@@ -17,10 +17,9 @@
  * rows it changed. */
 static int step(fdx_store *dst, sqlite3_stmt *st, const char *what, uint64_t *changes)
 {
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE)
-        return fdx_store_fail_sqlite(dst, rc, what);
+    int rc = fdx_store_step_done(dst, st, what);
+    if (rc != FDX_OK)
+        return rc;
     if (changes)
         *changes = (uint64_t)sqlite3_changes(dst->db);
     return FDX_OK;

@@ -60,9 +60,7 @@ static int remember(fdx_store *s, const fdx_cell *c, int64_t cell_id)
     if (rc != FDX_OK)
         return rc;
     sqlite3_bind_int64(st, fdx_bind_key(st, c), cell_id);
-    rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, rc, "remembering a pruned cell");
+    return fdx_store_step_done(s, st, "remembering a pruned cell");
 }
 
 static int remove_cells(fdx_store *s, fdx_stmt_id id, const fdx_prune_filter *f, const char *before,
@@ -106,9 +104,7 @@ static int log_prune(fdx_store *s, const fdx_buf *json, const fdx_prune_stats *p
     sqlite3_bind_int64(st, 3, (int64_t)p->miss_cells);
     sqlite3_bind_int64(st, 4, (int64_t)p->dispatch_cells);
     sqlite3_bind_int64(st, 5, (int64_t)p->observations);
-    rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, rc, "recording a prune");
+    return fdx_store_step_done(s, st, "recording a prune");
 }
 
 /* The prune's writes, after pending is written: its ledger row, the cells

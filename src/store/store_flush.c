@@ -94,10 +94,8 @@ static int upsert_looked_up(fdx_store *s, fdx_stmt_id id, const fdx_cell *c, uin
     if ((rc = fdx_store_stmt(s, id, &st)) != FDX_OK)
         return rc;
     bind_cell(st, 1, c, count, cands, set_at, s->ledger.id, stored_id);
-    rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE)
-        return fdx_store_fail_sqlite(s, rc, "writing a cell");
+    if ((rc = fdx_store_step_done(s, st, "writing a cell")) != FDX_OK)
+        return rc;
     if (!found) {
         s->hist.next_cell_id++;
         s->hist.dirty = 1;
@@ -146,7 +144,6 @@ static int write_held(writer *w, fdx_kind kind)
 {
     fdx_store *s = w->s;
     int per_stmt = w->n_held[kind] == GROUP ? GROUP : 1, rc = FDX_OK;
-    int params = kind == FDX_KIND_MISS ? 13 : 16; /* a row's, in the .sql files */
     fdx_stmt_id id =
         per_stmt == GROUP
             ? (kind == FDX_KIND_MISS ? FDX_STMT_MISS_UPSERT_ROWS : FDX_STMT_DISPATCH_UPSERT_ROWS)
@@ -155,6 +152,7 @@ static int write_held(writer *w, fdx_kind kind)
         sqlite3_stmt *st;
         if ((rc = fdx_store_stmt(s, id, &st)) != FDX_OK)
             break;
+        int params = sqlite3_bind_parameter_count(st) / per_stmt; /* a row's */
         for (int r = 0; r < per_stmt; r++) {
             held_cell *h = &w->held[kind][k + r];
             fdx_cell c;
@@ -162,9 +160,7 @@ static int write_held(writer *w, fdx_kind kind)
             bind_cell(st, r * params + 1, &c, h->count, (fdx_str){h->cands.data, h->cands.len},
                       &s->txn_time_ms, s->ledger.id, h->id);
         }
-        rc = sqlite3_step(st);
-        sqlite3_reset(st);
-        rc = rc == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, rc, "writing a cell");
+        rc = fdx_store_step_done(s, st, "writing a cell");
     }
     w->n_held[kind] = 0;
     return rc;
@@ -203,7 +199,8 @@ static void writer_free(writer *w)
 
 /* Cells go in key order and their history rows in cell id order: each
  * B-tree is then walked from one end to the other, every page read and
- * written once, instead of a page fetched per cell. */
+ * written once, instead of a page fetched per cell. The cells held for their
+ * group go first, so that each row's cell is written before it. */
 static int write_history(writer *w)
 {
     int rc = write_held(w, FDX_KIND_MISS);
