@@ -6,5 +6,11 @@ INSERT INTO miss_cell (wanted, backend, op, dtypes, kernel_source,
                        kernel_revision_hash, cc_major, cc_minor, hardware_sku,
                        driver_version, count, first_ingest, last_ingest, cell_id)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13)
--- @include miss_upsert_conflict
-;
+ON CONFLICT (wanted, kernel_source, kernel_revision_hash, backend, op, dtypes,
+             cc_major, cc_minor, hardware_sku, driver_version)
+DO UPDATE SET
+    count = CASE
+        WHEN count > 9223372036854775807 - excluded.count THEN 9223372036854775807
+        ELSE count + excluded.count
+    END,
+    last_ingest = excluded.last_ingest;

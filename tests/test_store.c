@@ -1008,6 +1008,73 @@ static void record_padded(fdx_store *db, int i, size_t pad)
     ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_OK);
 }
 
+/* The default VFS, wrapped to count the statement journals SQLite opens as
+ * files: one spills there once a statement has copied 64 KiB of the pages it
+ * changes, and each page is then written to it before the store. */
+static sqlite3_vfs *plain_vfs;
+static int subjournals_opened;
+
+static int counting_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *f, int flags,
+                         int *out)
+{
+    (void)vfs;
+    subjournals_opened += (flags & SQLITE_OPEN_SUBJOURNAL) != 0;
+    return plain_vfs->xOpen(plain_vfs, name, f, flags, out);
+}
+
+/* 3,000 new cells of a kind with keys of 1,000 bytes, into a new store. */
+static void write_long_keys(fdx_store *db, int dispatches)
+{
+    if (!dispatches) {
+        for (int i = 0; i < 3000; i++)
+            record_padded(db, i, 1000);
+        return;
+    }
+    size_t cap = 3000 * 1300, len = 0;
+    char *feed = malloc(cap), pad[1001];
+    ck_assert_ptr_nonnull(feed);
+    memset(pad, 'x', 1000);
+    pad[1000] = '\0';
+    for (int i = 0; i < 3000; i++)
+        len += (size_t)snprintf(feed + len, cap - len,
+                                "{\"schema\":2,\"structure_key\":\"%d-%s\",\"chosen\":" IMPL_H(
+                                    "k", "1") ",\"count\":1,\"hw\":" GPU "}\n",
+                                i, pad);
+    ck_assert_uint_lt(len, cap);
+    ck_assert_int_eq(fdx_store_ingest_buffer(db, "d", feed, len, NULL, NULL), FDX_OK);
+    free(feed);
+}
+
+/* A new store's cells cannot be stored already, and a failed flush leaves a
+ * transaction that can only be rolled back: the statements that write them
+ * in groups need no journal of their own. Long keys make each statement
+ * change more than 64 KiB of pages that the statements before it wrote. */
+START_TEST(a_new_store_is_written_without_statement_journals)
+{
+    static sqlite3_vfs counting;
+    plain_vfs = sqlite3_vfs_find(NULL);
+    ck_assert_ptr_nonnull(plain_vfs);
+    counting = *plain_vfs;
+    counting.zName = "fdx-test-counting";
+    counting.xOpen = counting_open;
+    ck_assert_int_eq(sqlite3_vfs_register(&counting, 1), SQLITE_OK);
+    for (int dispatches = 0; dispatches < 2; dispatches++) {
+        subjournals_opened = 0;
+        fdx_store *db = tu_open(tu_path(tu_dir, dispatches ? "d.db" : "m.db"));
+        ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+        write_long_keys(db, dispatches);
+        fdx_commit_stats cs;
+        ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
+        ck_assert_uint_eq(cs.cells_added, 3000);
+        fdx_store_close(db);
+        ck_assert_msg(subjournals_opened == 0, "%s: %d statement journals opened",
+                      dispatches ? "dispatches" : "misses", subjournals_opened);
+    }
+    ck_assert_int_eq(sqlite3_vfs_unregister(&counting), SQLITE_OK);
+    ck_assert_ptr_eq(sqlite3_vfs_find(NULL), plain_vfs);
+}
+END_TEST
+
 /* Once spilled, pending keeps the arrays its run filled, so the next run of
  * the same shape reuses their pages: the second run allocates nothing more.
  * A run of another shape (long keys after many short ones) fills other
@@ -2414,6 +2481,7 @@ Suite *store_suite(void)
     tcase_add_loop_test(tc, golden_vectors, 0, (int)(sizeof golden / sizeof golden[0]));
     tcase_add_test(tc, unkeyed_and_cpu_cells_aggregate_across_ingests);
     tcase_add_test(tc, new_cells_are_written_alike_in_groups);
+    tcase_add_test(tc, a_new_store_is_written_without_statement_journals);
     tcase_add_test(tc, all_or_nothing_failure_leaves_only_a_rollback);
     tcase_add_test(tc, a_path_ended_twice_breaks_the_transaction);
     tcase_add_test(tc, all_or_nothing_holds_more_cells_in_the_same_budget);

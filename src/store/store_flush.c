@@ -117,7 +117,7 @@ static int by_cell_id(const void *a, const void *b)
 /* History rows wait for this many (4 MiB) before they are written. */
 #define HISTORY_ROWS ((size_t)1 << 18)
 
-/* New cells wait for a statement of this many (*_upsert_rows.sql): its own
+/* New cells wait for a statement of this many (*_insert_rows.sql): its own
  * cost, paid once for them all, is more than a row's. */
 enum { GROUP = 16 };
 
@@ -146,7 +146,7 @@ static int write_held(writer *w, fdx_kind kind)
     int per_stmt = w->n_held[kind] == GROUP ? GROUP : 1, rc = FDX_OK;
     fdx_stmt_id id =
         per_stmt == GROUP
-            ? (kind == FDX_KIND_MISS ? FDX_STMT_MISS_UPSERT_ROWS : FDX_STMT_DISPATCH_UPSERT_ROWS)
+            ? (kind == FDX_KIND_MISS ? FDX_STMT_MISS_INSERT_ROWS : FDX_STMT_DISPATCH_INSERT_ROWS)
             : (kind == FDX_KIND_MISS ? FDX_STMT_MISS_UPSERT : FDX_STMT_DISPATCH_UPSERT);
     for (int k = 0; rc == FDX_OK && k < w->n_held[kind]; k += per_stmt) {
         sqlite3_stmt *st;

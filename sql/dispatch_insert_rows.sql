@@ -1,11 +1,11 @@
--- dispatch_upsert.sql for 16 new cells at once: cell k (0 to 15) takes the
--- parameters ?(16k+1) to ?(16k+16), in the order dispatch_upsert.sql takes ?1
--- to ?16. A statement's own cost is paid once for 16 cells: SQLite binds no
--- arrays, so the rows are written out.
-INSERT INTO dispatch_cell (keyed, structure_key, backend, op, dtypes,
-                           kernel_source, kernel_revision_hash, cc_major,
-                           cc_minor, hardware_sku, driver_version, candidates,
-                           count, first_ingest, last_ingest, candidates_set_at, cell_id)
+-- 16 new cells at once, into a store that held no cell (store_flush.c): cell
+-- k (0 to 15) takes the parameters ?(16k+1) to ?(16k+16), in the order
+-- dispatch_upsert.sql takes ?1 to ?16. As miss_insert_rows.sql: no ON
+-- CONFLICT, and OR FAIL so that no statement journal is kept.
+INSERT OR FAIL INTO dispatch_cell (keyed, structure_key, backend, op, dtypes,
+                                   kernel_source, kernel_revision_hash, cc_major,
+                                   cc_minor, hardware_sku, driver_version, candidates,
+                                   count, first_ingest, last_ingest, candidates_set_at, cell_id)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14,
         CASE WHEN ?12 = '[]' THEN NULL ELSE ?15 END, ?16),
        (?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?30,
@@ -38,5 +38,4 @@ VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14,
         CASE WHEN ?236 = '[]' THEN NULL ELSE ?239 END, ?240),
        (?241, ?242, ?243, ?244, ?245, ?246, ?247, ?248, ?249, ?250, ?251, ?252, ?253, ?254, ?254,
         CASE WHEN ?252 = '[]' THEN NULL ELSE ?255 END, ?256)
--- @include dispatch_upsert_conflict
 ;

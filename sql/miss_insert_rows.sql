@@ -1,10 +1,14 @@
--- miss_upsert.sql for 16 new cells at once: cell k (0 to 15) takes the
--- parameters ?(13k+1) to ?(13k+13), in the order miss_upsert.sql takes ?1 to
--- ?13. A statement's own cost is paid once for 16 cells: SQLite binds no
--- arrays, so the rows are written out.
-INSERT INTO miss_cell (wanted, backend, op, dtypes, kernel_source,
-                       kernel_revision_hash, cc_major, cc_minor, hardware_sku,
-                       driver_version, count, first_ingest, last_ingest, cell_id)
+-- 16 new cells at once, into a store that held no cell (store_flush.c): cell
+-- k (0 to 15) takes the parameters ?(13k+1) to ?(13k+13), in the order
+-- miss_upsert.sql takes ?1 to ?13. A statement's own cost is paid once for 16
+-- cells: SQLite binds no arrays, so the rows are written out. No cell can be
+-- stored already, so there is nothing to do ON CONFLICT; and OR FAIL, because
+-- a statement that may undo its own rows copies every page it changes to a
+-- statement journal first, and a failed flush leaves a transaction that can
+-- only be rolled back anyway.
+INSERT OR FAIL INTO miss_cell (wanted, backend, op, dtypes, kernel_source,
+                               kernel_revision_hash, cc_major, cc_minor, hardware_sku,
+                               driver_version, count, first_ingest, last_ingest, cell_id)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13),
        (?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?25, ?26),
        (?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?38, ?39),
@@ -21,5 +25,4 @@ VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13),
        (?170, ?171, ?172, ?173, ?174, ?175, ?176, ?177, ?178, ?179, ?180, ?181, ?181, ?182),
        (?183, ?184, ?185, ?186, ?187, ?188, ?189, ?190, ?191, ?192, ?193, ?194, ?194, ?195),
        (?196, ?197, ?198, ?199, ?200, ?201, ?202, ?203, ?204, ?205, ?206, ?207, ?207, ?208)
--- @include miss_upsert_conflict
 ;
