@@ -1,4 +1,4 @@
--- 16 new cells at once, into a store that held no cell (store_flush.c): cell
+-- 16 cells the store does not hold, at once (store_flush.c): cell
 -- k (0 to 15) takes the parameters ?(16k+1) to ?(16k+16), in the order
 -- dispatch_upsert.sql takes ?1 to ?16. As miss_insert_rows.sql: no ON
 -- CONFLICT, and OR FAIL so that no statement journal is kept.

@@ -1,11 +1,11 @@
--- 16 new cells at once, into a store that held no cell (store_flush.c): cell
--- k (0 to 15) takes the parameters ?(13k+1) to ?(13k+13), in the order
+-- 16 cells the store does not hold, at once (store_flush.c): cell k (0 to
+-- 15) takes the parameters ?(13k+1) to ?(13k+13), in the order
 -- miss_upsert.sql takes ?1 to ?13. A statement's own cost is paid once for 16
--- cells: SQLite binds no arrays, so the rows are written out. No cell can be
--- stored already, so there is nothing to do ON CONFLICT; and OR FAIL, because
--- a statement that may undo its own rows copies every page it changes to a
--- statement journal first, and a failed flush leaves a transaction that can
--- only be rolled back anyway.
+-- cells: SQLite binds no arrays, so the rows are written out. None can be
+-- stored by the time it is written, so there is nothing to do ON CONFLICT;
+-- and OR FAIL, because a statement that may undo its own rows copies every
+-- page it changes to a statement journal first, and a failed flush leaves a
+-- transaction that can only be rolled back anyway.
 INSERT OR FAIL INTO miss_cell (wanted, backend, op, dtypes, kernel_source,
                                kernel_revision_hash, cc_major, cc_minor, hardware_sku,
                                driver_version, count, first_ingest, last_ingest, cell_id)

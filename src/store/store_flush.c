@@ -1,6 +1,7 @@
 /*
- * Writing recorded cells into SQLite: one upsert per distinct cell, telling
- * inserts from updates for the commit statistics. Cells past the memory
+ * Writing recorded cells into SQLite, each distinct cell once: a stored one
+ * by an upsert of its own, new ones 16 to an insert, telling inserts from
+ * updates for the commit statistics. Cells past the memory
  * budget wait in sorted runs on a temporary file (cell/spill.c) and are
  * merged with pending when the transaction writes them.
  */
@@ -50,11 +51,11 @@ static void bind_cell(sqlite3_stmt *st, int first, const fdx_cell *c, uint64_t c
 }
 
 /*
- * The cell's id, and whether it is stored and when last changed (found 0:
- * a new cell gets the next id). Looking it up tells a new cell from a
- * stored one, and a stored cell this transaction already changed (last_ingest
- * is its ledger id) from one it had not, so each cell counts once, as added
- * or updated, however many flushes write it.
+ * Whether the store holds the cell, and if so its id and the ledger id that
+ * last changed it. Looking it up tells a new cell from a stored one, and a
+ * stored cell this transaction already changed (last_ingest is its ledger
+ * id) from one it had not, so each cell counts once, as added or updated,
+ * however many flushes write it.
  */
 static int find_cell(fdx_store *s, const fdx_cell *c, int *found, int64_t *id, int64_t *last_ingest)
 {
@@ -66,45 +67,32 @@ static int find_cell(fdx_store *s, const fdx_cell *c, int *found, int64_t *id, i
     fdx_bind_key(st, c);
     rc = sqlite3_step(st);
     *found = rc == SQLITE_ROW;
-    *id = *found ? sqlite3_column_int64(st, 0) : s->hist.next_cell_id;
-    *last_ingest = *found ? sqlite3_column_int64(st, 1) : 0;
+    if (*found) {
+        *id = sqlite3_column_int64(st, 0);
+        *last_ingest = sqlite3_column_int64(st, 1);
+    }
     sqlite3_reset(st);
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? FDX_OK
                                                  : fdx_store_fail_sqlite(s, rc, "reading a cell");
 }
 
 /*
- * One upsert of a cell the store may hold already, looked up first, with
- * statement id (a *_UPSERT statement), counted in the commit statistics.
- * set_at is when a dispatch cell's candidates were set. The upsert itself
- * returns nothing: a RETURNING clause makes SQLite keep a statement journal
- * for every upsert.
+ * One upsert of a cell the store holds (its id), counted in the commit
+ * statistics. The upsert returns nothing: a RETURNING clause makes SQLite
+ * keep a statement journal for every upsert.
  */
-static int upsert_looked_up(fdx_store *s, fdx_stmt_id id, const fdx_cell *c, uint64_t count,
-                            fdx_str cands, const int64_t *set_at, int64_t *cell_id)
+static int update_stored(fdx_store *s, const fdx_cell *c, uint64_t count, fdx_str cands, int64_t id,
+                         int64_t last_ingest)
 {
     sqlite3_stmt *st;
-    int rc = fdx_history_load(s); /* the next cell id */
+    int rc = fdx_store_stmt(
+        s, c->kind == FDX_KIND_MISS ? FDX_STMT_MISS_UPSERT : FDX_STMT_DISPATCH_UPSERT, &st);
     if (rc != FDX_OK)
         return rc;
-    int found = 0;
-    int64_t stored_id = s->hist.next_cell_id, last_ingest = 0;
-    if ((rc = find_cell(s, c, &found, &stored_id, &last_ingest)) != FDX_OK)
-        return rc;
-    if ((rc = fdx_store_stmt(s, id, &st)) != FDX_OK)
-        return rc;
-    bind_cell(st, 1, c, count, cands, set_at, s->ledger.id, stored_id);
+    bind_cell(st, 1, c, count, cands, &s->txn_time_ms, s->ledger.id, id);
     if ((rc = fdx_store_step_done(s, st, "writing a cell")) != FDX_OK)
         return rc;
-    if (!found) {
-        s->hist.next_cell_id++;
-        s->hist.dirty = 1;
-        s->txn_stats.cells_added++;
-    } else if (last_ingest != s->ledger.id) {
-        s->txn_stats.cells_updated++;
-    }
-    if (cell_id)
-        *cell_id = stored_id;
+    s->txn_stats.cells_updated += last_ingest != s->ledger.id;
     return FDX_OK;
 }
 
@@ -131,7 +119,7 @@ typedef struct held_cell {
 
 typedef struct writer {
     fdx_store *s;
-    int fresh; /* the store held no cell: each one written is new */
+    int fresh; /* the store held no cell: none needs looking up */
     fdx_history_row *rows;
     size_t n, cap;
     held_cell held[2][GROUP]; /* by kind */
@@ -143,7 +131,7 @@ typedef struct writer {
 static int write_held(writer *w, fdx_kind kind)
 {
     fdx_store *s = w->s;
-    int per_stmt = w->n_held[kind] == GROUP ? GROUP : 1, rc = FDX_OK;
+    int per_stmt = w->n_held[kind] == GROUP && !s->ungrouped ? GROUP : 1, rc = FDX_OK;
     fdx_stmt_id id =
         per_stmt == GROUP
             ? (kind == FDX_KIND_MISS ? FDX_STMT_MISS_INSERT_ROWS : FDX_STMT_DISPATCH_INSERT_ROWS)
@@ -166,14 +154,12 @@ static int write_held(writer *w, fdx_kind kind)
     return rc;
 }
 
-/* A cell of a store that held none: it gets the next id now, and is written
- * with the group it completes. */
+/* A cell the store does not hold: it gets the next id now, and is written
+ * with the group it completes. The merge writes each cell once, so no other
+ * statement of the flush can write it first. */
 static int hold_new(writer *w, const fdx_cell *cell, uint64_t count, fdx_str cands, int64_t *id)
 {
     fdx_store *s = w->s;
-    int rc = fdx_history_load(s); /* the next cell id */
-    if (rc != FDX_OK)
-        return rc;
     held_cell *h = &w->held[cell->kind][w->n_held[cell->kind]];
     fdx_cell_pack(cell, &h->key);
     fdx_buf_clear(&h->cands);
@@ -228,11 +214,13 @@ static int write_cell(void *ctx, const fdx_cell *cell, uint64_t count, fdx_str c
         return rc;
     fdx_history_row *row = &w->rows[w->n++];
     row->count = count;
-    if (w->fresh)
+    int found = 0;
+    int64_t last_ingest = 0;
+    if (!w->fresh && (rc = find_cell(w->s, cell, &found, &row->cell_id, &last_ingest)) != FDX_OK)
+        return rc;
+    if (!found)
         return hold_new(w, cell, count, cands, &row->cell_id);
-    return upsert_looked_up(
-        w->s, cell->kind == FDX_KIND_MISS ? FDX_STMT_MISS_UPSERT : FDX_STMT_DISPATCH_UPSERT, cell,
-        count, cands, &w->s->txn_time_ms, &row->cell_id);
+    return update_stored(w->s, cell, count, cands, row->cell_id, last_ingest);
 }
 
 /* Pending and the runs spilled before it, merged: each cell written once. */
@@ -241,6 +229,8 @@ static int write_pending(fdx_store *s)
     if (!fdx_agg_cells(s->pending) && !fdx_spill_runs(s->spill))
         return FDX_OK;
     int rc = fdx_ledger_open_row(s); /* cells name their transaction */
+    if (rc == FDX_OK)
+        rc = fdx_history_load(s); /* the next cell id, and the days the rows roll */
     if (rc != FDX_OK)
         return rc;
     if (fdx_spill_runs(s->spill))
@@ -249,7 +239,7 @@ static int write_pending(fdx_store *s)
     int has_cells;
     if ((rc = fdx_store_has_cells(s, &has_cells)) != FDX_OK)
         return rc;
-    w.fresh = !has_cells; /* the merge below writes each cell once */
+    w.fresh = !has_cells;
     char err[700] = "";
     rc = fdx_spill_runs(s->spill)
              ? fdx_spill_merge_piped(s->spill, s->pending, write_cell, &w, err, sizeof err)

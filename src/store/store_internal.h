@@ -180,6 +180,7 @@ struct fdx_store {
                            undoable one marked pending where it began */
     size_t spill_bytes; /* FDX_SPILL_BYTES (tests lower it) */
     uint64_t spills;    /* spills forced by spill_bytes */
+    int ungrouped;      /* tests: each new cell in a statement of its own */
     fdx_buf dtypes;     /* scratch for recording */
     fdx_buf cands;
     fdx_commit_stats txn_stats;
