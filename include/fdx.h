@@ -160,11 +160,13 @@ int fdx_store_open_v2(const char *path, int flags, int busy_ms, fdx_store **out)
  * merge or prune first writes the cells recorded before it; when that write,
  * or a prune's own, fails partway (out of memory, a full disk), the
  * transaction takes nothing more (FDX_EMISUSE) and can only be rolled back.
- * An ingest's or merge's own writes are undone when they fail.
+ * An ingest's or merge's own writes are undone when they fail, unless SQLite
+ * rolled the whole transaction back on the failure (a full disk can): then
+ * too the transaction takes nothing more.
  */
-/* What a transaction changed. A transaction holding more than 65,536 distinct
- * cells writes them in rounds; a cell written in two rounds counts as added
- * once and updated once. */
+/* What a transaction changed: each distinct cell counts once, however many
+ * times the transaction writes it (cells past the memory budget, or recorded
+ * before an ingest, merge or prune, are written before the commit). */
 typedef struct fdx_commit_stats {
     uint64_t cells_added;   /* cells that did not exist before */
     uint64_t cells_updated; /* existing cells whose count grew */

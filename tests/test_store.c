@@ -1060,11 +1060,12 @@ static void write_long_keys(fdx_store *db, int dispatches)
     free(feed);
 }
 
-/* A new store's cells cannot be stored already, and a failed flush leaves a
+/* Cells the store does not hold (none, in a new store; looked up in one that
+ * holds cells) cannot be stored already, and a failed flush leaves a
  * transaction that can only be rolled back: the statements that write them
  * in groups need no journal of their own. Long keys make each statement
  * change more than 64 KiB of pages that the statements before it wrote. */
-START_TEST(a_new_store_is_written_without_statement_journals)
+START_TEST(new_cells_are_written_without_statement_journals)
 {
     static sqlite3_vfs counting;
     plain_vfs = sqlite3_vfs_find(NULL);
@@ -1073,17 +1074,25 @@ START_TEST(a_new_store_is_written_without_statement_journals)
     counting.zName = "fdx-test-counting";
     counting.xOpen = counting_open;
     ck_assert_int_eq(sqlite3_vfs_register(&counting, 1), SQLITE_OK);
-    for (int dispatches = 0; dispatches < 2; dispatches++) {
+    for (int way = 0; way < 4; way++) {
+        int dispatches = way & 1, held = way >> 1;
+        char name[16];
+        snprintf(name, sizeof name, "%s%s.db", dispatches ? "d" : "m", held ? "_held" : "");
+        fdx_store *db = tu_open(tu_path(tu_dir, name));
+        fdx_commit_stats cs;
+        if (held) {
+            ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+            record_cells(db, 0, 1, 1);
+            ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
+        }
         subjournals_opened = 0;
-        fdx_store *db = tu_open(tu_path(tu_dir, dispatches ? "d.db" : "m.db"));
         ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
         write_long_keys(db, dispatches);
-        fdx_commit_stats cs;
         ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
         ck_assert_uint_eq(cs.cells_added, 3000);
         fdx_store_close(db);
-        ck_assert_msg(subjournals_opened == 0, "%s: %d statement journals opened",
-                      dispatches ? "dispatches" : "misses", subjournals_opened);
+        ck_assert_msg(subjournals_opened == 0, "%s: %d statement journals opened", name,
+                      subjournals_opened);
     }
     ck_assert_int_eq(sqlite3_vfs_unregister(&counting), SQLITE_OK);
     ck_assert_ptr_eq(sqlite3_vfs_find(NULL), plain_vfs);
@@ -1140,20 +1149,26 @@ END_TEST
  * in SQLite and still pending: going on would write them twice. So the
  * transaction takes nothing more and its commit fails; a rollback leaves the
  * store as it was, and the next transaction counts each cell once. */
+/* Creates a trigger (sql) that makes the next write fail, then ingests a
+ * line, which must fail saying why. */
+static void ingest_refused(fdx_store *db, const char *sql, const char *why)
+{
+    ck_assert_int_eq(sqlite3_exec(db->db, sql, NULL, NULL, NULL), SQLITE_OK);
+    const char *line = MISS_LINE("3");
+    ck_assert_int_ne(fdx_store_ingest_buffer(db, "a", line, strlen(line), NULL, NULL), FDX_OK);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), why));
+}
+
 START_TEST(a_write_that_fails_partway_leaves_only_a_rollback)
 {
     fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
     record_cells(db, 0, 1000, 1);
-    ck_assert_int_eq(
-        sqlite3_exec(db->db,
-                     "CREATE TEMP TRIGGER refuse BEFORE INSERT ON main.miss_cell "
-                     "WHEN NEW.wanted = 'w5' BEGIN SELECT RAISE(ABORT, 'refused'); END",
-                     NULL, NULL, NULL),
-        SQLITE_OK);
     const char *line = MISS_LINE("3");
-    ck_assert_int_ne(fdx_store_ingest_buffer(db, "a", line, strlen(line), NULL, NULL), FDX_OK);
-    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "refused"));
+    ingest_refused(db,
+                   "CREATE TEMP TRIGGER refuse BEFORE INSERT ON main.miss_cell "
+                   "WHEN NEW.wanted = 'w5' BEGIN SELECT RAISE(ABORT, 'refused'); END",
+                   "refused");
     ck_assert_int_eq(sqlite3_exec(db->db, "DROP TRIGGER temp.refuse", NULL, NULL, NULL), SQLITE_OK);
     ck_assert_int_eq(fdx_store_ingest_buffer(db, "a", line, strlen(line), NULL, NULL), FDX_EMISUSE);
     ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "can only be rolled back"));
@@ -1175,6 +1190,42 @@ START_TEST(a_write_that_fails_partway_leaves_only_a_rollback)
     ck_assert_int_eq(sqlite3_column_int(st, 0), 1);
     ck_assert_int_eq(sqlite3_column_int(st, 1), 1000);
     sqlite3_finalize(st);
+    fdx_store_close(db);
+}
+END_TEST
+
+/* A statement that fails can make SQLite roll the whole transaction back by
+ * itself (a full disk, or here a trigger's RAISE(ROLLBACK) on an ingest's
+ * source row, after the cells recorded before it were written): what follows
+ * must not run outside a transaction, each statement committed at once, and
+ * the commit must leave the store as it was. */
+START_TEST(a_transaction_sqlite_rolled_back_is_not_written_after)
+{
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    record_cells(db, 0, 10, 1);
+    fdx_commit_stats cs;
+    ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    record_cells(db, 100, 600, 1);
+    ingest_refused(db,
+                   "CREATE TEMP TRIGGER gone BEFORE INSERT ON main.ingest_source "
+                   "BEGIN SELECT RAISE(ROLLBACK, 'gone'); END",
+                   "gone");
+    ck_assert_int_eq(sqlite3_get_autocommit(db->db), 1);
+    record_cells_fail(db, FDX_EMISUSE);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "can only be rolled back"));
+    ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_rollback(db), FDX_EMISUSE); /* the commit rolled it back */
+    uint64_t misses, dispatches;
+    ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
+    ck_assert_uint_eq(misses, 10);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    record_cells(db, 100, 600, 1);
+    ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
+    ck_assert_uint_eq(cs.cells_added, 600);
+    ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
+    ck_assert_uint_eq(misses, 610);
     fdx_store_close(db);
 }
 END_TEST
@@ -2496,7 +2547,7 @@ Suite *store_suite(void)
     tcase_add_loop_test(tc, golden_vectors, 0, (int)(sizeof golden / sizeof golden[0]));
     tcase_add_test(tc, unkeyed_and_cpu_cells_aggregate_across_ingests);
     tcase_add_test(tc, new_cells_are_written_alike_in_groups);
-    tcase_add_test(tc, a_new_store_is_written_without_statement_journals);
+    tcase_add_test(tc, new_cells_are_written_without_statement_journals);
     tcase_add_test(tc, all_or_nothing_failure_leaves_only_a_rollback);
     tcase_add_test(tc, a_path_ended_twice_breaks_the_transaction);
     tcase_add_test(tc, all_or_nothing_holds_more_cells_in_the_same_budget);
@@ -2531,6 +2582,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, cells_kept_aside_hold_no_slack);
     tcase_add_test(tc, pending_reuses_its_arrays_within_the_budget);
     tcase_add_test(tc, a_write_that_fails_partway_leaves_only_a_rollback);
+    tcase_add_test(tc, a_transaction_sqlite_rolled_back_is_not_written_after);
     tcase_add_test(tc, a_prune_that_fails_partway_leaves_only_a_rollback);
     tcase_add_test(tc, a_merge_of_many_runs_reads_records_larger_than_its_share);
     tcase_add_test(tc, added_cells_count_once_across_spills);

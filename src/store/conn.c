@@ -260,6 +260,13 @@ int fdx_store_need_txn(fdx_store *s)
                               "%s: a write failed partway through this transaction, which can "
                               "only be rolled back (fdx_store_rollback)",
                               s->path);
+    if (sqlite3_get_autocommit(s->db)) { /* a failed statement made SQLite roll it all back */
+        s->txn_broken = 1;
+        return fdx_store_fail(s, FDX_EMISUSE,
+                              "%s: a write failed and SQLite rolled this transaction back; it "
+                              "can only be rolled back (fdx_store_rollback)",
+                              s->path);
+    }
     return FDX_OK;
 }
 

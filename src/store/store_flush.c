@@ -1,9 +1,10 @@
 /*
  * Writing recorded cells into SQLite, each distinct cell once: a stored one
- * by an upsert of its own, new ones 16 to an insert, telling inserts from
- * updates for the commit statistics. Cells past the memory
- * budget wait in sorted runs on a temporary file (cell/spill.c) and are
- * merged with pending when the transaction writes them.
+ * by an upsert of its own, new ones held and written 16 to an insert (the
+ * last few of a kind one at a time), telling inserts from updates for the
+ * commit statistics. Cells past the memory budget wait in sorted runs on a
+ * temporary file (cell/spill.c) and are merged with pending when the
+ * transaction writes them.
  */
 #include "store/store_flush.h"
 
