@@ -75,6 +75,15 @@ int64_t fdx_history_bucket(const fdx_store *s, int64_t day)
     return day < s->hist.rolled_before ? fdx_month_start(day) : day;
 }
 
+/* Rows were written on day: the settings move to it (rolling up what leaves
+ * the daily window) when the transaction ends. */
+static void saw_day(fdx_store *s, int64_t day)
+{
+    if (s->hist.latest_day < day)
+        s->hist.latest_day = day;
+    s->hist.dirty = 1;
+}
+
 int fdx_history_add(fdx_store *s, int64_t cell_id, int64_t day, int64_t origin, uint64_t count)
 {
     sqlite3_stmt *st;
@@ -87,9 +96,7 @@ int fdx_history_add(fdx_store *s, int64_t cell_id, int64_t day, int64_t origin, 
     sqlite3_bind_int64(st, 4, (int64_t)count);
     if ((rc = fdx_store_step_done(s, st, "writing history")) != FDX_OK)
         return rc;
-    if (s->hist.latest_day < day)
-        s->hist.latest_day = day;
-    s->hist.dirty = 1;
+    saw_day(s, day);
     return FDX_OK;
 }
 
@@ -121,11 +128,8 @@ int fdx_history_add_rows(fdx_store *s, const fdx_history_row *rows, size_t n, in
         rc = add_group(s, rows + i, fdx_history_bucket(s, day), origin);
     for (; rc == FDX_OK && i < n; i++)
         rc = fdx_history_add(s, rows[i].cell_id, day, origin, rows[i].count);
-    if (rc == FDX_OK && n) {
-        if (s->hist.latest_day < day)
-            s->hist.latest_day = day;
-        s->hist.dirty = 1;
-    }
+    if (rc == FDX_OK && n)
+        saw_day(s, day);
     return rc;
 }
 

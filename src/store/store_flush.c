@@ -37,18 +37,19 @@ int fdx_bind_key(sqlite3_stmt *st, const fdx_cell *c)
 
 /* A cell's parameters of an upsert statement (miss_upsert.sql,
  * dispatch_upsert.sql), from ?first on: a statement of many rows gives each
- * row the same parameters one after another. */
-static void bind_cell(sqlite3_stmt *st, int first, const fdx_cell *c, uint64_t count, fdx_str cands,
-                      const int64_t *set_at, int64_t ledger_id, int64_t cell_id)
+ * row the same parameters one after another. The cell is written by the
+ * transaction's ledger row, and candidates it brings are set at its time. */
+static void bind_cell(sqlite3_stmt *st, int first, const fdx_store *s, const fdx_cell *c,
+                      uint64_t count, fdx_str cands, int64_t cell_id)
 {
     int i = bind_key_from(st, first, c);
     if (c->kind == FDX_KIND_DISPATCH)
         sqlite3_bind_text(st, i++, cands.p, (int)cands.n, SQLITE_STATIC);
     sqlite3_bind_int64(st, i++, (int64_t)count);
-    sqlite3_bind_int64(st, i++, ledger_id);
-    if (c->kind == FDX_KIND_DISPATCH && set_at)
-        sqlite3_bind_int64(st, i, *set_at);
-    sqlite3_bind_int64(st, c->kind == FDX_KIND_DISPATCH ? i + 1 : i, cell_id);
+    sqlite3_bind_int64(st, i++, s->ledger.id);
+    if (c->kind == FDX_KIND_DISPATCH)
+        sqlite3_bind_int64(st, i++, s->txn_time_ms);
+    sqlite3_bind_int64(st, i, cell_id);
 }
 
 /*
@@ -90,7 +91,7 @@ static int update_stored(fdx_store *s, const fdx_cell *c, uint64_t count, fdx_st
         s, c->kind == FDX_KIND_MISS ? FDX_STMT_MISS_UPSERT : FDX_STMT_DISPATCH_UPSERT, &st);
     if (rc != FDX_OK)
         return rc;
-    bind_cell(st, 1, c, count, cands, &s->txn_time_ms, s->ledger.id, id);
+    bind_cell(st, 1, s, c, count, cands, id);
     if ((rc = fdx_store_step_done(s, st, "writing a cell")) != FDX_OK)
         return rc;
     s->txn_stats.cells_updated += last_ingest != s->ledger.id;
@@ -146,8 +147,8 @@ static int write_held(writer *w, fdx_kind kind)
             held_cell *h = &w->held[kind][k + r];
             fdx_cell c;
             fdx_cell_unpack(&c, h->key.data, h->key.len);
-            bind_cell(st, r * params + 1, &c, h->count, (fdx_str){h->cands.data, h->cands.len},
-                      &s->txn_time_ms, s->ledger.id, h->id);
+            bind_cell(st, r * params + 1, s, &c, h->count, (fdx_str){h->cands.data, h->cands.len},
+                      h->id);
         }
         rc = fdx_store_step_done(s, st, "writing a cell");
     }
