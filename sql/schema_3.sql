@@ -17,8 +17,8 @@ CREATE TABLE store_identity (
     id         TEXT    NOT NULL,
     created_at TEXT    NOT NULL
 ) STRICT;
-INSERT INTO store_identity (one, id, created_at)
-VALUES (1, lower(hex(randomblob(16))), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
+-- @include identity_new
+
 
 -- Every store whose cells were folded in by fdx-merge, directly or through
 -- another store, and how far its ledger had got then.

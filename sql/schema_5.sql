@@ -137,9 +137,7 @@ INSERT INTO cell_history (cell, day, origin, count)
 SELECT cell_id, coalesce((SELECT captured_at FROM ingest_ledger WHERE id = d.last_ingest),
                          CAST(strftime('%s', 'now') AS INTEGER)) / 86400, 0, count
 FROM dispatch_cell AS d;
-INSERT INTO history_config (one, daily_days, rolled_before, latest_day, next_cell_id)
-VALUES (1, 90, -2147483648,
-        (SELECT max(day) FROM cell_history),
-        (SELECT count(*) FROM miss_cell) + (SELECT count(*) FROM dispatch_cell) + 1);
+-- @include history_config_new
+
 
 PRAGMA user_version = 5;

@@ -22,6 +22,7 @@
 #include "ingest/batch.h"
 #include "sql_text.h"
 #include "store/pg_conn.h"
+#include "store/schema.h"
 #include "store/store_flush.h"
 #include "store/store_internal.h"
 #include "test_util.h"
@@ -2084,6 +2085,149 @@ START_TEST(foreign_schema_objects_are_refused)
 }
 END_TEST
 
+/* The image the build took is what the migrations make with this SQLite. */
+START_TEST(the_schema_image_is_what_the_migrations_make)
+{
+    sqlite3 *db;
+    char err[512] = "";
+    ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
+    ck_assert_msg(fdx_schema_migrate(db, 0, err, sizeof err) == SQLITE_OK, "%s", err);
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_prepare_v2(db, fdx_sql_schema_objects, -1, &st, NULL), SQLITE_OK);
+    size_t n = 0;
+    for (; sqlite3_step(st) == SQLITE_ROW; n++) {
+        ck_assert_uint_lt(n, fdx_schema_image_rows);
+        const fdx_schema_row *r = &fdx_schema_image[n];
+        const char *want[] = {r->type, r->name, r->tbl_name, r->sql};
+        for (int i = 0; i < 4; i++) {
+            const char *have = (const char *)sqlite3_column_text(st, i);
+            ck_assert_str_eq(have ? have : "", want[i]);
+        }
+    }
+    ck_assert_uint_eq(n, fdx_schema_image_rows);
+    ck_assert_str_eq(fdx_schema_image_sqlite, sqlite3_libversion());
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+END_TEST
+
+/* A store like the image opens without building the reference. One that is
+ * not, as a store written with another SQLite may word its schema, is judged
+ * by the reference: accepted when it is fdx's, refused with what differs. */
+START_TEST(a_store_unlike_the_image_is_judged_by_the_reference)
+{
+    const char *path = tu_path(tu_dir, "s.db");
+    fdx_store_close(tu_open(path));
+    size_t builds = fdx_schema_reference_builds();
+    fdx_store_close(tu_open(path));
+    ck_assert_int_eq(open_status(path, FDX_OPEN_FOR_READING, NULL), FDX_OK);
+    ck_assert_uint_eq(fdx_schema_reference_builds(), builds);
+
+    size_t n = fdx_schema_image_rows, view = n;
+    fdx_schema_row *other = malloc(n * sizeof *other);
+    ck_assert_ptr_nonnull(other);
+    memcpy(other, fdx_schema_image, n * sizeof *other);
+    for (size_t i = 0; i < n && view == n; i++)
+        if (strcmp(other[i].type, "view") == 0)
+            view = i;
+    ck_assert_uint_lt(view, n);
+    other[view].sql = "CREATE VIEW worded_otherwise AS SELECT 1";
+    fdx_schema_image_set(other, n);
+    ck_assert_int_eq(open_status(path, FDX_OPEN_FOR_READING, NULL), FDX_OK);
+    ck_assert_int_eq(open_status(path, 0, NULL), FDX_OK);
+    ck_assert_uint_eq(fdx_schema_reference_builds(), builds + 2);
+
+    raw_exec(path, "CREATE INDEX i ON miss_cell (count)");
+    ck_assert_int_eq(open_status(path, FDX_OPEN_FOR_READING, "has an index i on miss_cell"),
+                     FDX_ENOTSTORE);
+    fdx_schema_image_set(NULL, 0);
+    free(other);
+    ck_assert_int_eq(open_status(path, FDX_OPEN_FOR_READING, "has an index i on miss_cell"),
+                     FDX_ENOTSTORE);
+    ck_assert_uint_eq(fdx_schema_reference_builds(), builds + 4);
+}
+END_TEST
+
+/* Every row sql returns on db, one line each, columns as SQLite quotes them. */
+static char *rows_text(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st;
+    ck_assert_msg(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK, "%s: %s", sql,
+                  sqlite3_errmsg(db));
+    char *text = strdup("");
+    while (sqlite3_step(st) == SQLITE_ROW)
+        for (int i = 0; i < sqlite3_column_count(st); i++) {
+            const char *v = (const char *)sqlite3_column_text(st, i);
+            char *next;
+            ck_assert_int_ge(asprintf(&next, "%s%s%c", text, v ? v : "NULL",
+                                      i + 1 < sqlite3_column_count(st) ? '|' : '\n'),
+                             0);
+            free(text);
+            text = next;
+        }
+    sqlite3_finalize(st);
+    return text;
+}
+
+/* What a store holds, but for its random identity: schema, settings and
+ * every table's rows. */
+static char *store_text(const char *path)
+{
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+    char *text = rows_text(db, "SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name");
+    char *version = rows_text(db, "PRAGMA user_version");
+    char *app = rows_text(db, "PRAGMA application_id");
+    char *tables =
+        rows_text(db, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name");
+    char *all;
+    ck_assert_int_ge(asprintf(&all, "%s%s%s", text, version, app), 0);
+    for (char *name = strtok(tables, "\n"); name; name = strtok(NULL, "\n")) {
+        char sql[128], *rows, *next;
+        snprintf(sql, sizeof sql, "SELECT %s FROM %s",
+                 strcmp(name, "store_identity") ? "*" : "one, length(id), length(created_at)",
+                 name);
+        rows = rows_text(db, sql);
+        ck_assert_int_ge(asprintf(&next, "%s%s:\n%s", all, name, rows), 0);
+        free(all);
+        free(rows);
+        all = next;
+    }
+    free(text);
+    free(version);
+    free(app);
+    free(tables);
+    sqlite3_close(db);
+    return all;
+}
+
+/* A new store is made from the image, not by the migrations: it must hold
+ * what they make, rows and settings included, and pass the check. */
+START_TEST(a_new_store_is_what_the_migrations_make)
+{
+    const char *made = strdup(tu_path(tu_dir, "image.db"));
+    const char *migrated = strdup(tu_path(tu_dir, "migrated.db"));
+    fdx_store_close(tu_open(made));
+    sqlite3 *db;
+    char err[512] = "";
+    ck_assert_int_eq(sqlite3_open(migrated, &db), SQLITE_OK);
+    ck_assert_msg(fdx_schema_migrate(db, 0, err, sizeof err) == SQLITE_OK, "%s", err);
+    sqlite3_close(db);
+    char *want = store_text(migrated), *have = store_text(made);
+    ck_assert_str_eq(have, want);
+    ck_assert_ptr_nonnull(strstr(have, "history_config:\n1|90|"));
+    ck_assert_ptr_nonnull(strstr(have, "store_identity:\n1|32|24\n"));
+    size_t builds = fdx_schema_reference_builds();
+    ck_assert_int_eq(open_status(migrated, 0, NULL), FDX_OK);
+    ck_assert_int_eq(open_status(made, 0, NULL), FDX_OK);
+    ck_assert_uint_eq(fdx_schema_reference_builds(), builds);
+    free(want);
+    free(have);
+    free((char *)made);
+    free((char *)migrated);
+}
+END_TEST
+
 /* A writer that created its store and failed before its first commit leaves
  * no file behind; one that only opened it keeps it (an empty store on purpose). */
 START_TEST(failed_first_transaction_removes_the_new_store)
@@ -2614,6 +2758,9 @@ Suite *store_suite(void)
     tcase_add_test(tc, empty_file_becomes_a_store);
     tcase_add_test(tc, reading_changes_nothing);
     tcase_add_test(tc, foreign_schema_objects_are_refused);
+    tcase_add_test(tc, the_schema_image_is_what_the_migrations_make);
+    tcase_add_test(tc, a_store_unlike_the_image_is_judged_by_the_reference);
+    tcase_add_test(tc, a_new_store_is_what_the_migrations_make);
     tcase_add_test(tc, failed_first_transaction_removes_the_new_store);
     tcase_add_test(tc, commit_into_a_removed_store_fails);
     tcase_add_test(tc, new_store_is_wal_after_its_first_commit);

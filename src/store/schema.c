@@ -3,8 +3,9 @@
  * from another host is untrusted: a table replaced by a view, a trigger or
  * index added, a column changed would make fdx's queries run someone else's
  * SQL or read something other than cells. So before anything else is read,
- * the store's sqlite_schema is compared with the one the migrations build in
- * an in-memory database.
+ * the store's sqlite_schema is compared with the one the migrations make: with
+ * the image of it the build took, and only when that differs with the one they
+ * make in an in-memory database with this process's SQLite.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,56 +13,30 @@
 
 #include "sql_text.h"
 #include "store/conn.h"
+#include "store/migrations.h"
 #include "store/schema.h"
+#include "store/schema_image.h"
 
-/* migrations[v] upgrades a store from schema version v to v + 1. */
-static const char *const migrations[][2] = {
-    {fdx_sql_schema_1, NULL}, {fdx_sql_schema_2, NULL},          {fdx_sql_views, fdx_sql_schema_3},
-    {fdx_sql_schema_4, NULL}, {fdx_sql_schema_5, fdx_sql_views}, {fdx_sql_schema_6, NULL},
-};
+typedef fdx_schema_row object;
 
-int fdx_schema_version(void)
-{
-    return (int)(sizeof migrations / sizeof migrations[0]);
-}
-
-int fdx_schema_migrate(sqlite3 *db, int64_t from, char *err, size_t errsz)
-{
-    for (int64_t v = from; v < fdx_schema_version(); v++)
-        for (int k = 0; k < 2 && migrations[v][k]; k++) {
-            char *msg = NULL;
-            int rc = sqlite3_exec(db, migrations[v][k], NULL, NULL, &msg);
-            if (rc != SQLITE_OK) {
-                snprintf(err, errsz, "migrating to schema %lld: %s", (long long)v + 1,
-                         msg ? msg : sqlite3_errstr(rc));
-                sqlite3_free(msg);
-                return rc;
-            }
-        }
-    return SQLITE_OK;
-}
-
-/* One row of sqlite_schema. */
-typedef struct object {
-    char *type, *name, *tbl_name, *sql;
-} object;
-
+/* sqlite_schema's rows: read from a database (owned, freed by objects_free)
+ * or the image's (borrowed). */
 typedef struct objects {
-    object *v;
+    const object *v;
     size_t n;
+    object *owned;
 } objects;
 
 static void objects_free(objects *o)
 {
-    for (size_t i = 0; i < o->n; i++) {
-        free(o->v[i].type);
-        free(o->v[i].name);
-        free(o->v[i].tbl_name);
-        free(o->v[i].sql);
+    for (size_t i = 0; o->owned && i < o->n; i++) {
+        free((char *)o->owned[i].type);
+        free((char *)o->owned[i].name);
+        free((char *)o->owned[i].tbl_name);
+        free((char *)o->owned[i].sql);
     }
-    free(o->v);
-    o->v = NULL;
-    o->n = 0;
+    free(o->owned);
+    *o = (objects){NULL, 0, NULL};
 }
 
 static char *column_dup(sqlite3_stmt *st, int i)
@@ -78,12 +53,12 @@ static int read_objects(sqlite3 *db, objects *o)
     if (rc != SQLITE_OK)
         return rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        object *v = realloc(o->v, (o->n + 1) * sizeof *v);
+        object *v = realloc(o->owned, (o->n + 1) * sizeof *v);
         if (!v) {
             rc = SQLITE_NOMEM;
             break;
         }
-        o->v = v;
+        o->v = o->owned = v;
         object *x = &v[o->n++];
         *x = (object){column_dup(st, 0), column_dup(st, 1), column_dup(st, 2), column_dup(st, 3)};
         if (!x->type || !x->name || !x->tbl_name || !x->sql)
@@ -101,6 +76,33 @@ static const object *find(const objects *o, const char *name)
     return NULL;
 }
 
+/* Runs one statement's text; the reason in err. */
+static int exec_text(sqlite3 *db, const char *sql, const char *what, char *err, size_t errsz)
+{
+    char *msg = NULL;
+    int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+    if (rc != SQLITE_OK)
+        snprintf(err, errsz, "creating the schema (%s): %s", what, msg ? msg : sqlite3_errstr(rc));
+    sqlite3_free(msg);
+    return rc;
+}
+
+int fdx_schema_create(sqlite3 *db, char *err, size_t errsz)
+{
+    static const char *const kinds[] = {"table", "index", "view", "trigger"};
+    int rc = SQLITE_OK;
+    for (size_t k = 0; rc == SQLITE_OK && k < sizeof kinds / sizeof kinds[0]; k++)
+        for (size_t i = 0; rc == SQLITE_OK && i < fdx_schema_image_rows; i++) {
+            const fdx_schema_row *r = &fdx_schema_image[i];
+            if (strcmp(r->type, kinds[k]) == 0 && *r->sql)
+                rc = exec_text(db, r->sql, r->name, err, errsz);
+        }
+    return rc == SQLITE_OK ? exec_text(db, fdx_sql_schema_new, "its first rows", err, errsz) : rc;
+}
+
+/* A difference: reported on s, or only told (s NULL). */
+#define DIFFERS(...) (s ? fdx_store_fail(s, FDX_ENOTSTORE, __VA_ARGS__) : FDX_ENOTSTORE)
+
 /* fdx's own objects must be exactly as fdx creates them, and nothing fdx did
  * not create may hang on its tables (an index, a trigger). Other objects of
  * a user's own are left alone: fdx never reads them. */
@@ -110,45 +112,73 @@ static int compare(fdx_store *s, const objects *want, const objects *have)
     for (size_t i = 0; i < want->n; i++) {
         const object *w = &want->v[i], *h = find(have, w->name);
         if (!h)
-            return fdx_store_fail(s, FDX_ENOTSTORE, "%s: %s: the %s %s is missing", s->path, what,
-                                  w->type, w->name);
+            return DIFFERS("%s: %s: the %s %s is missing", s->path, what, w->type, w->name);
         if (strcmp(w->type, h->type) != 0)
-            return fdx_store_fail(s, FDX_ENOTSTORE, "%s: %s: %s is a %s, not a %s", s->path, what,
-                                  w->name, h->type, w->type);
+            return DIFFERS("%s: %s: %s is a %s, not a %s", s->path, what, w->name, h->type,
+                           w->type);
         if (strcmp(w->tbl_name, h->tbl_name) != 0 || strcmp(w->sql, h->sql) != 0)
-            return fdx_store_fail(s, FDX_ENOTSTORE, "%s: %s: the %s %s is defined differently",
-                                  s->path, what, w->type, w->name);
+            return DIFFERS("%s: %s: the %s %s is defined differently", s->path, what, w->type,
+                           w->name);
     }
     for (size_t i = 0; i < have->n; i++) {
         const object *h = &have->v[i];
         if (!find(want, h->name) && find(want, h->tbl_name))
-            return fdx_store_fail(s, FDX_ENOTSTORE, "%s: %s: it has %s %s %s on %s", s->path, what,
-                                  strcmp(h->type, "index") ? "a" : "an", h->type, h->name,
-                                  h->tbl_name);
+            return DIFFERS("%s: %s: it has %s %s %s on %s", s->path, what,
+                           strcmp(h->type, "index") ? "a" : "an", h->type, h->name, h->tbl_name);
     }
     return FDX_OK;
 }
 
-int fdx_schema_check(fdx_store *s)
+static const fdx_schema_row *image_rows;
+static size_t image_n, reference_builds;
+
+void fdx_schema_image_set(const fdx_schema_row *rows, size_t n)
+{
+    image_rows = rows;
+    image_n = n;
+}
+
+size_t fdx_schema_reference_builds(void)
+{
+    return reference_builds;
+}
+
+/* The rows the migrations make with the SQLite this process runs. */
+static int build_reference(fdx_store *s, objects *want)
 {
     char err[512] = "";
-    objects want = {NULL, 0}, have = {NULL, 0};
     sqlite3 *ref = NULL;
+    reference_builds++;
     int rc = sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc == SQLITE_OK)
         rc = fdx_schema_migrate(ref, 0, err, sizeof err);
     if (rc == SQLITE_OK)
-        rc = read_objects(ref, &want);
+        rc = read_objects(ref, want);
     sqlite3_close(ref);
-    int code = rc == SQLITE_OK ? FDX_OK
-                               : fdx_store_fail(s, rc == SQLITE_NOMEM ? FDX_ENOMEM : FDX_ERROR,
-                                                "building the reference schema: %s",
-                                                *err ? err : sqlite3_errstr(rc));
-    if (code == FDX_OK && (rc = read_objects(s->db, &have)) != SQLITE_OK)
+    if (rc == SQLITE_OK)
+        return FDX_OK;
+    return fdx_store_fail(s, rc == SQLITE_NOMEM ? FDX_ENOMEM : FDX_ERROR,
+                          "building the reference schema: %s", *err ? err : sqlite3_errstr(rc));
+}
+
+/* A store like the image is fdx's schema as a real SQLite wrote it. One that
+ * is not may still be: the image's SQLite was the build's, and another may
+ * word the text it keeps differently; so the reference built with this
+ * process's SQLite judges it, and names what differs. */
+int fdx_schema_check(fdx_store *s)
+{
+    objects want = {NULL, 0, NULL}, have = {NULL, 0, NULL};
+    objects image = image_rows ? (objects){image_rows, image_n, NULL}
+                               : (objects){fdx_schema_image, fdx_schema_image_rows, NULL};
+    int code = FDX_OK, rc = read_objects(s->db, &have);
+    if (rc != SQLITE_OK)
         code = rc == SQLITE_NOMEM ? fdx_store_fail(s, FDX_ENOMEM, "out of memory")
                                   : fdx_store_fail_sqlite(s, rc, "reading the schema");
-    if (code == FDX_OK)
-        code = compare(s, &want, &have);
+    if (code == FDX_OK && compare(NULL, &image, &have) != FDX_OK) {
+        code = build_reference(s, &want);
+        if (code == FDX_OK)
+            code = compare(s, &want, &have);
+    }
     objects_free(&want);
     objects_free(&have);
     return code;

@@ -1,16 +1,25 @@
 /*
- * The schema fdx creates and migrates (schema.c).
+ * Whether a store holds the schema fdx creates (schema.c).
  */
 #ifndef FDX_STORE_SCHEMA_H
 #define FDX_STORE_SCHEMA_H
 
+#include "store/migrations.h"
+#include "store/schema_image.h"
 #include "store/store_internal.h"
 
-/* The schema (schema.c): its current version, the migrations from version
- * `from` run on db (an SQLite status, the reason in err), and the check that
- * the open store's schema is exactly the one fdx creates. */
-int fdx_schema_version(void);
-int fdx_schema_migrate(sqlite3 *db, int64_t from, char *err, size_t errsz);
+/* Whether the open store's schema is exactly the one fdx creates. */
 int fdx_schema_check(fdx_store *s);
+/* Makes the current schema in db, which holds nothing, from the image: what
+ * the migrations make from version 0, for a fraction of their cost (their
+ * statements alter and drop what they made, and SQLite reads its whole
+ * schema again after each). An SQLite status, the reason in err. */
+int fdx_schema_create(sqlite3 *db, char *err, size_t errsz);
+
+/* For tests: compare stores with rows instead of the image (what a build
+ * with another SQLite would hold; NULL: the image again), and how many times
+ * the reference was built because a store differed from the image. */
+void fdx_schema_image_set(const fdx_schema_row *rows, size_t n);
+size_t fdx_schema_reference_builds(void);
 
 #endif

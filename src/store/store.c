@@ -110,13 +110,13 @@ static int migrate(fdx_store *s)
     if (rc == FDX_OK)
         rc = check_identity(s, &id);
     if (rc == FDX_OK) {
-        int src = fdx_schema_migrate(s->db, id.version, err, sizeof err);
+        int src = is_empty(&id) ? fdx_schema_create(s->db, err, sizeof err)
+                                : fdx_schema_migrate(s->db, id.version, err, sizeof err);
         if (src != SQLITE_OK)
             rc = fdx_store_fail(s, fdx_store_code_of_sqlite(src), "%s: %s", s->path, err);
     }
-    /* A file that held nothing now holds exactly what the migrations made,
-     * in this transaction: only a store that had objects needs comparing
-     * with the reference (which costs as much as the migrations). */
+    /* A file that held nothing now holds exactly the image, made in this
+     * transaction: only a store that had objects needs comparing with it. */
     if (rc == FDX_OK && id.objects)
         rc = fdx_schema_check(s);
     if (rc == FDX_OK)

@@ -1,0 +1,37 @@
+/*
+ * The migrations, one SQL script (or two) per schema version. They depend on
+ * nothing but SQLite and the embedded SQL, so that the build can run them to
+ * make the schema image the store is compared with (schema_image_gen.c).
+ */
+#include "store/migrations.h"
+
+#include <stdio.h>
+
+#include "sql_text.h"
+
+/* migrations[v] upgrades a store from schema version v to v + 1. */
+static const char *const migrations[][2] = {
+    {fdx_sql_schema_1, NULL}, {fdx_sql_schema_2, NULL},          {fdx_sql_views, fdx_sql_schema_3},
+    {fdx_sql_schema_4, NULL}, {fdx_sql_schema_5, fdx_sql_views}, {fdx_sql_schema_6, NULL},
+};
+
+int fdx_schema_version(void)
+{
+    return (int)(sizeof migrations / sizeof migrations[0]);
+}
+
+int fdx_schema_migrate(sqlite3 *db, int64_t from, char *err, size_t errsz)
+{
+    for (int64_t v = from; v < fdx_schema_version(); v++)
+        for (int k = 0; k < 2 && migrations[v][k]; k++) {
+            char *msg = NULL;
+            int rc = sqlite3_exec(db, migrations[v][k], NULL, NULL, &msg);
+            if (rc != SQLITE_OK) {
+                snprintf(err, errsz, "migrating to schema %lld: %s", (long long)v + 1,
+                         msg ? msg : sqlite3_errstr(rc));
+                sqlite3_free(msg);
+                return rc;
+            }
+        }
+    return SQLITE_OK;
+}

@@ -1,0 +1,19 @@
+/*
+ * The migrations that build fdx's schema, version by version (migrations.c).
+ * Apart from the store so that the build can run them too: the schema image
+ * (schema_image.h) is what they make in an empty database.
+ */
+#ifndef FDX_STORE_MIGRATIONS_H
+#define FDX_STORE_MIGRATIONS_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The current schema version. */
+int fdx_schema_version(void);
+/* Runs the migrations from version `from` on db: an SQLite status, the
+ * reason in err. */
+int fdx_schema_migrate(sqlite3 *db, int64_t from, char *err, size_t errsz);
+
+#endif
