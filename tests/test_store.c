@@ -2073,6 +2073,11 @@ START_TEST(foreign_schema_objects_are_refused)
         {"DROP VIEW miss_cells; CREATE VIEW miss_cells AS SELECT 1", "defined differently"},
         {"ALTER TABLE miss_cell RENAME TO m; CREATE VIEW miss_cell AS SELECT * FROM m",
          "miss_cell is a view, not a table"},
+        {"CREATE TRIGGER t AFTER INSERT ON Ingest_Ledger BEGIN SELECT 1; END",
+         "has a trigger t on Ingest_Ledger"},
+        {"CREATE TRIGGER t INSTEAD OF INSERT ON MISS_CELLS BEGIN SELECT 1; END",
+         "has a trigger t on MISS_CELLS"},
+        {"CREATE INDEX i ON Miss_Cell (count)", "has an index i on miss_cell"},
     };
     const char *path = tu_path(tu_dir, "s.db");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -2105,11 +2110,26 @@ START_TEST(the_schema_image_is_what_the_migrations_make)
         }
     }
     ck_assert_uint_eq(n, fdx_schema_image_rows);
-    ck_assert_str_eq(fdx_schema_image_sqlite, sqlite3_libversion());
     sqlite3_finalize(st);
     sqlite3_close(db);
 }
 END_TEST
+
+/* The image as a build with another SQLite might hold it: one view's text
+ * worded otherwise (a view, so that a store made from it still works). */
+static fdx_schema_row *image_worded_otherwise(void)
+{
+    size_t n = fdx_schema_image_rows, view = n;
+    fdx_schema_row *other = malloc(n * sizeof *other);
+    ck_assert_ptr_nonnull(other);
+    memcpy(other, fdx_schema_image, n * sizeof *other);
+    for (size_t i = 0; i < n && view == n; i++)
+        if (strcmp(other[i].type, "view") == 0)
+            view = i;
+    ck_assert_uint_lt(view, n);
+    other[view].sql = "CREATE VIEW worded_otherwise AS SELECT 1";
+    return other;
+}
 
 /* A store like the image opens without building the reference. One that is
  * not, as a store written with another SQLite may word its schema, is judged
@@ -2123,16 +2143,8 @@ START_TEST(a_store_unlike_the_image_is_judged_by_the_reference)
     ck_assert_int_eq(open_status(path, FDX_OPEN_FOR_READING, NULL), FDX_OK);
     ck_assert_uint_eq(fdx_schema_reference_builds(), builds);
 
-    size_t n = fdx_schema_image_rows, view = n;
-    fdx_schema_row *other = malloc(n * sizeof *other);
-    ck_assert_ptr_nonnull(other);
-    memcpy(other, fdx_schema_image, n * sizeof *other);
-    for (size_t i = 0; i < n && view == n; i++)
-        if (strcmp(other[i].type, "view") == 0)
-            view = i;
-    ck_assert_uint_lt(view, n);
-    other[view].sql = "CREATE VIEW worded_otherwise AS SELECT 1";
-    fdx_schema_image_set(other, n);
+    fdx_schema_row *other = image_worded_otherwise();
+    fdx_schema_image_set(other, fdx_schema_image_rows, "3.0.0");
     ck_assert_int_eq(open_status(path, FDX_OPEN_FOR_READING, NULL), FDX_OK);
     ck_assert_int_eq(open_status(path, 0, NULL), FDX_OK);
     ck_assert_uint_eq(fdx_schema_reference_builds(), builds + 2);
@@ -2140,7 +2152,7 @@ START_TEST(a_store_unlike_the_image_is_judged_by_the_reference)
     raw_exec(path, "CREATE INDEX i ON miss_cell (count)");
     ck_assert_int_eq(open_status(path, FDX_OPEN_FOR_READING, "has an index i on miss_cell"),
                      FDX_ENOTSTORE);
-    fdx_schema_image_set(NULL, 0);
+    fdx_schema_image_set(NULL, 0, NULL);
     free(other);
     ck_assert_int_eq(open_status(path, FDX_OPEN_FOR_READING, "has an index i on miss_cell"),
                      FDX_ENOTSTORE);
@@ -2214,13 +2226,33 @@ START_TEST(a_new_store_is_what_the_migrations_make)
     ck_assert_msg(fdx_schema_migrate(db, 0, err, sizeof err) == SQLITE_OK, "%s", err);
     sqlite3_close(db);
     char *want = store_text(migrated), *have = store_text(made);
-    ck_assert_str_eq(have, want);
+    ck_assert_msg(strcmp(have, want) == 0, "made from the image:\n%.3000s", have);
     ck_assert_ptr_nonnull(strstr(have, "history_config:\n1|90|"));
     ck_assert_ptr_nonnull(strstr(have, "store_identity:\n1|32|24\n"));
     size_t builds = fdx_schema_reference_builds();
     ck_assert_int_eq(open_status(migrated, 0, NULL), FDX_OK);
     ck_assert_int_eq(open_status(made, 0, NULL), FDX_OK);
     ck_assert_uint_eq(fdx_schema_reference_builds(), builds);
+
+    /* An image another SQLite made is not used to make a store: this one's
+     * text goes in, as the migrations make it. */
+    fdx_schema_row *other = image_worded_otherwise();
+    fdx_schema_image_set(other, fdx_schema_image_rows, "3.0.0");
+    char *by_other = strdup(tu_path(tu_dir, "other.db"));
+    fdx_store_close(tu_open(by_other));
+    char *text = store_text(by_other);
+    ck_assert_msg(strcmp(text, want) == 0, "made with another SQLite's image:\n%.3000s", text);
+    free(text);
+    fdx_schema_image_set(other, fdx_schema_image_rows, sqlite3_libversion());
+    char *by_this = strdup(tu_path(tu_dir, "this.db"));
+    fdx_store_close(tu_open(by_this));
+    text = store_text(by_this);
+    ck_assert_ptr_nonnull(strstr(text, "worded_otherwise"));
+    free(text);
+    free(by_other);
+    free(by_this);
+    fdx_schema_image_set(NULL, 0, NULL);
+    free(other);
     free(want);
     free(have);
     free((char *)made);

@@ -61,8 +61,10 @@ static int read_objects(sqlite3 *db, objects *o)
         o->v = o->owned = v;
         object *x = &v[o->n++];
         *x = (object){column_dup(st, 0), column_dup(st, 1), column_dup(st, 2), column_dup(st, 3)};
-        if (!x->type || !x->name || !x->tbl_name || !x->sql)
+        if (!x->type || !x->name || !x->tbl_name || !x->sql) {
             rc = SQLITE_NOMEM;
+            break;
+        }
     }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? SQLITE_OK : rc;
@@ -72,6 +74,16 @@ static const object *find(const objects *o, const char *name)
 {
     for (size_t i = 0; i < o->n; i++)
         if (strcmp(o->v[i].name, name) == 0)
+            return &o->v[i];
+    return NULL;
+}
+
+/* The object a trigger or index is on: SQLite keeps the table's name as the
+ * statement spelled it, and finds tables whatever the case of ASCII letters. */
+static const object *find_table(const objects *o, const char *name)
+{
+    for (size_t i = 0; i < o->n; i++)
+        if (sqlite3_stricmp(o->v[i].name, name) == 0)
             return &o->v[i];
     return NULL;
 }
@@ -87,56 +99,71 @@ static int exec_text(sqlite3 *db, const char *sql, const char *what, char *err, 
     return rc;
 }
 
+/* The image, or the rows a test put in its place. */
+static const fdx_schema_row *image_rows;
+static size_t image_n;
+static const char *image_sqlite;
+
+void fdx_schema_image_set(const fdx_schema_row *rows, size_t n, const char *sqlite_version)
+{
+    image_rows = rows;
+    image_n = n;
+    image_sqlite = sqlite_version;
+}
+
+static objects the_image(const char **sqlite_version)
+{
+    *sqlite_version = image_rows ? image_sqlite : fdx_schema_image_sqlite;
+    return image_rows ? (objects){image_rows, image_n, NULL}
+                      : (objects){fdx_schema_image, fdx_schema_image_rows, NULL};
+}
+
+/* The image holds the text the build's SQLite kept for what the migrations
+ * altered. With another SQLite, a new store is migrated, so that it holds
+ * what this one keeps, as every store it made before did. */
 int fdx_schema_create(sqlite3 *db, char *err, size_t errsz)
 {
     static const char *const kinds[] = {"table", "index", "view", "trigger"};
+    const char *made_by;
+    objects image = the_image(&made_by);
+    if (strcmp(made_by, sqlite3_libversion()) != 0)
+        return fdx_schema_migrate(db, 0, err, errsz);
     int rc = SQLITE_OK;
     for (size_t k = 0; rc == SQLITE_OK && k < sizeof kinds / sizeof kinds[0]; k++)
-        for (size_t i = 0; rc == SQLITE_OK && i < fdx_schema_image_rows; i++) {
-            const fdx_schema_row *r = &fdx_schema_image[i];
+        for (size_t i = 0; rc == SQLITE_OK && i < image.n; i++) {
+            const object *r = &image.v[i];
             if (strcmp(r->type, kinds[k]) == 0 && *r->sql)
                 rc = exec_text(db, r->sql, r->name, err, errsz);
         }
     return rc == SQLITE_OK ? exec_text(db, fdx_sql_schema_new, "its first rows", err, errsz) : rc;
 }
 
-/* A difference: reported on s, or only told (s NULL). */
-#define DIFFERS(...) (s ? fdx_store_fail(s, FDX_ENOTSTORE, __VA_ARGS__) : FDX_ENOTSTORE)
-
 /* fdx's own objects must be exactly as fdx creates them, and nothing fdx did
  * not create may hang on its tables (an index, a trigger). Other objects of
- * a user's own are left alone: fdx never reads them. */
-static int compare(fdx_store *s, const objects *want, const objects *have)
+ * a user's own are left alone: fdx never reads them. 0 when have is want;
+ * otherwise 1, and what differs in why. */
+static int compare(const objects *want, const objects *have, char *why, size_t whysz)
 {
-    const char *what = "not an fdx store (its schema is not the one fdx creates)";
     for (size_t i = 0; i < want->n; i++) {
         const object *w = &want->v[i], *h = find(have, w->name);
         if (!h)
-            return DIFFERS("%s: %s: the %s %s is missing", s->path, what, w->type, w->name);
+            return snprintf(why, whysz, "the %s %s is missing", w->type, w->name), 1;
         if (strcmp(w->type, h->type) != 0)
-            return DIFFERS("%s: %s: %s is a %s, not a %s", s->path, what, w->name, h->type,
-                           w->type);
+            return snprintf(why, whysz, "%s is a %s, not a %s", w->name, h->type, w->type), 1;
         if (strcmp(w->tbl_name, h->tbl_name) != 0 || strcmp(w->sql, h->sql) != 0)
-            return DIFFERS("%s: %s: the %s %s is defined differently", s->path, what, w->type,
-                           w->name);
+            return snprintf(why, whysz, "the %s %s is defined differently", w->type, w->name), 1;
     }
     for (size_t i = 0; i < have->n; i++) {
         const object *h = &have->v[i];
-        if (!find(want, h->name) && find(want, h->tbl_name))
-            return DIFFERS("%s: %s: it has %s %s %s on %s", s->path, what,
-                           strcmp(h->type, "index") ? "a" : "an", h->type, h->name, h->tbl_name);
+        if (!find(want, h->name) && find_table(want, h->tbl_name))
+            return snprintf(why, whysz, "it has %s %s %s on %s",
+                            strcmp(h->type, "index") ? "a" : "an", h->type, h->name, h->tbl_name),
+                   1;
     }
-    return FDX_OK;
+    return 0;
 }
 
-static const fdx_schema_row *image_rows;
-static size_t image_n, reference_builds;
-
-void fdx_schema_image_set(const fdx_schema_row *rows, size_t n)
-{
-    image_rows = rows;
-    image_n = n;
-}
+static _Atomic size_t reference_builds;
 
 size_t fdx_schema_reference_builds(void)
 {
@@ -167,17 +194,19 @@ static int build_reference(fdx_store *s, objects *want)
  * process's SQLite judges it, and names what differs. */
 int fdx_schema_check(fdx_store *s)
 {
-    objects want = {NULL, 0, NULL}, have = {NULL, 0, NULL};
-    objects image = image_rows ? (objects){image_rows, image_n, NULL}
-                               : (objects){fdx_schema_image, fdx_schema_image_rows, NULL};
+    const char *made_by;
+    objects want = {NULL, 0, NULL}, have = {NULL, 0, NULL}, image = the_image(&made_by);
     int code = FDX_OK, rc = read_objects(s->db, &have);
     if (rc != SQLITE_OK)
         code = rc == SQLITE_NOMEM ? fdx_store_fail(s, FDX_ENOMEM, "out of memory")
                                   : fdx_store_fail_sqlite(s, rc, "reading the schema");
-    if (code == FDX_OK && compare(NULL, &image, &have) != FDX_OK) {
+    char why[512];
+    if (code == FDX_OK && compare(&image, &have, why, sizeof why) != 0) {
         code = build_reference(s, &want);
-        if (code == FDX_OK)
-            code = compare(s, &want, &have);
+        if (code == FDX_OK && compare(&want, &have, why, sizeof why) != 0)
+            code = fdx_store_fail(
+                s, FDX_ENOTSTORE,
+                "%s: not an fdx store (its schema is not the one fdx creates): %s", s->path, why);
     }
     objects_free(&want);
     objects_free(&have);

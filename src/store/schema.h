@@ -13,13 +13,15 @@ int fdx_schema_check(fdx_store *s);
 /* Makes the current schema in db, which holds nothing, from the image: what
  * the migrations make from version 0, for a fraction of their cost (their
  * statements alter and drop what they made, and SQLite reads its whole
- * schema again after each). An SQLite status, the reason in err. */
+ * schema again after each); by the migrations when the image was made by
+ * another SQLite. An SQLite status, the reason in err. */
 int fdx_schema_create(sqlite3 *db, char *err, size_t errsz);
 
-/* For tests: compare stores with rows instead of the image (what a build
- * with another SQLite would hold; NULL: the image again), and how many times
- * the reference was built because a store differed from the image. */
-void fdx_schema_image_set(const fdx_schema_row *rows, size_t n);
+/* For tests: rows and the SQLite version that made them in place of the
+ * image (what a build with another SQLite would hold; NULL: the image again),
+ * and how many times the reference was built because a store differed from
+ * the image. */
+void fdx_schema_image_set(const fdx_schema_row *rows, size_t n, const char *sqlite_version);
 size_t fdx_schema_reference_builds(void);
 
 #endif

@@ -6,8 +6,10 @@
  *
  * Usage: schema_image_gen OUT.c
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sql_text.h"
 #include "store/migrations.h"
@@ -61,6 +63,37 @@ static int write_rows(sqlite3 *db, FILE *out)
     return rc == SQLITE_DONE && n > 0 ? 0 : -1;
 }
 
+/* Writes the rows to path through a temporary file renamed over it, so that
+ * a failed build leaves no half image behind. */
+static int write_image(sqlite3 *db, const char *path)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
+        fprintf(stderr, "schema_image_gen: %s: path too long\n", path);
+        return 1;
+    }
+    FILE *out = fopen(tmp, "w");
+    if (!out) {
+        fprintf(stderr, "schema_image_gen: %s: %s\n", tmp, strerror(errno));
+        return 1;
+    }
+    int rows = write_rows(db, out);
+    int err = ferror(out) ? errno : 0;
+    if (fclose(out) != 0 && !err)
+        err = errno ? errno : EIO;
+    if (rows != 0)
+        fprintf(stderr, "schema_image_gen: reading the schema: %s\n", sqlite3_errmsg(db));
+    else if (err)
+        fprintf(stderr, "schema_image_gen: %s: %s\n", tmp, strerror(err));
+    else if (rename(tmp, path) != 0)
+        fprintf(stderr, "schema_image_gen: %s: %s\n", path, strerror(err = errno));
+    if (rows != 0 || err) {
+        remove(tmp);
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -69,21 +102,12 @@ int main(int argc, char **argv)
     }
     sqlite3 *db = NULL;
     char err[512] = "";
-    if (sqlite3_open(":memory:", &db) != SQLITE_OK ||
-        fdx_schema_migrate(db, 0, err, sizeof err) != SQLITE_OK) {
+    int bad = sqlite3_open(":memory:", &db) != SQLITE_OK ||
+              fdx_schema_migrate(db, 0, err, sizeof err) != SQLITE_OK;
+    if (bad)
         fprintf(stderr, "schema_image_gen: %s\n", *err ? err : sqlite3_errmsg(db));
-        sqlite3_close(db);
-        return 1;
-    }
-    FILE *out = fopen(argv[1], "w");
-    int bad = !out || write_rows(db, out) != 0;
-    if (out && fclose(out) != 0)
-        bad = 1;
-    if (bad) {
-        fprintf(stderr, "schema_image_gen: %s: cannot write the schema image (%s)\n", argv[1],
-                out ? sqlite3_errmsg(db) : "cannot create the file");
-        remove(argv[1]);
-    }
+    else
+        bad = write_image(db, argv[1]);
     sqlite3_close(db);
     return bad;
 }
