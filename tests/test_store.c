@@ -2078,6 +2078,8 @@ START_TEST(foreign_schema_objects_are_refused)
         {"CREATE TRIGGER t INSTEAD OF INSERT ON MISS_CELLS BEGIN SELECT 1; END",
          "has a trigger t on MISS_CELLS"},
         {"CREATE INDEX i ON Miss_Cell (count)", "has an index i on miss_cell"},
+        {"CREATE TRIGGER miss_cell AFTER INSERT ON ingest_ledger BEGIN SELECT 1; END",
+         "has a trigger miss_cell on ingest_ledger"},
     };
     const char *path = tu_path(tu_dir, "s.db");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -70,10 +70,12 @@ static int read_objects(sqlite3 *db, objects *o)
     return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-static const object *find(const objects *o, const char *name)
+/* The object named name, of type type (any, when NULL): a trigger may bear
+ * the name of a table, since SQLite keeps the names of triggers apart. */
+static const object *find(const objects *o, const char *type, const char *name)
 {
     for (size_t i = 0; i < o->n; i++)
-        if (strcmp(o->v[i].name, name) == 0)
+        if (strcmp(o->v[i].name, name) == 0 && (!type || strcmp(o->v[i].type, type) == 0))
             return &o->v[i];
     return NULL;
 }
@@ -145,17 +147,17 @@ int fdx_schema_create(sqlite3 *db, char *err, size_t errsz)
 static int compare(const objects *want, const objects *have, char *why, size_t whysz)
 {
     for (size_t i = 0; i < want->n; i++) {
-        const object *w = &want->v[i], *h = find(have, w->name);
+        const object *w = &want->v[i], *h = find(have, w->type, w->name);
+        if (!h && (h = find(have, NULL, w->name)) != NULL)
+            return snprintf(why, whysz, "%s is a %s, not a %s", w->name, h->type, w->type), 1;
         if (!h)
             return snprintf(why, whysz, "the %s %s is missing", w->type, w->name), 1;
-        if (strcmp(w->type, h->type) != 0)
-            return snprintf(why, whysz, "%s is a %s, not a %s", w->name, h->type, w->type), 1;
         if (strcmp(w->tbl_name, h->tbl_name) != 0 || strcmp(w->sql, h->sql) != 0)
             return snprintf(why, whysz, "the %s %s is defined differently", w->type, w->name), 1;
     }
     for (size_t i = 0; i < have->n; i++) {
         const object *h = &have->v[i];
-        if (!find(want, h->name) && find_table(want, h->tbl_name))
+        if (!find(want, h->type, h->name) && find_table(want, h->tbl_name))
             return snprintf(why, whysz, "it has %s %s %s on %s",
                             strcmp(h->type, "index") ? "a" : "an", h->type, h->name, h->tbl_name),
                    1;
