@@ -2080,6 +2080,16 @@ START_TEST(foreign_schema_objects_are_refused)
         {"CREATE INDEX i ON Miss_Cell (count)", "has an index i on miss_cell"},
         {"CREATE TRIGGER miss_cell AFTER INSERT ON ingest_ledger BEGIN SELECT 1; END",
          "has a trigger miss_cell on ingest_ledger"},
+        {"CREATE TABLE e (l INTEGER REFERENCES ingest_ledger (id) ON DELETE CASCADE)",
+         "has a table e with a foreign key to ingest_ledger"},
+        {"CREATE TABLE e (c INTEGER REFERENCES Cell_History (cell))",
+         "has a table e with a foreign key to Cell_History"},
+        {"PRAGMA writable_schema = ON; INSERT INTO sqlite_schema SELECT * FROM sqlite_schema "
+         "WHERE name = 'sqlite_autoindex_history_origin_1'",
+         "has two objects named sqlite_autoindex_history_origin_1"},
+        {"CREATE TABLE e (a); PRAGMA writable_schema = ON; UPDATE sqlite_schema SET rootpage = "
+         "(SELECT rootpage FROM sqlite_schema WHERE name = 'cell_history') WHERE name = 'e'",
+         "shares its pages with another object"},
     };
     const char *path = tu_path(tu_dir, "s.db");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -2088,6 +2098,48 @@ START_TEST(foreign_schema_objects_are_refused)
         raw_exec(path, cases[i].sql);
         ck_assert_int_eq(open_status(path, FDX_OPEN_FOR_READING, cases[i].msg), FDX_ENOTSTORE);
         ck_assert_int_eq(open_status(path, 0, cases[i].msg), FDX_ENOTSTORE);
+    }
+}
+END_TEST
+
+/* A store of an older version is migrated only when its schema is what the
+ * migrations made: a foreign key or trigger of its own would run with them
+ * (schema 5 drops and rebuilds the ledger, and updates every cell), and one
+ * that ran would fail the migration with its own message, or never end. */
+START_TEST(an_older_store_is_checked_before_it_is_migrated)
+{
+    static const struct {
+        const char *sql, *msg;
+    } cases[] = {
+        {"CREATE TABLE e (l INTEGER REFERENCES ingest_ledger (id) ON DELETE CASCADE);"
+         "INSERT INTO e SELECT id FROM ingest_ledger;"
+         "CREATE TRIGGER e_t AFTER DELETE ON e BEGIN SELECT RAISE(FAIL, 'it ran'); END",
+         "has a table e with a foreign key to ingest_ledger"},
+        {"CREATE TRIGGER t AFTER UPDATE ON miss_cell BEGIN SELECT RAISE(FAIL, 'it ran'); END",
+         "has a trigger t on miss_cell"},
+        {"CREATE TABLE e (c INTEGER REFERENCES cell_history (cell) ON DELETE CASCADE)",
+         "has a table e with a foreign key to cell_history"},
+        {"CREATE TRIGGER t AFTER INSERT ON ran BEGIN SELECT 1; END", NULL},
+    };
+    const char *path = tu_path(tu_dir, "old.db");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        unlink(path);
+        sqlite3 *db;
+        char err[512] = "";
+        ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+        ck_assert_msg(fdx_schema_migrate_to(db, 0, 4, err, sizeof err) == SQLITE_OK, "%s", err);
+        ck_assert_int_eq(sqlite3_exec(db,
+                                      "INSERT INTO miss_cell VALUES ('w','B','O','[]','k',1,-1,-1,"
+                                      "'cpu','n/a',4,NULL,NULL); CREATE TABLE ran (x)",
+                                      NULL, NULL, NULL),
+                         SQLITE_OK);
+        sqlite3_close(db);
+        raw_exec(path, cases[i].sql);
+        ck_assert_int_eq(open_status(path, 0, cases[i].msg), cases[i].msg ? FDX_ENOTSTORE : FDX_OK);
+        char *after = raw_text(path, "SELECT user_version || ',' || (SELECT count(*) FROM ran) "
+                                     "FROM pragma_user_version");
+        ck_assert_str_eq(after, cases[i].msg ? "4,0" : "6,0");
+        free(after);
     }
 }
 END_TEST
@@ -2793,6 +2845,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, reading_changes_nothing);
     tcase_add_test(tc, foreign_schema_objects_are_refused);
     tcase_add_test(tc, the_schema_image_is_what_the_migrations_make);
+    tcase_add_test(tc, an_older_store_is_checked_before_it_is_migrated);
     tcase_add_test(tc, a_store_unlike_the_image_is_judged_by_the_reference);
     tcase_add_test(tc, a_new_store_is_what_the_migrations_make);
     tcase_add_test(tc, failed_first_transaction_removes_the_new_store);

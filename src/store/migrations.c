@@ -22,7 +22,12 @@ int fdx_schema_version(void)
 
 int fdx_schema_migrate(sqlite3 *db, int64_t from, char *err, size_t errsz)
 {
-    for (int64_t v = from; v < fdx_schema_version(); v++)
+    return fdx_schema_migrate_to(db, from, fdx_schema_version(), err, errsz);
+}
+
+int fdx_schema_migrate_to(sqlite3 *db, int64_t from, int64_t to, char *err, size_t errsz)
+{
+    for (int64_t v = from; v < to && v < fdx_schema_version(); v++)
         for (int k = 0; k < 2 && migrations[v][k]; k++) {
             char *msg = NULL;
             int rc = sqlite3_exec(db, migrations[v][k], NULL, NULL, &msg);

@@ -15,5 +15,7 @@ int fdx_schema_version(void);
 /* Runs the migrations from version `from` on db: an SQLite status, the
  * reason in err. */
 int fdx_schema_migrate(sqlite3 *db, int64_t from, char *err, size_t errsz);
+/* The same, up to version `to` only. */
+int fdx_schema_migrate_to(sqlite3 *db, int64_t from, int64_t to, char *err, size_t errsz);
 
 #endif

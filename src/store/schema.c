@@ -45,11 +45,12 @@ static char *column_dup(sqlite3_stmt *st, int i)
     return strdup(p ? p : "");
 }
 
-/* Reads sqlite_schema; returns an SQLite status (SQLITE_NOMEM when memory ran out). */
-static int read_objects(sqlite3 *db, objects *o)
+/* Reads the rows of sql, shaped like sqlite_schema's (schema_objects.sql);
+ * returns an SQLite status (SQLITE_NOMEM when memory ran out). */
+static int read_objects(sqlite3 *db, const char *sql, objects *o)
 {
     sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(db, fdx_sql_schema_objects, -1, &st, NULL);
+    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
     if (rc != SQLITE_OK)
         return rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -140,28 +141,57 @@ int fdx_schema_create(sqlite3 *db, char *err, size_t errsz)
     return rc == SQLITE_OK ? exec_text(db, fdx_sql_schema_new, "its first rows", err, errsz) : rc;
 }
 
-/* fdx's own objects must be exactly as fdx creates them, and nothing fdx did
- * not create may hang on its tables (an index, a trigger). Other objects of
- * a user's own are left alone: fdx never reads them. 0 when have is want;
- * otherwise 1, and what differs in why. */
-static int compare(const objects *want, const objects *have, char *why, size_t whysz)
+/* What fdx reads of a store's schema: its objects, and the links that
+ * could tie fdx's tables to others (schema_links.sql). */
+typedef struct schema {
+    objects objects, links;
+} schema;
+
+/* A link of the store's that ties a table of fdx's to something else; names
+ * are fdx's tables and views. */
+static int foreign_link(const objects *want, const objects *names, const object *l, char *why,
+                        size_t whysz)
+{
+    if (strcmp(l->type, "double") == 0)
+        return snprintf(why, whysz, "it has two objects named %s", l->name), 1;
+    if (strcmp(l->type, "shared page") == 0)
+        return snprintf(why, whysz, "%s shares its pages with another object", l->name), 1;
+    if (!find(want, "table", l->name) && find_table(names, l->tbl_name))
+        return snprintf(why, whysz, "it has a table %s with a foreign key to %s", l->name,
+                        l->tbl_name),
+               1;
+    return 0;
+}
+
+/* fdx's own objects must be exactly as fdx creates them (want), and nothing
+ * fdx did not create may hang on its tables (names): an index, a trigger, a
+ * foreign key. Other objects of a user's own are left alone: fdx never reads
+ * them. fdx's views are not compared when any_views is set. 0 when have is
+ * want; otherwise 1, and what differs in why. */
+static int compare(const objects *want, const objects *names, const schema *have, int any_views,
+                   char *why, size_t whysz)
 {
     for (size_t i = 0; i < want->n; i++) {
-        const object *w = &want->v[i], *h = find(have, w->type, w->name);
-        if (!h && (h = find(have, NULL, w->name)) != NULL)
+        const object *w = &want->v[i], *h = find(&have->objects, w->type, w->name);
+        if (any_views && strcmp(w->type, "view") == 0)
+            continue;
+        if (!h && (h = find(&have->objects, NULL, w->name)) != NULL)
             return snprintf(why, whysz, "%s is a %s, not a %s", w->name, h->type, w->type), 1;
         if (!h)
             return snprintf(why, whysz, "the %s %s is missing", w->type, w->name), 1;
         if (strcmp(w->tbl_name, h->tbl_name) != 0 || strcmp(w->sql, h->sql) != 0)
             return snprintf(why, whysz, "the %s %s is defined differently", w->type, w->name), 1;
     }
-    for (size_t i = 0; i < have->n; i++) {
-        const object *h = &have->v[i];
-        if (!find(want, h->type, h->name) && find_table(want, h->tbl_name))
+    for (size_t i = 0; i < have->objects.n; i++) {
+        const object *h = &have->objects.v[i];
+        if (!find(want, h->type, h->name) && find_table(names, h->tbl_name))
             return snprintf(why, whysz, "it has %s %s %s on %s",
                             strcmp(h->type, "index") ? "a" : "an", h->type, h->name, h->tbl_name),
                    1;
     }
+    for (size_t i = 0; i < have->links.n; i++)
+        if (foreign_link(want, names, &have->links.v[i], why, whysz))
+            return 1;
     return 0;
 }
 
@@ -172,22 +202,54 @@ size_t fdx_schema_reference_builds(void)
     return reference_builds;
 }
 
-/* The rows the migrations make with the SQLite this process runs. */
-static int build_reference(fdx_store *s, objects *want)
+/* The rows the migrations up to version make with the SQLite this process
+ * runs. */
+static int build_reference(fdx_store *s, int64_t version, objects *want)
 {
     char err[512] = "";
     sqlite3 *ref = NULL;
     reference_builds++;
     int rc = sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc == SQLITE_OK)
-        rc = fdx_schema_migrate(ref, 0, err, sizeof err);
+        rc = fdx_schema_migrate_to(ref, 0, version, err, sizeof err);
     if (rc == SQLITE_OK)
-        rc = read_objects(ref, want);
+        rc = read_objects(ref, fdx_sql_schema_objects, want);
     sqlite3_close(ref);
     if (rc == SQLITE_OK)
         return FDX_OK;
     return fdx_store_fail(s, rc == SQLITE_NOMEM ? FDX_ENOMEM : FDX_ERROR,
                           "building the reference schema: %s", *err ? err : sqlite3_errstr(rc));
+}
+
+static int read_schema(fdx_store *s, schema *have)
+{
+    int rc = read_objects(s->db, fdx_sql_schema_objects, &have->objects);
+    if (rc == SQLITE_OK)
+        rc = read_objects(s->db, fdx_sql_schema_links, &have->links);
+    if (rc == SQLITE_OK)
+        return FDX_OK;
+    return rc == SQLITE_NOMEM ? fdx_store_fail(s, FDX_ENOMEM, "out of memory")
+                              : fdx_store_fail_sqlite(s, rc, "reading the schema");
+}
+
+/* The objects of both lists, borrowed: the tables an older store's objects
+ * must not hang on are those it has and those its migrations will make. */
+static int join(const objects *a, const objects *b, objects *out)
+{
+    object *v = malloc((a->n + b->n + 1) * sizeof *v);
+    if (!v)
+        return FDX_ENOMEM;
+    memcpy(v, a->v, a->n * sizeof *v);
+    memcpy(v + a->n, b->v, b->n * sizeof *v);
+    *out = (objects){v, a->n + b->n, NULL};
+    return FDX_OK;
+}
+
+static int differs(fdx_store *s, const char *why)
+{
+    return fdx_store_fail(s, FDX_ENOTSTORE,
+                          "%s: not an fdx store (its schema is not the one fdx creates): %s",
+                          s->path, why);
 }
 
 /* A store like the image is fdx's schema as a real SQLite wrote it. One that
@@ -197,20 +259,40 @@ static int build_reference(fdx_store *s, objects *want)
 int fdx_schema_check(fdx_store *s)
 {
     const char *made_by;
-    objects want = {NULL, 0, NULL}, have = {NULL, 0, NULL}, image = the_image(&made_by);
-    int code = FDX_OK, rc = read_objects(s->db, &have);
-    if (rc != SQLITE_OK)
-        code = rc == SQLITE_NOMEM ? fdx_store_fail(s, FDX_ENOMEM, "out of memory")
-                                  : fdx_store_fail_sqlite(s, rc, "reading the schema");
+    objects want = {NULL, 0, NULL}, image = the_image(&made_by);
+    schema have = {{NULL, 0, NULL}, {NULL, 0, NULL}};
+    int code = read_schema(s, &have);
     char why[512];
-    if (code == FDX_OK && compare(&image, &have, why, sizeof why) != 0) {
-        code = build_reference(s, &want);
-        if (code == FDX_OK && compare(&want, &have, why, sizeof why) != 0)
-            code = fdx_store_fail(
-                s, FDX_ENOTSTORE,
-                "%s: not an fdx store (its schema is not the one fdx creates): %s", s->path, why);
+    if (code == FDX_OK && compare(&image, &image, &have, 0, why, sizeof why) != 0) {
+        code = build_reference(s, fdx_schema_version(), &want);
+        if (code == FDX_OK && compare(&want, &want, &have, 0, why, sizeof why) != 0)
+            code = differs(s, why);
     }
     objects_free(&want);
-    objects_free(&have);
+    objects_free(&have.objects);
+    objects_free(&have.links);
+    return code;
+}
+
+/* An older store's views are those the fdx that made it wrote, which today's
+ * migrations do not make: they are not compared, since the migrations drop
+ * every view before anything reads one, and make them again. */
+int fdx_schema_check_older(fdx_store *s, int64_t version)
+{
+    const char *made_by;
+    objects want = {NULL, 0, NULL}, names = {NULL, 0, NULL}, image = the_image(&made_by);
+    schema have = {{NULL, 0, NULL}, {NULL, 0, NULL}};
+    int code = read_schema(s, &have);
+    if (code == FDX_OK)
+        code = build_reference(s, version, &want);
+    if (code == FDX_OK && join(&want, &image, &names) != FDX_OK)
+        code = fdx_store_fail(s, FDX_ENOMEM, "out of memory");
+    char why[512];
+    if (code == FDX_OK && compare(&want, &names, &have, 1, why, sizeof why) != 0)
+        code = differs(s, why);
+    free((object *)names.v);
+    objects_free(&want);
+    objects_free(&have.objects);
+    objects_free(&have.links);
     return code;
 }

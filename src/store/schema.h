@@ -10,6 +10,9 @@
 
 /* Whether the open store's schema is exactly the one fdx creates. */
 int fdx_schema_check(fdx_store *s);
+/* Whether a store of an older version is exactly what the migrations made of
+ * it, so that migrating it runs nothing but them: checked before they run. */
+int fdx_schema_check_older(fdx_store *s, int64_t version);
 /* Makes the current schema in db, which holds nothing, from the image: what
  * the migrations make from version 0, for a fraction of their cost (their
  * statements alter and drop what they made, and SQLite reads its whole

@@ -109,6 +109,13 @@ static int migrate(fdx_store *s)
     rc = read_identity(s, &id);
     if (rc == FDX_OK)
         rc = check_identity(s, &id);
+    /* What the migrations change must be what they made: a trigger or a
+     * foreign key of the store's own would run with them. */
+    if (rc == FDX_OK && id.objects && id.version == 0)
+        rc = fdx_store_fail(s, FDX_ENOTSTORE,
+                            "%s: not an fdx store (it holds objects but no fdx schema)", s->path);
+    else if (rc == FDX_OK && id.objects)
+        rc = fdx_schema_check_older(s, id.version);
     if (rc == FDX_OK) {
         int src = is_empty(&id) ? fdx_schema_create(s->db, err, sizeof err)
                                 : fdx_schema_migrate(s->db, id.version, err, sizeof err);
