@@ -6,11 +6,22 @@
 --     would have fdx's deletes cascade into it, and its triggers run;
 --   * each name two objects of one type share ('double', name, name, ''),
 --     and each b-tree page two objects start at ('shared page', ...): SQLite
---     takes the last such row, so fdx's table would be another's pages.
--- A store SQLite wrote has no doubles and no shared page.
+--     takes the last such row, so fdx's table would be another's pages;
+--   * each object named as SQLite names only its own ('reserved name', ...):
+--     a table called sqlite_temp_master is one the pragma above would look for
+--     in temp, where SQLite's own has no foreign key.
+-- A store SQLite wrote has none of the last three. The pragma is asked about
+-- main alone, where the store's tables are.
 SELECT 'foreign key', m.name, f."table", ''
-FROM sqlite_schema AS m, pragma_foreign_key_list(m.name) AS f
+FROM sqlite_schema AS m, pragma_foreign_key_list(m.name, 'main') AS f
 WHERE m.type = 'table'
+UNION ALL
+SELECT 'reserved name', name, name, ''
+FROM sqlite_schema
+WHERE name LIKE 'sqlite\_%' ESCAPE '\'
+  AND NOT (type = 'index' AND name LIKE 'sqlite\_autoindex\_%' ESCAPE '\')
+  AND NOT (type = 'table' AND name IN ('sqlite_sequence', 'sqlite_stat1', 'sqlite_stat2',
+                                       'sqlite_stat3', 'sqlite_stat4'))
 UNION ALL
 SELECT 'double', min(name), min(name), ''
 FROM sqlite_schema GROUP BY type, lower(name) HAVING count(*) > 1

@@ -2090,6 +2090,15 @@ START_TEST(foreign_schema_objects_are_refused)
         {"CREATE TABLE e (a); PRAGMA writable_schema = ON; UPDATE sqlite_schema SET rootpage = "
          "(SELECT rootpage FROM sqlite_schema WHERE name = 'cell_history') WHERE name = 'e'",
          "shares its pages with another object"},
+        {"CREATE TABLE e (c INTEGER REFERENCES cell_history (cell) ON DELETE CASCADE);"
+         "PRAGMA writable_schema = ON; UPDATE sqlite_schema SET name = 'sqlite_temp_master', "
+         "tbl_name = 'sqlite_temp_master', sql = replace(sql, 'TABLE e', 'TABLE "
+         "sqlite_temp_master') "
+         "WHERE name = 'e'",
+         "table sqlite_temp_master with a foreign key to cell_history"},
+        {"CREATE TABLE e (a); PRAGMA writable_schema = ON; UPDATE sqlite_schema SET name = "
+         "'sqlite_e', tbl_name = 'sqlite_e', sql = 'CREATE TABLE sqlite_e (a)' WHERE name = 'e'",
+         "an object named sqlite_e, as SQLite names only its own"},
     };
     const char *path = tu_path(tu_dir, "s.db");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

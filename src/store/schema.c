@@ -156,6 +156,10 @@ static int foreign_link(const objects *want, const objects *names, const object 
         return snprintf(why, whysz, "it has two objects named %s", l->name), 1;
     if (strcmp(l->type, "shared page") == 0)
         return snprintf(why, whysz, "%s shares its pages with another object", l->name), 1;
+    if (strcmp(l->type, "reserved name") == 0)
+        return snprintf(why, whysz, "it has an object named %s, as SQLite names only its own",
+                        l->name),
+               1;
     if (!find(want, "table", l->name) && find_table(names, l->tbl_name))
         return snprintf(why, whysz, "it has a table %s with a foreign key to %s", l->name,
                         l->tbl_name),
