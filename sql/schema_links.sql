@@ -9,7 +9,10 @@
 --     takes the last such row, so fdx's table would be another's pages;
 --   * each object named as SQLite names only its own ('reserved name', ...):
 --     a table called sqlite_temp_master is one the pragma above would look for
---     in temp, where SQLite's own has no foreign key.
+--     in temp, where SQLite's own has no foreign key; and each named like a
+--     table-valued function fdx's statements call (pragma_*, json_each,
+--     json_tree), which a virtual table of that name would stand in for: one
+--     called pragma_foreign_key_list would answer the query above with nothing.
 -- A store SQLite wrote has none of the last three. The pragma is asked about
 -- main alone, where the store's tables are.
 SELECT 'foreign key', m.name, f."table", ''
@@ -18,10 +21,12 @@ WHERE m.type = 'table'
 UNION ALL
 SELECT 'reserved name', name, name, ''
 FROM sqlite_schema
-WHERE name LIKE 'sqlite\_%' ESCAPE '\'
-  AND NOT (type = 'index' AND name LIKE 'sqlite\_autoindex\_%' ESCAPE '\')
-  AND NOT (type = 'table' AND name IN ('sqlite_sequence', 'sqlite_stat1', 'sqlite_stat2',
-                                       'sqlite_stat3', 'sqlite_stat4'))
+WHERE (name LIKE 'sqlite\_%' ESCAPE '\'
+       AND NOT (type = 'index' AND name LIKE 'sqlite\_autoindex\_%' ESCAPE '\')
+       AND NOT (type = 'table' AND name IN ('sqlite_sequence', 'sqlite_stat1', 'sqlite_stat2',
+                                            'sqlite_stat3', 'sqlite_stat4')))
+   OR name LIKE 'pragma\_%' ESCAPE '\'
+   OR lower(name) IN ('json_each', 'json_tree')
 UNION ALL
 SELECT 'double', min(name), min(name), ''
 FROM sqlite_schema GROUP BY type, lower(name) HAVING count(*) > 1

@@ -2099,6 +2099,10 @@ START_TEST(foreign_schema_objects_are_refused)
         {"CREATE TABLE e (a); PRAGMA writable_schema = ON; UPDATE sqlite_schema SET name = "
          "'sqlite_e', tbl_name = 'sqlite_e', sql = 'CREATE TABLE sqlite_e (a)' WHERE name = 'e'",
          "an object named sqlite_e, as SQLite names only its own"},
+        {"CREATE VIRTUAL TABLE pragma_foreign_key_list USING fts4 (\"table\");"
+         "CREATE TABLE e (c INTEGER REFERENCES dispatch_cell (cell_id) ON DELETE CASCADE)",
+         "an object named pragma_foreign_key_list"},
+        {"CREATE VIEW Json_Tree AS SELECT 1", "an object named Json_Tree"},
     };
     const char *path = tu_path(tu_dir, "s.db");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
