@@ -25,18 +25,24 @@ int fdx_schema_migrate(sqlite3 *db, int64_t from, char *err, size_t errsz)
     return fdx_schema_migrate_to(db, from, fdx_schema_version(), err, errsz);
 }
 
+int fdx_schema_exec(sqlite3 *db, const char *sql, const char *doing, char *err, size_t errsz)
+{
+    char *msg = NULL;
+    int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+    if (rc != SQLITE_OK)
+        snprintf(err, errsz, "%s: %s", doing, msg ? msg : sqlite3_errstr(rc));
+    sqlite3_free(msg);
+    return rc;
+}
+
 int fdx_schema_migrate_to(sqlite3 *db, int64_t from, int64_t to, char *err, size_t errsz)
 {
-    for (int64_t v = from; v < to && v < fdx_schema_version(); v++)
-        for (int k = 0; k < 2 && migrations[v][k]; k++) {
-            char *msg = NULL;
-            int rc = sqlite3_exec(db, migrations[v][k], NULL, NULL, &msg);
-            if (rc != SQLITE_OK) {
-                snprintf(err, errsz, "migrating to schema %lld: %s", (long long)v + 1,
-                         msg ? msg : sqlite3_errstr(rc));
-                sqlite3_free(msg);
-                return rc;
-            }
+    int rc = SQLITE_OK;
+    for (int64_t v = from; rc == SQLITE_OK && v < to && v < fdx_schema_version(); v++)
+        for (int k = 0; rc == SQLITE_OK && k < 2 && migrations[v][k]; k++) {
+            char doing[48];
+            snprintf(doing, sizeof doing, "migrating to schema %lld", (long long)v + 1);
+            rc = fdx_schema_exec(db, migrations[v][k], doing, err, errsz);
         }
-    return SQLITE_OK;
+    return rc;
 }

@@ -17,5 +17,8 @@ int fdx_schema_version(void);
 int fdx_schema_migrate(sqlite3 *db, int64_t from, char *err, size_t errsz);
 /* The same, up to version `to` only. */
 int fdx_schema_migrate_to(sqlite3 *db, int64_t from, int64_t to, char *err, size_t errsz);
+/* Runs the statements of sql on db: an SQLite status, and when it fails
+ * "DOING: reason" in err. */
+int fdx_schema_exec(sqlite3 *db, const char *sql, const char *doing, char *err, size_t errsz);
 
 #endif

@@ -91,17 +91,6 @@ static const object *find_table(const objects *o, const char *name)
     return NULL;
 }
 
-/* Runs one statement's text; the reason in err. */
-static int exec_text(sqlite3 *db, const char *sql, const char *what, char *err, size_t errsz)
-{
-    char *msg = NULL;
-    int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
-    if (rc != SQLITE_OK)
-        snprintf(err, errsz, "creating the schema (%s): %s", what, msg ? msg : sqlite3_errstr(rc));
-    sqlite3_free(msg);
-    return rc;
-}
-
 /* The image, or the rows a test put in its place. */
 static const fdx_schema_row *image_rows;
 static size_t image_n;
@@ -114,9 +103,8 @@ void fdx_schema_image_set(const fdx_schema_row *rows, size_t n, const char *sqli
     image_sqlite = sqlite_version;
 }
 
-static objects the_image(const char **sqlite_version)
+static objects the_image(void)
 {
-    *sqlite_version = image_rows ? image_sqlite : fdx_schema_image_sqlite;
     return image_rows ? (objects){image_rows, image_n, NULL}
                       : (objects){fdx_schema_image, fdx_schema_image_rows, NULL};
 }
@@ -127,18 +115,23 @@ static objects the_image(const char **sqlite_version)
 int fdx_schema_create(sqlite3 *db, char *err, size_t errsz)
 {
     static const char *const kinds[] = {"table", "index", "view", "trigger"};
-    const char *made_by;
-    objects image = the_image(&made_by);
+    const char *made_by = image_rows ? image_sqlite : fdx_schema_image_sqlite;
     if (strcmp(made_by, sqlite3_libversion()) != 0)
         return fdx_schema_migrate(db, 0, err, errsz);
+    objects image = the_image();
     int rc = SQLITE_OK;
     for (size_t k = 0; rc == SQLITE_OK && k < sizeof kinds / sizeof kinds[0]; k++)
         for (size_t i = 0; rc == SQLITE_OK && i < image.n; i++) {
             const object *r = &image.v[i];
-            if (strcmp(r->type, kinds[k]) == 0 && *r->sql)
-                rc = exec_text(db, r->sql, r->name, err, errsz);
+            if (strcmp(r->type, kinds[k]) != 0 || !*r->sql)
+                continue;
+            char doing[160];
+            snprintf(doing, sizeof doing, "creating the schema (%s)", r->name);
+            rc = fdx_schema_exec(db, r->sql, doing, err, errsz);
         }
-    return rc == SQLITE_OK ? exec_text(db, fdx_sql_schema_new, "its first rows", err, errsz) : rc;
+    return rc == SQLITE_OK ? fdx_schema_exec(db, fdx_sql_schema_new,
+                                             "creating the schema (its first rows)", err, errsz)
+                           : rc;
 }
 
 /* What fdx reads of a store's schema: its objects, and the links that
@@ -236,16 +229,17 @@ static int read_schema(fdx_store *s, schema *have)
                               : fdx_store_fail_sqlite(s, rc, "reading the schema");
 }
 
-/* The objects of both lists, borrowed: the tables an older store's objects
- * must not hang on are those it has and those its migrations will make. */
+/* The objects of a and of b (when not NULL), borrowed. */
 static int join(const objects *a, const objects *b, objects *out)
 {
-    object *v = malloc((a->n + b->n + 1) * sizeof *v);
+    size_t nb = b ? b->n : 0;
+    object *v = malloc((a->n + nb + 1) * sizeof *v);
     if (!v)
         return FDX_ENOMEM;
     memcpy(v, a->v, a->n * sizeof *v);
-    memcpy(v + a->n, b->v, b->n * sizeof *v);
-    *out = (objects){v, a->n + b->n, NULL};
+    if (nb)
+        memcpy(v + a->n, b->v, nb * sizeof *v);
+    *out = (objects){v, a->n + nb, NULL};
     return FDX_OK;
 }
 
@@ -256,47 +250,52 @@ static int differs(fdx_store *s, const char *why)
                           s->path, why);
 }
 
-/* A store like the image is fdx's schema as a real SQLite wrote it. One that
- * is not may still be: the image's SQLite was the build's, and another may
- * word the text it keeps differently; so the reference built with this
- * process's SQLite judges it, and names what differs. */
-int fdx_schema_check(fdx_store *s)
+/* Compares have with the reference of version; the tables nothing of the
+ * store's own may hang on are the reference's and, for an older store, also
+ * the current ones (the image's), which its migrations will make. */
+static int by_reference(fdx_store *s, int64_t version, const objects *also, const schema *have)
 {
-    const char *made_by;
-    objects want = {NULL, 0, NULL}, image = the_image(&made_by);
-    schema have = {{NULL, 0, NULL}, {NULL, 0, NULL}};
-    int code = read_schema(s, &have);
+    objects want = {NULL, 0, NULL}, names = {NULL, 0, NULL};
     char why[512];
-    if (code == FDX_OK && compare(&image, &image, &have, 0, why, sizeof why) != 0) {
-        code = build_reference(s, fdx_schema_version(), &want);
-        if (code == FDX_OK && compare(&want, &want, &have, 0, why, sizeof why) != 0)
-            code = differs(s, why);
-    }
+    int code = build_reference(s, version, &want);
+    if (code == FDX_OK && join(&want, also, &names) != FDX_OK)
+        code = fdx_store_fail(s, FDX_ENOMEM, "out of memory");
+    if (code == FDX_OK && compare(&want, &names, have, also != NULL, why, sizeof why) != 0)
+        code = differs(s, why);
+    free((object *)names.v);
     objects_free(&want);
+    return code;
+}
+
+/* Judges the store against the schema of version: the current one, or an
+ * older one before its migrations run. A store like the image is fdx's
+ * schema as a real SQLite wrote it. One that is not may still be: the
+ * image's SQLite was the build's, and another may word the text it keeps
+ * differently; so the reference built with this process's SQLite judges it,
+ * and names what differs. An older store's views are those the fdx that made
+ * it wrote, which today's migrations do not make: they are not compared,
+ * since the migrations drop every view before anything reads one, and make
+ * them again. */
+static int check(fdx_store *s, int64_t version)
+{
+    int current = version == fdx_schema_version();
+    objects image = the_image();
+    schema have = {{NULL, 0, NULL}, {NULL, 0, NULL}};
+    char why[512];
+    int code = read_schema(s, &have);
+    if (code == FDX_OK && !(current && compare(&image, &image, &have, 0, why, sizeof why) == 0))
+        code = by_reference(s, version, current ? NULL : &image, &have);
     objects_free(&have.objects);
     objects_free(&have.links);
     return code;
 }
 
-/* An older store's views are those the fdx that made it wrote, which today's
- * migrations do not make: they are not compared, since the migrations drop
- * every view before anything reads one, and make them again. */
+int fdx_schema_check(fdx_store *s)
+{
+    return check(s, fdx_schema_version());
+}
+
 int fdx_schema_check_older(fdx_store *s, int64_t version)
 {
-    const char *made_by;
-    objects want = {NULL, 0, NULL}, names = {NULL, 0, NULL}, image = the_image(&made_by);
-    schema have = {{NULL, 0, NULL}, {NULL, 0, NULL}};
-    int code = read_schema(s, &have);
-    if (code == FDX_OK)
-        code = build_reference(s, version, &want);
-    if (code == FDX_OK && join(&want, &image, &names) != FDX_OK)
-        code = fdx_store_fail(s, FDX_ENOMEM, "out of memory");
-    char why[512];
-    if (code == FDX_OK && compare(&want, &names, &have, 1, why, sizeof why) != 0)
-        code = differs(s, why);
-    free((object *)names.v);
-    objects_free(&want);
-    objects_free(&have.objects);
-    objects_free(&have.links);
-    return code;
+    return check(s, version);
 }
