@@ -2148,7 +2148,15 @@ START_TEST(an_older_store_is_checked_before_it_is_migrated)
                          SQLITE_OK);
         sqlite3_close(db);
         raw_exec(path, cases[i].sql);
+        size_t before_len, after_len;
+        char *before = tu_read_file(path, &before_len);
         ck_assert_int_eq(open_status(path, 0, cases[i].msg), cases[i].msg ? FDX_ENOTSTORE : FDX_OK);
+        char *bytes = tu_read_file(path, &after_len);
+        if (cases[i].msg) /* refused: not a byte changed, the journal mode included */
+            ck_assert_msg(before_len == after_len && memcmp(before, bytes, before_len) == 0,
+                          "case %zu: the refused store changed", i);
+        free(before);
+        free(bytes);
         char *after = raw_text(path, "SELECT user_version || ',' || (SELECT count(*) FROM ran) "
                                      "FROM pragma_user_version");
         ck_assert_str_eq(after, cases[i].msg ? "4,0" : "6,0");

@@ -181,8 +181,10 @@ static int configure(fdx_store *s, int flags)
         return rc;
     /* A new store's first commit writes every page it will hold: through
      * a rollback journal each is written once, through WAL twice (the log,
-     * then the checkpoint). No reader can have waited for data it held. */
-    s->wal_pending = is_empty(&id);
+     * then the checkpoint). No reader can have waited for data it held. An
+     * older store becomes WAL after its first commit too: switching marks
+     * the file, and one its check refuses must be left as it was. */
+    s->wal_pending = is_empty(&id) || id.version < FDX_SCHEMA_VERSION;
     int src = s->wal_pending ? SQLITE_OK : exec_retrying(s, fdx_sql_journal_wal);
     if (src == SQLITE_OK)
         src = exec_retrying(s, fdx_sql_connection);
