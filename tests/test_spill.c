@@ -190,6 +190,38 @@ START_TEST(a_sort_takes_one_and_a_half_times_its_entries)
 }
 END_TEST
 
+/* Cells whose tokens are long and each its own (a feed whose structure keys
+ * never repeat): the sort ranks the tokens where the aggregate holds them.
+ * A copy of them made the sort take the budget's key bytes once more, a
+ * spill's peak half as large again as the budget. */
+START_TEST(a_sort_does_not_copy_the_cells_strings)
+{
+    enum { N = 9000, LEN = 1000 };
+    fdx_agg *agg = fdx_agg_new();
+    char *tok = malloc(LEN + 1);
+    ck_assert_ptr_nonnull(tok);
+    memset(tok, 'k', LEN);
+    tok[LEN] = '\0';
+    for (size_t i = 0; i < N; i++) {
+        snprintf(tok, 16, "%08zu", (i * 7919) % N);
+        tok[8] = 'k';
+        fdx_cell c = cell_of(fdx_cstr(tok));
+        ck_assert_int_eq(fdx_agg_add(agg, &c, 1, FDX_NO_CANDS), FDX_OK);
+    }
+    free(tok);
+    long long base = in_use;
+    peak = in_use;
+    uint32_t *order;
+    ck_assert_int_eq(fdx_agg_key_order(agg, &order), FDX_OK);
+    /* entries and ranks, a few dozen bytes a cell: not the 9 MB of tokens */
+    ck_assert_int_le(peak - base, (long long)N * 200 + 4 * 65536);
+    for (uint32_t i = 0; i < N; i++)
+        ck_assert_uint_eq((order[i] * 7919ull) % N, i);
+    free(order);
+    fdx_agg_free(agg);
+}
+END_TEST
+
 /* Cells whose tokens and sources recur across both halves of a sort (one
  * thread each from SHARED_SORT_MIN cells on), with prefixes of one another
  * and ties broken only by the later fields: each neighbour in the key order
@@ -870,6 +902,7 @@ Suite *spill_suite(void)
     tcase_add_checked_fixture(tc, tu_dir_setup, tu_dir_teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, a_sort_takes_one_and_a_half_times_its_entries);
+    tcase_add_test(tc, a_sort_does_not_copy_the_cells_strings);
     tcase_add_test(tc, the_key_order_is_the_cells_order_in_halves_too);
     tcase_add_test(tc, a_merge_holds_one_long_list_not_one_per_run);
     tcase_add_test(tc, runs_at_long_keys_are_merged_in_groups_first);

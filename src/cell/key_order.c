@@ -35,15 +35,19 @@ static void ranks_free(ranks *r)
     free(r->rank);
 }
 
-/* The string's number, numbering it when new; -1 when memory ran out. */
-static int64_t number_of(ranks *r, fdx_str s)
+/* The number of s, a string inside the aggregate's keys, numbering it when
+ * new; -1 when memory ran out. The map points into those keys: a copy of a
+ * budget's distinct strings would add up to the budget again to a spill's
+ * peak when every cell has a token of its own. */
+static int64_t number_of(ranks *r, const fdx_buf *keys, fdx_str s)
 {
     uint64_t h = fdx_hash_bytes(s.p, s.n);
     uint32_t v;
     if (fdx_keymap_get(&r->map, s.p, s.n, h, &v))
         return v;
     if (r->n >= INT32_MAX || fdx_grow(&r->strs, &r->cap, r->n + 1, sizeof *r->strs) ||
-        fdx_keymap_put(&r->map, s.p, s.n, h, (uint32_t)r->n) != FDX_OK)
+        fdx_keymap_put_held(&r->map, keys, (size_t)(s.p - keys->data), s.n, h, (uint32_t)r->n) !=
+            FDX_OK)
         return -1;
     r->strs[r->n] = s;
     return (int64_t)r->n++;
@@ -162,6 +166,7 @@ typedef struct share {
 static void *number_share(void *arg)
 {
     share *h = arg;
+    const fdx_buf *keys = fdx_agg_key_bytes(h->agg);
     h->rc = FDX_OK;
     for (size_t i = 0; i < h->n; i++) {
         fdx_str key, cands;
@@ -170,7 +175,8 @@ static void *number_share(void *arg)
         uint32_t at = (uint32_t)(h->first + i);
         fdx_agg_get_packed(h->agg, at, &key, &count, &cands);
         fdx_cell_unpack(&c, key.p, key.n);
-        int64_t t = number_of(&h->tokens, c.token), k = number_of(&h->sources, c.kernel_source);
+        int64_t t = number_of(&h->tokens, keys, c.token),
+                k = number_of(&h->sources, keys, c.kernel_source);
         if (t < 0 || k < 0) {
             h->rc = FDX_ENOMEM;
             break;
