@@ -34,6 +34,12 @@ shape writes one directory per run holding misses.jsonl and dispatches.jsonl.
       candidates: the same implementations every run (which of them have a
       latency is fixed too), with new latencies each run.
 
+Every shape also takes --key-bytes K (default 0: the keys gen_feed.py draws,
+a few hundred of them, shared by many cells): each cell's structure key or
+wanted key is then made its own and K bytes long (the drawn key, the cell's
+number, then filler), as when keys spell out shapes. What a cell costs in
+memory grows with its key; the peak RSS targets hold whatever K is.
+
 Everything is a function of the parameters: the same command writes the same
 bytes.
 """
@@ -91,6 +97,32 @@ class DispatchCell:
         return f'{self.head}{cands},"count":{rng.randrange(1, 1000)}{self.tail}'
 
 
+FILL = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+class Widen:
+    """Makes each cell's key its own and k bytes long (k 0: leaves keys alone)."""
+
+    def __init__(self, k):
+        self.k, self.n = k, 0
+
+    def key(self, key):
+        head = f"{key}:{self.n:x}:"
+        self.n += 1
+        if len(head) >= self.k:
+            return head
+        fill = (FILL * (self.k // len(FILL) + 1))[self.n % len(FILL):]
+        return head + fill[:self.k - len(head)]
+
+    def __call__(self, cells):
+        if self.k:
+            for c in cells:
+                for field in ("wanted", "structure_key"):
+                    if field in c:
+                        c[field] = self.key(c[field])
+        return cells
+
+
 def run_files(outdir, r):
     d = os.path.join(outdir, f"run_{r:04d}")
     os.makedirs(d, exist_ok=True)
@@ -104,6 +136,7 @@ def split(n, parts):
 
 
 def highcard(a):
+    widen = Widen(a.key_bytes)
     mc, dc = (a.cells + 1) // 2, a.cells // 2
     ml, dl = (a.lines + 1) // 2, a.lines // 2
     if ml < mc or dl < dc:
@@ -117,22 +150,22 @@ def highcard(a):
             mf, df = run_files(a.outdir, r)
             with mf, df:
                 for _ in range(m_n):
-                    mf.write(MissCell(miss_cells(rng, 1)[0]).line(rng))
+                    mf.write(MissCell(widen(miss_cells(rng, 1))[0]).line(rng))
                 for _ in range(d_n):
-                    cell = DispatchCell(dispatch_cells(rng, 1)[0])
+                    cell = DispatchCell(widen(dispatch_cells(rng, 1))[0])
                     df.write(cell.line(rng, rng.random() < a.candidates))
         return
     if a.pool:
         pool_m, pool_d = (a.pool + 1) // 2, a.pool // 2
         if pool_m < mc or pool_d < dc:
             raise SystemExit("highcard: --pool must be at least --cells")
-        misses = [MissCell(c) for c in miss_cells(rng, pool_m)]
-        dispatches = [DispatchCell(c) for c in dispatch_cells(rng, pool_d)]
+        misses = [MissCell(c) for c in widen(miss_cells(rng, pool_m))]
+        dispatches = [DispatchCell(c) for c in widen(dispatch_cells(rng, pool_d))]
         rng = random.Random(a.sample_seed)
         misses, dispatches = rng.sample(misses, mc), rng.sample(dispatches, dc)
     else:
-        misses = [MissCell(c) for c in miss_cells(rng, mc)]
-        dispatches = [DispatchCell(c) for c in dispatch_cells(rng, dc)]
+        misses = [MissCell(c) for c in widen(miss_cells(rng, mc))]
+        dispatches = [DispatchCell(c) for c in widen(dispatch_cells(rng, dc))]
 
     def order(cells, lines):
         idx = list(range(len(cells))) + [rng.randrange(len(cells))
@@ -173,9 +206,10 @@ def fresh_candidates(rng, chosen):
 
 
 def adversarial(a):
+    widen = Widen(a.key_bytes)
     rng = random.Random(a.seed)
-    misses = [MissCell(c) for c in miss_cells(rng, a.cells)]
-    dispatches = dispatch_cells(rng, a.cells)
+    misses = [MissCell(c) for c in widen(miss_cells(rng, a.cells))]
+    dispatches = widen(dispatch_cells(rng, a.cells))
     weights = [1.0 / (i + 1) for i in range(a.cells)]
     for r in range(a.runs):
         mf, df = run_files(a.outdir, r)
@@ -195,10 +229,11 @@ def adversarial(a):
 
 
 def flush(a):
+    widen = Widen(a.key_bytes)
     rng = random.Random(a.seed)
-    misses = [MissCell(c) for c in miss_cells(rng, a.cells)]
+    misses = [MissCell(c) for c in widen(miss_cells(rng, a.cells))]
     dispatches = []
-    for c in dispatch_cells(rng, a.cells):
+    for c in widen(dispatch_cells(rng, a.cells)):
         cell = DispatchCell(c)
         # Which candidates carry a latency is part of the stable set.
         timed = [True] + [rng.random() < 0.8 for _ in cell.cands[1:]]
@@ -225,6 +260,7 @@ def shape_parser(sub, name, runs, cells, candidates):
     p.add_argument("--cells", type=int, default=cells, required=cells is None)
     p.add_argument("--candidates", type=float, default=candidates)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--key-bytes", type=int, default=0)
     return p
 
 

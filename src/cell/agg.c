@@ -405,11 +405,6 @@ void fdx_agg_get_packed(const fdx_agg *agg, size_t i, fdx_str *key, uint64_t *co
     cands->n = c->cands_len ? c->cands_len : 2;
 }
 
-const fdx_buf *fdx_agg_key_bytes(const fdx_agg *agg)
-{
-    return &agg->keys;
-}
-
 void fdx_agg_get(const fdx_agg *agg, size_t i, fdx_cell *cell, uint64_t *count, fdx_str *cands)
 {
     fdx_str key;

@@ -13,7 +13,6 @@
 #include <stdint.h>
 
 #include "cell/cell.h"
-#include "common/buf.h"
 
 /* Counts saturate here (the largest value a store can hold). */
 #define FDX_COUNT_MAX ((uint64_t)INT64_MAX)
@@ -81,9 +80,6 @@ void fdx_agg_get(const fdx_agg *agg, size_t i, fdx_cell *cell, uint64_t *count, 
 /* The same cell's packed key (fdx_cell_pack), count and candidates. */
 void fdx_agg_get_packed(const fdx_agg *agg, size_t i, fdx_str *key, uint64_t *count,
                         fdx_str *cands);
-/* The buffer those packed keys live in, for maps that point into it instead
- * of copying them (fdx_keymap_put_held); valid until the next add or clear. */
-const fdx_buf *fdx_agg_key_bytes(const fdx_agg *agg);
 
 /* Saturating count addition shared by every place that merges counts. */
 static inline uint64_t fdx_count_add(uint64_t total, uint64_t count)

@@ -20,60 +20,91 @@
 
 #define SHARED_SORT_MIN 8192
 
-/* The distinct strings of one field, and each one's rank in byte order. */
+/* The distinct strings of one field, numbered in order of first sight, and
+ * each one's rank in byte order. The table holds numbers (and a part of each
+ * hash) only; the strings stay in the aggregate's keys. When every cell has
+ * a token of its own, a copy of them added the budget's key bytes once more
+ * to a spill's peak, and a general map's offsets, lengths and full hashes
+ * half as much again. */
+typedef struct slot {
+    uint32_t hash;
+    uint32_t number; /* + 1; 0: empty */
+} slot;
+
 typedef struct ranks {
-    fdx_keymap map; /* string -> its number, in order of first sight */
+    slot *slots;
+    size_t cap;     /* power of two, at least twice n */
     fdx_str *strs;  /* number -> string */
     uint32_t *rank; /* number -> rank */
-    size_t n, cap;
+    size_t n, strs_cap;
 } ranks;
 
 static void ranks_free(ranks *r)
 {
-    fdx_keymap_free(&r->map);
+    free(r->slots);
     free(r->strs);
     free(r->rank);
 }
 
-/* The number of s, a string inside the aggregate's keys, numbering it when
- * new; -1 when memory ran out. The map points into those keys: a copy of a
- * budget's distinct strings would add up to the budget again to a spill's
- * peak when every cell has a token of its own. */
-static int64_t number_of(ranks *r, const fdx_buf *keys, fdx_str s)
+static int ranks_grow(ranks *r)
 {
-    uint64_t h = fdx_hash_bytes(s.p, s.n);
-    uint32_t v;
-    if (fdx_keymap_get(&r->map, s.p, s.n, h, &v))
-        return v;
-    if (r->n >= INT32_MAX || fdx_grow(&r->strs, &r->cap, r->n + 1, sizeof *r->strs) ||
-        fdx_keymap_put_held(&r->map, keys, (size_t)(s.p - keys->data), s.n, h, (uint32_t)r->n) !=
-            FDX_OK)
+    size_t cap = r->cap ? r->cap * 2 : 1024;
+    slot *s = calloc(cap, sizeof *s);
+    if (!s)
+        return FDX_ENOMEM;
+    for (size_t i = 0; i < r->cap; i++) {
+        if (!r->slots[i].number)
+            continue;
+        size_t j = r->slots[i].hash & (cap - 1);
+        while (s[j].number)
+            j = (j + 1) & (cap - 1);
+        s[j] = r->slots[i];
+    }
+    free(r->slots);
+    r->slots = s;
+    r->cap = cap;
+    return FDX_OK;
+}
+
+/* The string's number, numbering it when new; -1 when memory ran out. */
+static int64_t number_of(ranks *r, fdx_str s)
+{
+    if (r->n >= INT32_MAX || ((r->n + 1) * 2 > r->cap && ranks_grow(r) != FDX_OK))
+        return -1;
+    uint32_t h = (uint32_t)fdx_hash_bytes(s.p, s.n);
+    size_t mask = r->cap - 1, i = h & mask;
+    for (; r->slots[i].number; i = (i + 1) & mask) {
+        const fdx_str *t = &r->strs[r->slots[i].number - 1];
+        if (r->slots[i].hash == h && fdx_str_compare(*t, s) == 0)
+            return r->slots[i].number - 1;
+    }
+    if (fdx_grow(&r->strs, &r->strs_cap, r->n + 1, sizeof *r->strs))
         return -1;
     r->strs[r->n] = s;
+    r->slots[i] = (slot){h, (uint32_t)r->n + 1};
     return (int64_t)r->n++;
 }
 
-typedef struct numbered {
-    fdx_str s;
-    uint32_t number;
-    uint32_t table;
-} numbered;
+/* A string of one of two tables as one word: the table in the top bit. */
+#define TABLE_SHIFT 31
+#define NUMBER_MASK ((uint32_t)INT32_MAX)
 
-static int by_bytes(const void *a, const void *b)
+static int by_bytes(const void *a, const void *b, void *tables)
 {
-    return fdx_str_compare(((const numbered *)a)->s, ((const numbered *)b)->s);
+    ranks *const *r = tables;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return fdx_str_compare(r[x >> TABLE_SHIFT]->strs[x & NUMBER_MASK],
+                           r[y >> TABLE_SHIFT]->strs[y & NUMBER_MASK]);
 }
 
-/* Ranks the strings of k tables of one field together: a string in two of
- * them gets the same rank in both. */
+/* Ranks the strings of k (1 or 2) tables of one field together: a string
+ * in both gets the same rank in each. */
 static int rank_together(ranks *const *r, size_t k)
 {
     size_t total = 0;
     for (size_t t = 0; t < k; t++)
         total += r[t]->n;
-    if (total >= INT32_MAX)
-        return FDX_ENOMEM;
-    numbered *v = malloc((total ? total : 1) * sizeof *v);
+    uint32_t *v = malloc((total ? total : 1) * sizeof *v);
     int ok = v != NULL;
     for (size_t t = 0; ok && t < k; t++)
         ok = (r[t]->rank = malloc((r[t]->n ? r[t]->n : 1) * sizeof *r[t]->rank)) != NULL;
@@ -84,12 +115,12 @@ static int rank_together(ranks *const *r, size_t k)
     size_t j = 0;
     for (size_t t = 0; t < k; t++)
         for (size_t i = 0; i < r[t]->n; i++)
-            v[j++] = (numbered){r[t]->strs[i], (uint32_t)i, (uint32_t)t};
-    qsort(v, total, sizeof *v, by_bytes);
+            v[j++] = (uint32_t)(t << TABLE_SHIFT | i);
+    qsort_r(v, total, sizeof *v, by_bytes, (void *)r);
     uint32_t rank = 0;
     for (size_t i = 0; i < total; i++) {
-        rank += i > 0 && fdx_str_compare(v[i - 1].s, v[i].s) != 0;
-        r[v[i].table]->rank[v[i].number] = rank;
+        rank += i > 0 && by_bytes(&v[i - 1], &v[i], (void *)r) != 0;
+        r[v[i] >> TABLE_SHIFT]->rank[v[i] & NUMBER_MASK] = rank;
     }
     free(v);
     return FDX_OK;
@@ -166,7 +197,6 @@ typedef struct share {
 static void *number_share(void *arg)
 {
     share *h = arg;
-    const fdx_buf *keys = fdx_agg_key_bytes(h->agg);
     h->rc = FDX_OK;
     for (size_t i = 0; i < h->n; i++) {
         fdx_str key, cands;
@@ -175,8 +205,7 @@ static void *number_share(void *arg)
         uint32_t at = (uint32_t)(h->first + i);
         fdx_agg_get_packed(h->agg, at, &key, &count, &cands);
         fdx_cell_unpack(&c, key.p, key.n);
-        int64_t t = number_of(&h->tokens, keys, c.token),
-                k = number_of(&h->sources, keys, c.kernel_source);
+        int64_t t = number_of(&h->tokens, c.token), k = number_of(&h->sources, c.kernel_source);
         if (t < 0 || k < 0) {
             h->rc = FDX_ENOMEM;
             break;
