@@ -111,7 +111,7 @@ class Widen:
         self.n += 1
         if len(head) >= self.k:
             return head
-        fill = (FILL * (self.k // len(FILL) + 1))[self.n % len(FILL):]
+        fill = (FILL * (self.k // len(FILL) + 2))[self.n % len(FILL):]
         return head + fill[:self.k - len(head)]
 
     def __call__(self, cells):

@@ -23,6 +23,7 @@ FULL = {
     "highcard": dict(lines=800_000, cells=500_000),
     "adversarial": dict(runs=20, lines=5000, cells=5000, candidates=0.5),
     "flush": dict(runs=20, cells=25_000, candidates=0.2),
+    "own_keys": dict(runs=6, cells=25_000, key_bytes=150),  # flush-shaped, a key per cell
     "rss_curve": [50_000, 160_000, 500_000],  # distinct cells; 1.6 lines per cell
     "store_curve": [10_000, 1_000_000, 5_000_000],  # cells already in the store
     "store_curve_lines": 100_000,
@@ -33,6 +34,7 @@ SMOKE = {
     "highcard": dict(lines=8000, cells=5000),
     "adversarial": dict(runs=2, lines=300, cells=200, candidates=0.5),
     "flush": dict(runs=3, cells=500, candidates=0.2),
+    "own_keys": dict(runs=2, cells=500, key_bytes=150),
     "rss_curve": [500, 1600, 5000],
     "store_curve": [1000, 10_000, 20_000],
     "store_curve_lines": 2000,
@@ -221,6 +223,19 @@ def measure(build, work, smoke, reps, feed_runs):
     r["flush"] = compare(t, "flush", gen(work, "flush", "flush", seed=13, **size["flush"]),
                          reps)
 
+    # The benchmark's keys are shared by many cells; keys that spell out
+    # shapes are each a cell's own, and a budget of them holds more bytes of
+    # strings than of anything else.
+    step("flush-shaped, keys of a cell's own")
+    ok = size["own_keys"]
+    pts = gen(work, "own_keys", "flush", seed=14, **ok)
+    db = os.path.join(work, "own_keys.db")
+    w, m = min((run([t.ingest, "-q", fresh(db)] + pts)[:2] for _ in range(reps)),
+               key=lambda x: x[1])
+    fresh(db)
+    r["own_keys"] = {**ok, "lines": 2 * ok["runs"] * ok["cells"], "seconds": w,
+                     "peak_rss_kib": m}
+
     # Peak RSS as cardinality grows 10x (the largest point is the feed above,
     # at the same ratio of lines to cells).
     step("RSS curve")
@@ -386,6 +401,11 @@ def report_lines(r):
         out.append(f"  {'':17s} summary on a fresh store: {c['added']:,} added, "
                    f"{c['updated']:,} updated; store holds {c['cells']:,} cells: "
                    f"{'true' if c['true'] else 'FALSE'}")
+    if "own_keys" in r:
+        k = r["own_keys"]
+        out.append(f"  flush-shaped, keys of a cell's own ({k['key_bytes']} bytes): "
+                   f"{k['lines']:,} lines, {2 * k['cells']:,} cells: fdx {k['seconds']:.2f} s "
+                   f"({mib(k['peak_rss_kib']):.1f} MiB)")
     out.append("  peak RSS by cardinality: " + ", ".join(
         f"{p['cells']:,} cells {mib(p['peak_rss_kib']):.1f} MiB ({p['seconds']:.2f} s)"
         for p in r["rss_curve"]))
@@ -439,7 +459,8 @@ def _max_rss_all(r):
     pts = [p["peak_rss_kib"] for p in s["rss_curve"]] + \
           [p["peak_rss_kib"] for p in s["store_curve"]] + \
           [p["build_peak_rss_kib"] for p in s["store_curve"]] + \
-          [s[k]["fdx_peak_rss_kib"] for k in ("highcard", "adversarial", "flush")]
+          [s[k]["fdx_peak_rss_kib"] for k in ("highcard", "adversarial", "flush")] + \
+          ([s["own_keys"]["peak_rss_kib"]] if "own_keys" in s else [])
     return max(pts) / 1024
 
 
@@ -469,6 +490,9 @@ TARGETS = [
      / 1024, "<", 32),
     ("flush-shaped: peak RSS (MiB)", lambda r: r["shapes"]["flush"]["fdx_peak_rss_kib"] / 1024,
      "<", 32),
+    ("flush-shaped, keys of a cell's own: peak RSS (MiB)",
+     lambda r: r["shapes"]["own_keys"]["peak_rss_kib"] / 1024 if "own_keys" in r["shapes"]
+     else None, "<", 32),
     ("peak RSS at any cardinality, store size (MiB)", _max_rss_all, "<", 64),
     ("peak RSS, 10x cardinality / 1x (ratio)",
      lambda r: r["shapes"]["rss_curve"][-1]["peak_rss_kib"]

@@ -39,10 +39,27 @@ typedef struct ranks {
     size_t n, strs_cap;
 } ranks;
 
-static void ranks_free(ranks *r)
+/* The table is needed only while cells are numbered, the strings only
+ * until they are ranked: each goes as soon as it can, since what a spill's
+ * sort takes on top of a full budget is the peak of the process. */
+static void ranks_drop_table(ranks *r)
 {
     free(r->slots);
+    r->slots = NULL;
+    r->cap = 0;
+}
+
+static void ranks_drop_strs(ranks *r)
+{
     free(r->strs);
+    r->strs = NULL;
+    r->strs_cap = 0;
+}
+
+static void ranks_free(ranks *r)
+{
+    ranks_drop_table(r);
+    ranks_drop_strs(r);
     free(r->rank);
 }
 
@@ -104,6 +121,8 @@ static int rank_together(ranks *const *r, size_t k)
     size_t total = 0;
     for (size_t t = 0; t < k; t++)
         total += r[t]->n;
+    if (total >= INT32_MAX) /* ranks take 31 bits of an entry */
+        return FDX_ENOMEM;
     uint32_t *v = malloc((total ? total : 1) * sizeof *v);
     int ok = v != NULL;
     for (size_t t = 0; ok && t < k; t++)
@@ -123,6 +142,8 @@ static int rank_together(ranks *const *r, size_t k)
         r[v[i] >> TABLE_SHIFT]->rank[v[i] & NUMBER_MASK] = rank;
     }
     free(v);
+    for (size_t t = 0; t < k; t++)
+        ranks_drop_strs(r[t]);
     return FDX_OK;
 }
 
@@ -188,7 +209,7 @@ static void sort_by_key(const fdx_agg *agg, sort_ent *v, sort_ent *tmp, size_t n
 typedef struct share {
     const fdx_agg *agg;
     sort_ent *v;   /* the share's entries */
-    sort_ent *tmp; /* room for half of them and one */
+    sort_ent *tmp; /* room for half of them and one, once ranked */
     size_t first, n;
     ranks tokens, sources;
     int rc;
@@ -246,26 +267,41 @@ static int both(share *sh, size_t k, void *(*fn)(void *))
 /* sort_cells' status when a helper thread was lost: its memory stays. */
 #define LOST_HELPER (-1)
 
-/* Fills v with the cells' entries, sorted by key, the shares' sorted runs
- * merged into one. */
-static int sort_cells(const fdx_agg *agg, sort_ent *v, sort_ent *tmp, size_t n)
+/* Sorts the ranked shares through room for half of the cells, then merges
+ * their sorted runs into one. */
+static int sort_ranked(share *sh, size_t k, size_t n)
+{
+    sort_ent *tmp = malloc((n / 2 + 2) * sizeof *tmp);
+    if (!tmp)
+        return FDX_ENOMEM;
+    sh[0].tmp = tmp;
+    sh[1].tmp = tmp + sh[0].n / 2 + 1;
+    if (both(sh, k, sort_share) != 0)
+        return LOST_HELPER;
+    if (k == 2)
+        merge_runs(sh[0].agg, sh[0].v, tmp, 0, sh[0].n, n);
+    free(tmp);
+    return FDX_OK;
+}
+
+/* Fills v with the cells' entries, sorted by key. */
+static int sort_cells(const fdx_agg *agg, sort_ent *v, size_t n)
 {
     size_t k = n >= SHARED_SORT_MIN ? 2 : 1, first = k == 2 ? n / 2 : n;
-    share sh[2] = {
-        {.agg = agg, .v = v, .tmp = tmp, .first = 0, .n = first},
-        {.agg = agg, .v = v + first, .tmp = tmp + first / 2 + 1, .first = first, .n = n - first}};
+    share sh[2] = {{.agg = agg, .v = v, .first = 0, .n = first},
+                   {.agg = agg, .v = v + first, .first = first, .n = n - first}};
     if (both(sh, k, number_share) != 0)
         return LOST_HELPER;
+    for (size_t i = 0; i < 2; i++) {
+        ranks_drop_table(&sh[i].tokens);
+        ranks_drop_table(&sh[i].sources);
+    }
     ranks *tokens[2] = {&sh[0].tokens, &sh[1].tokens},
           *sources[2] = {&sh[0].sources, &sh[1].sources};
     int rc = sh[0].rc != FDX_OK ? sh[0].rc : sh[k - 1].rc;
     if (rc == FDX_OK && (rc = rank_together(tokens, k)) == FDX_OK &&
-        (rc = rank_together(sources, k)) == FDX_OK) {
-        if (both(sh, k, sort_share) != 0)
-            return LOST_HELPER;
-        if (k == 2)
-            merge_runs(agg, v, tmp, 0, first, n);
-    }
+        (rc = rank_together(sources, k)) == FDX_OK && (rc = sort_ranked(sh, k, n)) == LOST_HELPER)
+        return LOST_HELPER;
     for (size_t i = 0; i < 2; i++) {
         ranks_free(&sh[i].tokens);
         ranks_free(&sh[i].sources);
@@ -291,13 +327,10 @@ int fdx_agg_key_order(const fdx_agg *agg, uint32_t **order)
 {
     size_t n = fdx_agg_cells(agg);
     sort_ent *v = malloc((n ? n : 1) * sizeof *v);
-    sort_ent *tmp = malloc((n / 2 + 2) * sizeof *tmp);
-    int rc = v && tmp ? sort_cells(agg, v, tmp, n) : FDX_ENOMEM;
+    int rc = v ? sort_cells(agg, v, n) : FDX_ENOMEM;
     if (rc == LOST_HELPER)
         return FDX_ENOMEM;
-    int ok = rc == FDX_OK;
-    free(tmp);
-    if (!ok) {
+    if (rc != FDX_OK) {
         free(v);
         return FDX_ENOMEM;
     }
