@@ -33,7 +33,7 @@ typedef struct slot {
 
 typedef struct ranks {
     slot *slots;
-    size_t cap;     /* power of two, at least twice n */
+    size_t cap;     /* power of two; at most three quarters full */
     fdx_str *strs;  /* number -> string */
     uint32_t *rank; /* number -> rank */
     size_t n, strs_cap;
@@ -86,7 +86,7 @@ static int ranks_grow(ranks *r)
 /* The string's number, numbering it when new; -1 when memory ran out. */
 static int64_t number_of(ranks *r, fdx_str s)
 {
-    if (r->n >= INT32_MAX || ((r->n + 1) * 2 > r->cap && ranks_grow(r) != FDX_OK))
+    if (r->n >= INT32_MAX || ((r->n + 1) * 4 > r->cap * 3 && ranks_grow(r) != FDX_OK))
         return -1;
     uint32_t h = (uint32_t)fdx_hash_bytes(s.p, s.n);
     size_t mask = r->cap - 1, i = h & mask;
