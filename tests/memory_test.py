@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Peak memory of the tools on a store larger than their bounds: an ingest
+holds a budget of cells whatever the feed, and an export reads the store page
+by page through a fixed cache, so neither grows with the store. Peak RSS is
+read from wait4 on each child (not a timing: it does not depend on the load).
+A build with sanitizers does not run this test: their shadow memory is no
+measure of fdx's.
+
+  memory_test.py FDX_INGEST FDX_EXPORT GEN_SHAPES
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+from testlib import check, finish
+
+MIB = 1024 * 1024
+BOUND = 64 * MIB  # README: "at about 30 MiB whatever the number of distinct cells"
+
+
+def peak(cmd):
+    """Exit status, peak RSS in bytes and standard error of cmd."""
+    with tempfile.TemporaryFile() as err:
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        return p.returncode, usage.ru_maxrss * 1024, err.read().decode(errors="replace")
+
+
+def main():
+    ingest, export, gen = sys.argv[1:4]
+    with tempfile.TemporaryDirectory(prefix="fdx-memory-") as tmp:
+        feed, store = os.path.join(tmp, "feed"), os.path.join(tmp, "big.db")
+        # 120,000 cells with 400-byte keys of their own: a store of about 100 MiB,
+        # the feed several budgets long.
+        subprocess.run([sys.executable, gen, "highcard", feed, "--lines", "120000", "--cells",
+                        "120000", "--order", "generated", "--key-bytes", "400"], check=True)
+        runs = sorted(os.path.join(feed, r) for r in os.listdir(feed))
+        rc, rss, err = peak([ingest, "-q", store] + runs)
+        check(rc == 0, "ingest of the large feed", err)
+        size = os.path.getsize(store)
+        check(size > 2 * BOUND, f"the store is larger than twice the bound ({size} bytes)")
+        check(rss < BOUND, f"ingest's peak RSS under {BOUND // MIB} MiB ({rss / MIB:.1f} MiB)")
+
+        out = os.path.join(tmp, "out")
+        rc, rss, err = peak([export, store, out])
+        check(rc == 0, "export of the large store", err)
+        check(rss < BOUND, f"export's peak RSS under {BOUND // MIB} MiB ({rss / MIB:.1f} MiB) "
+              f"for a store of {size / MIB:.0f} MiB")
+        lines = sum(1 for name in ("misses.jsonl", "dispatches.jsonl")
+                    for _ in open(os.path.join(out, name), "rb"))
+        check(lines == 120000, f"every cell exported ({lines})")
+    return finish("memory")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
