@@ -70,6 +70,15 @@ def fresh(path):
     return path
 
 
+def lowest_peak(t, db, runs, reps):
+    """Wall seconds and peak RSS (KiB) of the rep, of reps ingests of runs into
+    a fresh store db, whose peak was lowest; db is removed after."""
+    best = min((run([t.ingest, "-q", fresh(db)] + runs)[:2] for _ in range(reps)),
+               key=lambda x: x[1])
+    fresh(db)
+    return best
+
+
 def gen(work, name, shape, **kw):
     """Runs of a shape, generated once under work (a finished marker makes a
     cut-short generation start again)."""
@@ -229,10 +238,7 @@ def measure(build, work, smoke, reps, feed_runs):
     step("flush-shaped, keys of a cell's own")
     ok = size["own_keys"]
     pts = gen(work, "own_keys", "flush", seed=14, **ok)
-    db = os.path.join(work, "own_keys.db")
-    w, m = min((run([t.ingest, "-q", fresh(db)] + pts)[:2] for _ in range(reps)),
-               key=lambda x: x[1])
-    fresh(db)
+    w, m = lowest_peak(t, os.path.join(work, "own_keys.db"), pts, reps)
     r["own_keys"] = {**ok, "lines": 2 * ok["runs"] * ok["cells"], "seconds": w,
                      "peak_rss_kib": m}
 
@@ -247,12 +253,9 @@ def measure(build, work, smoke, reps, feed_runs):
         else:
             pts = gen(work, f"rss_{cells}", "highcard", seed=11, cells=cells,
                       lines=int(cells * ratio))
-        db = fresh(os.path.join(work, "rss.db"))
-        w, m = min((run([t.ingest, "-q", fresh(db)] + pts)[:2] for _ in range(reps)),
-                   key=lambda x: x[1])
+        w, m = lowest_peak(t, os.path.join(work, "rss.db"), pts, reps)
         curve.append({"cells": cells, "lines": int(cells * ratio), "seconds": w,
                       "peak_rss_kib": m})
-    fresh(os.path.join(work, "rss.db"))
     r["rss_curve"] = curve
 
     # The same lines into stores of growing size.
