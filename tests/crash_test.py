@@ -11,7 +11,9 @@ Kills at exact steps (an LD_PRELOAD shim, tests/fault_shim.c, named by the
 FDX_FAULT_SHIM environment variable) check the pair: a kill while either file
 is written or before the first rename leaves both previous files; a kill
 between the two renames leaves the new misses.jsonl beside the previous
-dispatches.jsonl, the one window the README documents. The same shim logs
+dispatches.jsonl, the one window the README documents. The shim also cuts a
+store short under its export, which must then fail and leave the previous
+files. The same shim logs
 deletions and directory syncs: a rollback journal's deletion, a commit, is
 synced at once.
 
@@ -84,6 +86,22 @@ def exact_kills(export, shim, out, stores, states):
         check(read_export(out) == new and sorted(os.listdir(out)) ==
               ["dispatches.jsonl", "misses.jsonl"],
               f"export after a kill {when}: not the new pair alone", str(os.listdir(out)))
+
+
+def store_cut_short(export, shim, out, stores, old):
+    """Another process truncates stores[1] under its export over an export of
+    stores[0] (the shim cuts it to a quarter as the export writes its first
+    output): the export fails with exit 1, naming the store, and leaves the
+    previous files. Mapped, the store's missing pages killed it with SIGBUS."""
+    run([export, stores[0], out])
+    cut = stores[1] + ".cut"
+    shutil.copy(stores[1], cut)
+    env = shim_env(shim, FDX_SHRINK_FILE=cut, FDX_SHRINK_TO=str(os.path.getsize(cut) // 4))
+    p = subprocess.run([export, cut, out], env=env, capture_output=True)
+    err = p.stderr.decode(errors="replace")
+    check(p.returncode == 1 and cut in err, f"export of a store cut short: exit {p.returncode}", err)
+    check(read_export(out) == old and sorted(os.listdir(out)) == ["dispatches.jsonl", "misses.jsonl"],
+          "export of a store cut short: the previous files alone", str(os.listdir(out)))
 
 
 def hot_journal_refused(export, store, out, what):
@@ -266,10 +284,11 @@ def main():
         shim = os.environ.get("FDX_FAULT_SHIM")
         if shim and os.path.exists(shim):
             exact_kills(export, shim, j("exact"), (j("base.db"), j("after.db")), (before, after))
+            store_cut_short(export, shim, j("exact"), (j("base.db"), j("after.db")), before)
             journal_deletions_synced(ingest, shim, j)
         else:
-            skip(15, "exact export kills and synced journal deletions: FDX_FAULT_SHIM does not "
-                 "name the fault shim")
+            skip(17, "exact export kills, a store cut short and synced journal deletions: "
+                 "FDX_FAULT_SHIM does not name the fault shim")
     return finish("crash")
 
 

@@ -12,6 +12,10 @@
  * DIR, and every later one, with ENOSPC, as a disk that filled up would; at
  * exit FDX_SYNC_LOG gets "writes N", the number of such writes tried, so that
  * a test can fail each one in turn.
+ *
+ * FDX_SHRINK_FILE=PATH with FDX_SHRINK_TO=N cuts PATH to N bytes on the first
+ * write(2) to a regular file (an export's first output), as another process
+ * truncating a store under a reader would.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -135,6 +139,21 @@ ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
     ssize_t (*real)(int, const void *, size_t, off64_t) =
         (ssize_t(*)(int, const void *, size_t, off64_t))dlsym(RTLD_NEXT, "pwrite64");
     return real(fd, buf, n, off);
+}
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+    static int shrunk;
+    const char *path = getenv("FDX_SHRINK_FILE"), *to = getenv("FDX_SHRINK_TO");
+    struct stat st;
+    if (path && to && !shrunk && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        shrunk = 1;
+        if (truncate(path, atoll(to)) != 0)
+            abort(); /* a shrink that did not happen would pass a test it should fail */
+    }
+    ssize_t (*real)(int, const void *, size_t) =
+        (ssize_t(*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
+    return real(fd, buf, n);
 }
 
 __attribute__((destructor)) static void report_writes(void)
