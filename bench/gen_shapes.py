@@ -40,6 +40,14 @@ wanted key is then made its own and K bytes long (the drawn key, the cell's
 number, then filler), as when keys spell out shapes. What a cell costs in
 memory grows with its key; the peak RSS targets hold whatever K is.
 
+And --newer-fields N (default 0: none): each record as a producer newer than
+this schema's readers writes it, with N members no field has (a timestamp, a
+run id, a nullable number, a string with an escape, an array of mixed values,
+then an object; at least the object) after "schema", and its hw with one more
+(a device id). The values change from line to line. Readers ignore such
+members (WIRE.md, "Unknown keys are ignored"); the rest of each record is the
+bytes the shape writes without them.
+
 Everything is a function of the parameters: the same command writes the same
 bytes.
 """
@@ -123,11 +131,59 @@ class Widen:
         return cells
 
 
-def run_files(outdir, r):
-    d = os.path.join(outdir, f"run_{r:04d}")
+class Newer:
+    """A feed file as a producer newer than schema 2's readers writes it: each
+    record gains n members no field has (the last of them an object), and its
+    hw one more, all of them after "schema". Their values change from line to
+    line. Drawn from a generator of their own, so the records are otherwise
+    the bytes the shape writes without them."""
+
+    def __init__(self, f, n, rng):
+        self.f, self.n, self.rng = f, n, rng
+
+    def members(self):
+        r = self.rng
+        pool = ['"ts_ns":%d' % r.randrange(1 << 60, 1 << 61),
+                '"run_id":"%016x"' % r.getrandbits(64),
+                '"latency_p99_ns":%s' % (r.randrange(1000, 10 ** 6) if r.random() < 0.8
+                                        else "null"),
+                '"fallback_reason":"%s"' % r.choice(["no kernel", "shape", "dtype \u2192 f32"]),
+                '"flags":[%s]' % ",".join(r.choice(["true", "false", "1.5e-3", '"x"'])
+                                          for _ in range(r.randrange(0, 4)))]
+        out = [pool[i % len(pool)] for i in range(self.n - 1)]
+        out.append('"ctx":{"pid":%d,"thread":"w%d","tags":[]}' % (r.randrange(1, 1 << 22),
+                                                                  r.randrange(64)))
+        return ",".join(out)
+
+    def line(self, text):
+        head = '{"schema":2'
+        assert text.startswith(head)
+        text = head + "," + self.members() + text[len(head):]
+        return text.replace('"hw":{', '"hw":{"uuid":"GPU-%08x",' % self.rng.getrandbits(32), 1)
+
+    def write(self, text):
+        self.f.write("".join(self.line(t) for t in text.splitlines(True)))
+
+    def writelines(self, lines):
+        for t in lines:
+            self.write(t)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.f.close()
+
+
+def run_files(a, r):
+    d = os.path.join(a.outdir, f"run_{r:04d}")
     os.makedirs(d, exist_ok=True)
-    return (open(os.path.join(d, "misses.jsonl"), "w", encoding="utf-8"),
-            open(os.path.join(d, "dispatches.jsonl"), "w", encoding="utf-8"))
+    files = (open(os.path.join(d, "misses.jsonl"), "w", encoding="utf-8"),
+             open(os.path.join(d, "dispatches.jsonl"), "w", encoding="utf-8"))
+    if not a.newer_fields:
+        return files
+    return tuple(Newer(f, a.newer_fields, random.Random(a.seed * 1000003 + r * 2 + i))
+                 for i, f in enumerate(files))
 
 
 def split(n, parts):
@@ -147,7 +203,7 @@ def highcard(a):
             raise SystemExit("highcard: --order generated needs --lines == --cells, no --pool")
         # One cell at a time, so that millions of cells take no memory.
         for r, (m_n, d_n) in enumerate(zip(split(mc, a.runs), split(dc, a.runs))):
-            mf, df = run_files(a.outdir, r)
+            mf, df = run_files(a, r)
             with mf, df:
                 for _ in range(m_n):
                     mf.write(MissCell(widen(miss_cells(rng, 1))[0]).line(rng))
@@ -175,7 +231,7 @@ def highcard(a):
     m_idx, d_idx = order(misses, ml), order(dispatches, dl)
     m_at = d_at = 0
     for r, (m_n, d_n) in enumerate(zip(split(ml, a.runs), split(dl, a.runs))):
-        mf, df = run_files(a.outdir, r)
+        mf, df = run_files(a, r)
         with mf, df:
             mf.writelines(misses[i].line(rng) for i in m_idx[m_at:m_at + m_n])
             df.writelines(dispatches[i].line(rng, rng.random() < a.candidates)
@@ -212,7 +268,7 @@ def adversarial(a):
     dispatches = widen(dispatch_cells(rng, a.cells))
     weights = [1.0 / (i + 1) for i in range(a.cells)]
     for r in range(a.runs):
-        mf, df = run_files(a.outdir, r)
+        mf, df = run_files(a, r)
         with mf, df:
             for c in rng.choices(misses, weights, k=a.lines):
                 mf.write(spaced(rng, c.line(rng)))
@@ -239,7 +295,7 @@ def flush(a):
         timed = [True] + [rng.random() < 0.8 for _ in cell.cands[1:]]
         dispatches.append((cell, timed if rng.random() < a.candidates else None))
     for r in range(a.runs):
-        mf, df = run_files(a.outdir, r)
+        mf, df = run_files(a, r)
         with mf, df:
             mf.writelines(c.line(rng) for c in misses)
             for cell, timed in dispatches:
@@ -261,6 +317,7 @@ def shape_parser(sub, name, runs, cells, candidates):
     p.add_argument("--candidates", type=float, default=candidates)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--key-bytes", type=int, default=0)
+    p.add_argument("--newer-fields", type=int, default=0)
     return p
 
 

@@ -1,6 +1,7 @@
 """The shapes where the line memo cannot help, measured by bench/run.py beside
 its repeat-heavy feed: a store that grows (high cardinality), lines that never
-repeat (adversarial), sinks' flushes, memory as cardinality grows, cost per
+repeat (adversarial), the same as a newer producer writes them (with members
+no field has), sinks' flushes, memory as cardinality grows, cost per
 line as the store grows, export of a large store, and merging hosts' stores.
 fdx-ingest runs against the Python peer (peer.py) and, when node and
 @duckdb/node-api are installed (npm install --prefix bench), the DuckDB peer
@@ -228,6 +229,11 @@ def measure(build, work, smoke, reps, feed_runs):
     r["adversarial"] = compare(t, "adversarial",
                                gen(work, "adversarial", "adversarial", seed=12,
                                    **size["adversarial"]), reps)
+    # The same lines as a producer newer than this schema's readers writes
+    # them: members no field has in every record, which readers ignore.
+    step("adversarial, records of a newer producer")
+    r["newer"] = compare(t, "newer", gen(work, "newer", "adversarial", seed=12, newer_fields=3,
+                                         **size["adversarial"]), reps)
     step("flush-shaped")
     r["flush"] = compare(t, "flush", gen(work, "flush", "flush", seed=13, **size["flush"]),
                          reps)
@@ -387,11 +393,12 @@ def report_lines(r):
     mib = lambda k: k / 1024
     out = [f"shapes (DuckDB peer: {'ran' if r['duckdb'] == 'ran' else 'skipped (' + r['duckdb'] + ')'})"]
     for key, title in (("repeat_heavy", "repeat-heavy"), ("highcard", "high cardinality"),
-                       ("adversarial", "adversarial"), ("flush", "flush-shaped")):
+                       ("adversarial", "adversarial"),
+                       ("newer", "adversarial, newer producer"), ("flush", "flush-shaped")):
         if key not in r:
             continue
         s = r[key]
-        line = (f"  {title:17s} {s['lines']:,} lines, {s['cells']:,} cells: fdx "
+        line = (f"  {title:27s} {s['lines']:,} lines, {s['cells']:,} cells: fdx "
                 f"{s['fdx_seconds']:.2f} s ({s['fdx_lines_per_s']:,.0f} lines/s, "
                 f"{mib(s['fdx_peak_rss_kib']):.1f} MiB)")
         if "python_seconds" in s:
@@ -401,7 +408,7 @@ def report_lines(r):
                      f" MiB; fdx/DuckDB {s['ratio_to_duckdb']:.2f}x)")
         out.append(line)
         c = s["summary"]
-        out.append(f"  {'':17s} summary on a fresh store: {c['added']:,} added, "
+        out.append(f"  {'':27s} summary on a fresh store: {c['added']:,} added, "
                    f"{c['updated']:,} updated; store holds {c['cells']:,} cells: "
                    f"{'true' if c['true'] else 'FALSE'}")
     if "own_keys" in r:
@@ -462,7 +469,8 @@ def _max_rss_all(r):
     pts = [p["peak_rss_kib"] for p in s["rss_curve"]] + \
           [p["peak_rss_kib"] for p in s["store_curve"]] + \
           [p["build_peak_rss_kib"] for p in s["store_curve"]] + \
-          [s[k]["fdx_peak_rss_kib"] for k in ("highcard", "adversarial", "flush")] + \
+          [s[k]["fdx_peak_rss_kib"] for k in ("highcard", "adversarial", "newer", "flush")
+           if k in s] + \
           ([s["own_keys"]["peak_rss_kib"]] if "own_keys" in s else [])
     return max(pts) / 1024
 
@@ -486,11 +494,18 @@ TARGETS = [
      "<=", 1.0),
     ("adversarial: speed-up vs Python", _shape_ratio("adversarial", "speedup_vs_python"),
      ">=", 15),
+    ("adversarial, newer producer: fdx-ingest / DuckDB (time ratio)",
+     _shape_ratio("newer", "ratio_to_duckdb"), "<=", 1.0),
+    ("adversarial, newer producer: speed-up vs Python",
+     _shape_ratio("newer", "speedup_vs_python"), ">=", 15),
     ("flush-shaped: fdx-ingest / DuckDB (time ratio)", _shape_ratio("flush", "ratio_to_duckdb"),
      "<=", 1.0),
     ("flush-shaped: speed-up vs Python", _shape_ratio("flush", "speedup_vs_python"), ">=", 15),
     ("adversarial: peak RSS (MiB)", lambda r: r["shapes"]["adversarial"]["fdx_peak_rss_kib"]
      / 1024, "<", 32),
+    ("adversarial, newer producer: peak RSS (MiB)",
+     lambda r: r["shapes"]["newer"]["fdx_peak_rss_kib"] / 1024 if "newer" in r["shapes"]
+     else None, "<", 32),
     ("flush-shaped: peak RSS (MiB)", lambda r: r["shapes"]["flush"]["fdx_peak_rss_kib"] / 1024,
      "<", 32),
     ("flush-shaped, keys of a cell's own: peak RSS (MiB)",
@@ -508,6 +523,7 @@ TARGETS = [
      "<=", 1.0),
     ("summary's added/updated true on a fresh store (all shapes)",
      lambda r: float(all(r["shapes"][k]["summary"]["true"]
-                         for k in ("repeat_heavy", "highcard", "adversarial", "flush")
+                         for k in ("repeat_heavy", "highcard", "adversarial", "newer",
+                                   "flush")
                          if k in r["shapes"])), ">=", 1),
 ]

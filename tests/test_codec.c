@@ -785,6 +785,10 @@ END_TEST
 #define CANDS(c)                                                                                   \
     "{\"schema\":2,\"chosen\":" IMPL_A ",\"candidates\":[" c "],\"count\":1,\"hw\":" HW_CPU "}"
 #define MISS_C(c) MISS(",\"count\":" c ",\"hw\":" HW_GPU)
+/* A miss with a member no field has, of value v, first in the record. */
+#define UNKNOWN(v)                                                                                 \
+    "{\"schema\":2,\"extra\":" v ",\"wanted\":\"w\",\"fallback\":" IMPL_A                          \
+    ",\"count\":1,\"hw\":" HW_CPU "}"
 #define MISS_S(s)                                                                                  \
     "{\"schema\":2,\"wanted\":" s ",\"fallback\":" IMPL_A ",\"count\":1,\"hw\":" HW_CPU "}"
 
@@ -822,12 +826,40 @@ static const fast_case fast_cases[] = {
      ",\"count\": 1 ,\"hw\":" HW_CPU " }\r\n",
      0, 1, 1},
     {CANDS("{\"impl_id\":" IMPL_A "}"), 5, 1, 1},
-    /* left to the reference, which accepts them */
+    /* taken: members no field has, which the reference ignores, at every level, with every
+     * kind of value */
     {"{\"schema\":2,\"extra\":[1,{\"a\":null}],\"wanted\":\"w\",\"fallback\":" IMPL_A
      ",\"count\":1,\"hw\":" HW_CPU "}",
-     0, 0, 1},
-    {MISS(",\"count\":1,\"hw\":{\"hardware_sku\":\"a\",\"driver_version\":\"b\",\"gpus\":2}"), 0, 0,
+     0, 1, 1},
+    {MISS(",\"count\":1,\"hw\":{\"hardware_sku\":\"a\",\"driver_version\":\"b\",\"gpus\":2}"), 0, 1,
      1},
+    {UNKNOWN("{}"), 0, 1, 1},
+    {UNKNOWN("[]"), 0, 1, 1},
+    {UNKNOWN("{ }"), 0, 1, 1},
+    {UNKNOWN("[ true , false , null ]"), 0, 1, 1},
+    {UNKNOWN("\"\\u00e9 \\\" æ¥\""), 0, 1, 1},
+    {UNKNOWN("{\"a\":{\"b\":[\"c\"]},\"b\":1}"), 0, 1, 1},
+    {UNKNOWN("[[[[1]]]]"), 0, 1, 1},
+    {UNKNOWN("-0"), 0, 1, 1},
+    {UNKNOWN("-12.5e-3"), 0, 1, 1},
+    {UNKNOWN("1E+2"), 0, 1, 1},
+    {UNKNOWN("1e999"), 0, 1, 1},
+    {UNKNOWN("1234567890123456789012345678901234567890"), 0, 1, 1},
+    {UNKNOWN("1,\"extra2\":2,\"count \":3,\"Count\":4"), 0, 1, 1},
+    {"{\"schema\":2,\"wanted\":\"w\",\"fallback\":{\"backend\":\"Cuda\",\"variant\":\"v\",\"op\":"
+     "\"MatMul\",\"dtypes\":[],\"kernel_source\":\"k\",\"kernel_revision_hash\":1},\"count\":1,"
+     "\"hw\":{\"backend\":\"Cuda\",\"hardware_sku\":\"x\",\"driver_version\":\"y\"}}",
+     0, 1, 1},
+    {CANDS("{\"impl_id\":" IMPL_A ",\"note\":{\"runs\":[3,4]},\"latency_ns\":7}"), 0, 1, 1},
+    /* left to the reference, which accepts them */
+    {UNKNOWN("12345678901234567890123456789012345678901"), 0, 0, 1},
+    {UNKNOWN("1234567890123456789012345678901234567890123456789012345678901234"), 0, 0, 1},
+    {"{\"schema\":2,\"\\u0065xtra\":1,\"wanted\":\"w\",\"fallback\":" IMPL_A ",\"count\":1,"
+     "\"hw\":" HW_CPU "}",
+     0, 0, 1},
+    {UNKNOWN("{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7,\"h\":8,\"i\":9,\"j\":10,"
+             "\"k\":11,\"l\":12,\"m\":13,\"n\":14,\"o\":15,\"p\":16,\"q\":17}"),
+     0, 0, 1},
     {"{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_A ",\"co\\u0075nt\":1,\"hw\":" HW_CPU "}",
      0, 0, 1},
     {"{\"schema\":2,\"structure_key\":\"k\",\"wanted\":\"w\",\"fallback\":" IMPL_A
@@ -873,6 +905,25 @@ static const fast_case fast_cases[] = {
     {"{\"schema\":2.0,\"wanted\":\"w\",\"fallback\":" IMPL_A ",\"count\":1,\"hw\":" HW_CPU "}", 0,
      0, 0},
     {"{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_A ",\"hw\":" HW_CPU "}", 0, 0, 0},
+    {UNKNOWN("1,\"extra\":2"), 0, 0, 0},
+    {UNKNOWN("{\"a\":1,\"a\":2}"), 0, 0, 0},
+    {UNKNOWN("[[[[[1]]]]]"), 0, 0, 0},
+    {UNKNOWN("\"\\u0000\""), 0, 0, 0},
+    {UNKNOWN("\"\\ud800\""), 0, 0, 0},
+    {UNKNOWN("tru"), 0, 0, 0},
+    {UNKNOWN("nul"), 0, 0, 0},
+    {UNKNOWN("True"), 0, 0, 0},
+    {UNKNOWN("01"), 0, 0, 0},
+    {UNKNOWN("1."), 0, 0, 0},
+    {UNKNOWN(".5"), 0, 0, 0},
+    {UNKNOWN("+1"), 0, 0, 0},
+    {UNKNOWN("-"), 0, 0, 0},
+    {UNKNOWN("1e"), 0, 0, 0},
+    {UNKNOWN("0x10"), 0, 0, 0},
+    {UNKNOWN("[1,]"), 0, 0, 0},
+    {UNKNOWN("{\"a\"}"), 0, 0, 0},
+    {UNKNOWN("{,}"), 0, 0, 0},
+    {UNKNOWN(""), 0, 0, 0},
 };
 
 START_TEST(fast_path_takes_or_leaves)

@@ -7,6 +7,9 @@
  * field needs (null where the reference allows it); numbers as plain digits
  * in range; strings of valid UTF-8 whose escapes it decodes as cJSON does;
  * JSON whitespace; a nesting within the limit. Anything else is not its.
+ * Members it does not know it reads past as the reference ignores them (a
+ * producer newer than this build adds fields to every line), taking only
+ * values the reference surely accepts and keys without escapes, each once.
  */
 #include "codec/decode_fast.h"
 
@@ -127,11 +130,11 @@ static int next(cur *c, char close)
     return -1;
 }
 
-/* An array's closing right after its opening. */
-static int empty_array(cur *c)
+/* An object's or array's closing right after its opening. */
+static int closes(cur *c, char close)
 {
     skip_space(c);
-    if (c->p == c->e || *c->p != ']')
+    if (c->p == c->e || *c->p != close)
         return 0;
     c->p++;
     c->depth--;
@@ -314,48 +317,172 @@ static int string(cur *c, const char **out)
     return 1;
 }
 
+/* ---- members this decoder does not know ---- */
+
+/* An object's unknown keys so far, each refused the second time as the
+ * reference refuses a repeated key; past UNKNOWN_KEYS of them in one object
+ * the line is not this decoder's. */
+#define UNKNOWN_KEYS 16
+
+typedef struct unknown_keys {
+    keyname v[UNKNOWN_KEYS];
+    int n;
+} unknown_keys;
+
+static int skip_value(cur *c);
+
+/* The key at c->p (its opening quote), one no field has, and its colon. A
+ * key spelled with an escape may be a known one to the reference: not ours. */
+static int unknown_key(cur *c, unknown_keys *seen)
+{
+    const char *name, *start = c->p + 1;
+    if (!string(c, &name))
+        return 0;
+    size_t n = (size_t)(c->p - start) - 1;
+    if ((size_t)(c->out - name) - 1 != n || seen->n == UNKNOWN_KEYS)
+        return 0;
+    for (int i = 0; i < seen->n; i++)
+        if (seen->v[i].n == n && memcmp(seen->v[i].s, start, n) == 0)
+            return 0;
+    seen->v[seen->n++] = (keyname){start, n};
+    return eat(c, ':');
+}
+
+static int literal(cur *c, const char *word, size_t n)
+{
+    if ((size_t)(c->e - c->p) < n || memcmp(c->p, word, n) != 0)
+        return 0;
+    c->p += n;
+    return 1;
+}
+
+/* A number nothing reads: RFC 8259's grammar, and at most NUMBER_BYTES of
+ * it (cJSON reads no more than 63 bytes of a number, so the reference
+ * refuses a longer one). */
+#define NUMBER_BYTES 40
+
+static const char *digits(const char *p, const char *e)
+{
+    while (p < e && is_digit(*p))
+        p++;
+    return p;
+}
+
+static int skip_number(cur *c)
+{
+    const char *p = c->p, *e = c->e;
+    if (p < e && *p == '-')
+        p++;
+    if (p == e || !is_digit(*p))
+        return 0;
+    p = *p == '0' ? p + 1 : digits(p, e);
+    if (p < e && *p == '.') {
+        if (++p == e || !is_digit(*p))
+            return 0;
+        p = digits(p, e);
+    }
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        if (++p < e && (*p == '+' || *p == '-'))
+            p++;
+        if (p == e || !is_digit(*p))
+            return 0;
+        p = digits(p, e);
+    }
+    if (p - c->p > NUMBER_BYTES)
+        return 0;
+    c->p = p;
+    return 1;
+}
+
+/* An array, each element read by element. */
+static int array(cur *c, int (*element)(cur *c))
+{
+    int more;
+    if (!open_nested(c, '['))
+        return 0;
+    if (closes(c, ']'))
+        return 1;
+    do {
+        if (!element(c))
+            return 0;
+    } while ((more = next(c, ']')) == 1);
+    return more == 0;
+}
+
+typedef int (*member_fn)(cur *c, int key, void *out);
+
+static int object(cur *c, const keyname *keys, int n_keys, member_fn member, void *out,
+                  unsigned *has);
+
+/* The value of a member no field has: any JSON value, read and dropped. */
+static int skip_value(cur *c)
+{
+    const char *ignored;
+    unsigned none;
+    skip_space(c);
+    if (c->p == c->e)
+        return 0;
+    switch (*c->p) {
+    case '"': return string(c, &ignored);
+    case '{': return object(c, NULL, 0, NULL, NULL, &none);
+    case '[': return array(c, skip_value);
+    case 't': return literal(c, "true", 4);
+    case 'f': return literal(c, "false", 5);
+    case 'n': return literal(c, "null", 4);
+    default: return skip_number(c);
+    }
+}
+
 /* ---- objects ---- */
 
-/* The next member's key, as its index in keys, and its colon; -1 for a key
- * not in keys (any escaped spelling is not), or one in seen already. Writers
- * put an object's keys in one order, so the key after the last one found
- * (*hint) is tried first. */
-static int key(cur *c, const keyname *keys, int n_keys, unsigned *seen, int *hint)
+enum { KEY_BAD = -1, KEY_UNKNOWN = -2 };
+
+/* The next member's key, as its index in keys, and its colon; KEY_UNKNOWN
+ * for a key not in keys, KEY_BAD for one not read as the reference reads it
+ * or one in seen already. Writers put an object's keys in one order, so the
+ * key after the last one found (*hint) is tried first. */
+static int key(cur *c, const keyname *keys, int n_keys, unsigned *seen, int *hint,
+               unknown_keys *unknown)
 {
-    if (!eat(c, '"'))
-        return -1;
-    const char *k = c->p;
+    skip_space(c);
+    if (c->p == c->e || *c->p != '"')
+        return KEY_BAD;
+    const char *k = c->p + 1;
     size_t room = (size_t)(c->e - k);
     for (int tried = 0, i = *hint; tried < n_keys; tried++, i = i + 1 < n_keys ? i + 1 : 0) {
         size_t n = keys[i].n;
         if (n >= room || k[n] != '"' || memcmp(keys[i].s, k, n) != 0)
             continue;
         if (*seen & 1u << i)
-            return -1;
+            return KEY_BAD;
         *seen |= 1u << i;
         c->p = k + n + 1;
         *hint = i + 1 < n_keys ? i + 1 : 0;
-        return eat(c, ':') ? i : -1;
+        return eat(c, ':') ? i : KEY_BAD;
     }
-    return -1;
+    return unknown_key(c, unknown) ? KEY_UNKNOWN : KEY_BAD;
 }
 
-typedef int (*member_fn)(cur *c, int key, void *out);
-
-/* An object whose keys are all in keys; returns the set of those it has (a
- * bit per index), 0 when it is not one this decoder reads. */
-static unsigned object(cur *c, const keyname *keys, int n_keys, member_fn member, void *out)
+/* An object whose known keys are those in keys, each read by member; *has
+ * is the set of those it has (a bit per index). 0 when it is not one this
+ * decoder reads. */
+static int object(cur *c, const keyname *keys, int n_keys, member_fn member, void *out,
+                  unsigned *has)
 {
-    unsigned seen = 0;
+    unknown_keys unknown;
     int more, hint = 0;
+    unknown.n = 0;
+    *has = 0;
     if (!open_nested(c, '{'))
         return 0;
+    if (!n_keys && closes(c, '}')) /* an object with fields has members */
+        return 1;
     do {
-        int k = key(c, keys, n_keys, &seen, &hint);
-        if (k < 0 || !member(c, k, out))
+        int k = key(c, keys, n_keys, has, &hint, &unknown);
+        if (k == KEY_BAD || !(k == KEY_UNKNOWN ? skip_value(c) : member(c, k, out)))
             return 0;
     } while ((more = next(c, '}')) == 1);
-    return more == 0 ? seen : 0;
+    return more == 0;
 }
 
 static int dtypes(cur *c, fdx_impl *id)
@@ -366,7 +493,7 @@ static int dtypes(cur *c, fdx_impl *id)
         return 0;
     id->dtypes = f->strs + c->n_strs;
     id->n_dtypes = 0;
-    if (empty_array(c))
+    if (closes(c, ']'))
         return 1;
     do {
         if (!string(c, &f->strs[c->n_strs]))
@@ -396,7 +523,9 @@ static int impl_member(cur *c, int k, void *out)
 
 static int impl(cur *c, fdx_impl *id)
 {
-    return object(c, impl_keys, N_IMPL_KEYS, impl_member, id) == (1u << N_IMPL_KEYS) - 1;
+    unsigned has;
+    return object(c, impl_keys, N_IMPL_KEYS, impl_member, id, &has) &&
+           has == (1u << N_IMPL_KEYS) - 1;
 }
 
 enum { COMPUTE_CAPABILITY, HARDWARE_SKU, DRIVER_VERSION, N_HW_KEYS };
@@ -430,8 +559,8 @@ static int hw_member(cur *c, int k, void *out)
 
 static int hw(cur *c, fdx_hw *hw)
 {
-    unsigned need = 1u << HARDWARE_SKU | 1u << DRIVER_VERSION;
-    return (object(c, hw_keys, N_HW_KEYS, hw_member, hw) & need) == need;
+    unsigned has, need = 1u << HARDWARE_SKU | 1u << DRIVER_VERSION;
+    return object(c, hw_keys, N_HW_KEYS, hw_member, hw, &has) && (has & need) == need;
 }
 
 enum { IMPL_ID, LATENCY_NS, N_CANDIDATE_KEYS };
@@ -459,25 +588,12 @@ static int candidate(cur *c)
         return 0;
     memset(&f->cands[i], 0, sizeof f->cands[i]);
     f->lats[i].len = 0;
-    if (!(object(c, candidate_keys, N_CANDIDATE_KEYS, candidate_member, &f->cands[i]) &
-          1u << IMPL_ID))
+    unsigned has;
+    if (!object(c, candidate_keys, N_CANDIDATE_KEYS, candidate_member, &f->cands[i], &has) ||
+        !(has & 1u << IMPL_ID))
         return 0;
     c->n_cands++;
     return 1;
-}
-
-static int candidates(cur *c)
-{
-    int more;
-    if (!open_nested(c, '['))
-        return 0;
-    if (empty_array(c))
-        return 1;
-    do {
-        if (!candidate(c))
-            return 0;
-    } while ((more = next(c, ']')) == 1);
-    return more == 0;
 }
 
 static int schema(cur *c)
@@ -508,7 +624,7 @@ static int record_member(cur *c, int k, void *out)
     case FALLBACK: return impl(c, &r->miss.fallback);
     case STRUCTURE_KEY: return null(c) || string(c, &r->dispatch.structure_key);
     case CHOSEN: return impl(c, &r->dispatch.chosen);
-    case CANDIDATES: return candidates(c);
+    case CANDIDATES: return array(c, candidate);
     case COUNT: return number(c, UINT64_MAX, &c->count, &c->f->count);
     default: return hw(c, &c->hw);
     }
@@ -532,9 +648,10 @@ int fdx_fast_decode(fdx_fast_decoder *f, const char *line, size_t n, int max_dep
         return 0;
     cur c = {.s = line, .p = line, .e = line + n, .max_depth = max_depth, .f = f, .out = f->text};
     memset(rec, 0, sizeof *rec);
-    unsigned seen = object(&c, record_keys, N_RECORD_KEYS, record_member, rec);
+    unsigned seen;
+    int read = object(&c, record_keys, N_RECORD_KEYS, record_member, rec, &seen);
     skip_space(&c);
-    if (!seen || c.p != c.e)
+    if (!read || c.p != c.e)
         return 0;
     f->n_cands = 0;
     if (seen == MISS_KEYS) {

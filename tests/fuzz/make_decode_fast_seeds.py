@@ -115,11 +115,18 @@ def hostile(seeds):
                                    (tag, '"%s" :' % k), (tag, '"%s"' % k)])
             for t in WRONG_TYPES:
                 variants(seeds, base, [(member, tag + t)])
-        # unknown keys at every level, nested deep in one
+        # unknown keys at every level, with every kind of value, repeated, escaped, many
+        unknown = ['"extra":%s,' % v for v in NUMBERS + STRINGS + WRONG_TYPES + [
+            '{"a":[1,2,{"b":null}]}', "[[[[[[1]]]]]]", "[[[1]]]", '{"a":1,"a":2}', "1e999",
+            "-1.5e-3", "1" * 40, "1" * 41, "1" * 63, "1" * 64, "{ }", "[ ]", "[1,]", '{"a"}',
+            "{,}", "tru", "falsey", "nul", r'"\u0000"', "1"]]
+        unknown += ['"extra":1,"extra":2,', '"\\u0065xtra":1,', '"extra":1,"backend":"x",',
+                    '"extra":1,"count ":2,', "".join('"k%d":%d,' % (i, i) for i in range(16)),
+                    "".join('"k%d":%d,' % (i, i) for i in range(17))]
         for where in ('{"schema"', '{"backend"', '{"compute_capability"', '{"impl_id"'):
-            for extra in ('"extra":1,', '"extra":{"a":[1,2,{"b":null}]},', '"extra":[[[[[[1]]]]]],',
-                          '"extra":{"a":1,"a":2},', '"extra":"\\u0000",', '"extra":1e999,'):
+            for extra in unknown:
                 variants(seeds, base, [(where, "{" + extra + where[1:])])
+        variants(seeds, base, [("}", ',"extra":1}'), ("}}", '},"extra":{"a":[]}}')])
         # the keys of the other kind
         variants(seeds, base, [('"count"', '"structure_key":"x","count"'),
                                ('"count"', '"chosen":%s,"count"' % IMPL),
