@@ -52,15 +52,23 @@ typedef struct cur {
     fdx_hw hw;
 } cur;
 
+/* A field's key as a line spells it, closing quote included, in room for
+ * whole words: a key is told from the words of the line at once. */
 typedef struct keyname {
-    const char *s;
-    size_t n;
+    char s[24];
+    size_t n; /* the key's length, without the quote */
 } keyname;
 
 #define KEY(s)                                                                                     \
     {                                                                                              \
-        s, sizeof s - 1                                                                            \
+        s "\"", sizeof s - 1                                                                       \
     }
+
+/* Some bytes of the line: a key no field has. */
+typedef struct span {
+    const char *s;
+    size_t n;
+} span;
 
 fdx_fast_decoder *fdx_fast_decoder_new(void)
 {
@@ -154,6 +162,26 @@ static int null(cur *c)
  * zero. Whatever follows the digits is left to the caller's next byte,
  * which a fraction, an exponent or another digit is not. Nineteen digits
  * cannot overflow 64 bits; only a twentieth needs the check. */
+#ifdef FDX_WORD_FIRST
+/* The eight bytes at p as a number, when all are digits: a byte is one when
+ * its high nibble is 3 and stays 3 with 6 added (no carry can cross bytes
+ * once every high nibble is 3). The pairs, then the quads, are summed in
+ * place (little-endian: the first digit is the lowest byte). */
+static int eight_digits(const char *p, uint64_t *v)
+{
+    uint64_t w = fdx_word_load(p);
+    if ((w & FDX_WORD_BYTES(0xF0)) != FDX_WORD_BYTES(0x30) ||
+        ((w + FDX_WORD_BYTES(0x06)) & FDX_WORD_BYTES(0xF0)) != FDX_WORD_BYTES(0x30))
+        return 0;
+    w -= FDX_WORD_BYTES('0');
+    w = w * 10 + (w >> 8);
+    *v = ((w & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32)) +
+          ((w >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32))) >>
+         32;
+    return 1;
+}
+#endif
+
 static int number(cur *c, uint64_t max, uint64_t *v, tok *t)
 {
     skip_space(c);
@@ -165,6 +193,11 @@ static int number(cur *c, uint64_t max, uint64_t *v, tok *t)
         p++;
     } else {
         const char *stop = c->e - p > 19 ? p + 19 : c->e;
+#ifdef FDX_WORD_FIRST
+        uint64_t eight;
+        for (; stop - p >= 8 && eight_digits(p, &eight); p += 8)
+            x = x * 100000000 + eight;
+#endif
         for (; p < stop && is_digit(*p); p++)
             x = x * 10 + (unsigned)(*p - '0');
         if (p < c->e && is_digit(*p)) {
@@ -282,6 +315,22 @@ static const char *skip_plain(const char *p, const char *e, int utf8_seen)
     return p;
 }
 
+/* What f->text holds past a line's strings, so that a short run is copied
+ * as two whole words. */
+#define TEXT_SLACK 16
+
+/* The n bytes at p, which the line holds to e, copied to o. */
+static void copy_run(char *o, const char *p, size_t n, const char *e)
+{
+#ifdef FDX_WORD_FIRST
+    if (n <= TEXT_SLACK && e - p >= TEXT_SLACK) {
+        memcpy(o, p, TEXT_SLACK); /* a constant size: two moves, no call */
+        return;
+    }
+#endif
+    memcpy(o, p, n);
+}
+
 /* A string, decoded into f->text; *out is its copy there. */
 static int string(cur *c, const char **out)
 {
@@ -298,7 +347,7 @@ static int string(cur *c, const char **out)
                 break;
             high |= (unsigned char)*c->p++;
         }
-        memcpy(o, run, (size_t)(c->p - run));
+        copy_run(o, run, (size_t)(c->p - run), c->e);
         o += c->p - run;
         if (c->p == c->e || (unsigned char)*c->p < 0x20)
             return 0;
@@ -325,7 +374,7 @@ static int string(cur *c, const char **out)
 #define UNKNOWN_KEYS 16
 
 typedef struct unknown_keys {
-    keyname v[UNKNOWN_KEYS];
+    span v[UNKNOWN_KEYS];
     int n;
 } unknown_keys;
 
@@ -344,7 +393,7 @@ static int unknown_key(cur *c, unknown_keys *seen)
     for (int i = 0; i < seen->n; i++)
         if (seen->v[i].n == n && memcmp(seen->v[i].s, start, n) == 0)
             return 0;
-    seen->v[seen->n++] = (keyname){start, n};
+    seen->v[seen->n++] = (span){start, n};
     return eat(c, ':');
 }
 
@@ -435,6 +484,26 @@ static int skip_value(cur *c)
 
 /* ---- objects ---- */
 
+/* Whether the key whose bytes start at k (room of them to the line's end)
+ * is name: its bytes, then the closing quote. */
+static int is_name(const char *k, size_t room, const keyname *name)
+{
+    size_t n = name->n + 1;
+#ifdef FDX_WORD_FIRST
+    if (room >= sizeof name->s) {
+        for (size_t at = 0; at < n; at += 8) {
+            uint64_t diff = fdx_word_load(k + at) ^ fdx_word_load(name->s + at);
+            if (n - at < 8)
+                diff &= (1ULL << 8 * (n - at)) - 1;
+            if (diff)
+                return 0;
+        }
+        return 1;
+    }
+#endif
+    return n <= room && memcmp(name->s, k, n) == 0;
+}
+
 enum { KEY_BAD = -1, KEY_UNKNOWN = -2 };
 
 /* The next member's key, as its index in keys, and its colon; KEY_UNKNOWN
@@ -451,7 +520,7 @@ static int key(cur *c, const keyname *keys, int n_keys, unsigned *seen, int *hin
     size_t room = (size_t)(c->e - k);
     for (int tried = 0, i = *hint; tried < n_keys; tried++, i = i + 1 < n_keys ? i + 1 : 0) {
         size_t n = keys[i].n;
-        if (n >= room || k[n] != '"' || memcmp(keys[i].s, k, n) != 0)
+        if (!is_name(k, room, &keys[i]))
             continue;
         if (*seen & 1u << i)
             return KEY_BAD;
@@ -631,12 +700,13 @@ static int record_member(cur *c, int k, void *out)
 }
 
 /* Room for everything a line of n bytes can hold: its strings decode to at
- * most their length with quotes, and each takes at least two bytes. The
+ * most their length with quotes (and copy_run may write TEXT_SLACK bytes
+ * past the last), and each takes at least two bytes. The
  * candidates grow as they come, from room for one (so a dispatch's list is
  * never NULL, as the reference's is not). */
 static int reserve(fdx_fast_decoder *f, size_t n)
 {
-    return fdx_grow(&f->text, &f->cap_text, n + 1, 1) ||
+    return fdx_grow(&f->text, &f->cap_text, n + 1 + TEXT_SLACK, 1) ||
            fdx_grow(&f->strs, &f->cap_strs, n / 2 + 1, sizeof *f->strs) ||
            fdx_grow(&f->cands, &f->cap_cands, 1, sizeof *f->cands) ||
            fdx_grow(&f->lats, &f->cap_lats, 1, sizeof *f->lats);
