@@ -14,7 +14,8 @@ for cmd_pkg in cc:build-essential make:build-essential cmake:cmake pkg-config:pk
 done
 # postgresql and libpq-dev: the PostgreSQL store is built against libpq, and the
 # suite tests it against a server of its own (scripts/pg_cluster.sh).
-for lib in libsqlite3-dev libcjson-dev libpq-dev postgresql check fonts-dejavu-core; do
+# locales: the codec suite also runs in a locale it builds (tests/locale_test.sh).
+for lib in libsqlite3-dev libcjson-dev libpq-dev postgresql check fonts-dejavu-core locales; do
   dpkg-query -W -f='${Status}' "$lib" 2>/dev/null | grep -q 'install ok installed' \
     || need_pkgs+=("$lib")
 done

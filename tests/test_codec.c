@@ -2,6 +2,7 @@
  * ("Errors"), exact u64 digits, and the writer's escaping. */
 #include <check.h>
 #include <cjson/cJSON.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1030,6 +1031,40 @@ START_TEST(fast_path_reports_number_positions)
 }
 END_TEST
 
+/* cJSON reads a number through strtod in the thread's locale. Where the
+ * decimal point is two bytes (ps_AF's U+066B), no fraction read, and the
+ * reference refused a line that the fast path took, a fraction in a member no
+ * field has. FDX_TEST_LOCALE names such a locale (tests/locale_test.sh builds
+ * one and runs this suite in it); without it the suite runs in the C locale. */
+START_TEST(numbers_read_alike_in_any_locale)
+{
+    const char *name = getenv("FDX_TEST_LOCALE");
+    if (name) {
+        ck_assert_msg(setlocale(LC_ALL, name) != NULL, "no locale %s", name);
+        ck_assert_uint_gt(strlen(localeconv()->decimal_point), 1);
+    }
+    /* the last one's escaped key leaves it to the reference */
+    static const char *const lines[] = {UNKNOWN("0.5"), UNKNOWN("[-1.25e3,{\"a\":2.0}]"),
+                                        UNKNOWN("0.5,\"\\u0079\":0")};
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        size_t n = strlen(lines[i]);
+        char *line = malloc(n);
+        ck_assert_ptr_nonnull(line);
+        memcpy(line, lines[i], n);
+        fdx_decoder *d = fdx_decoder_new(0);
+        fdx_record r;
+        int rc = fdx_decode_lex(d, line, n, err, sizeof err);
+        if (rc == FDX_OK)
+            rc = fdx_decode_parse(d, &r, err, sizeof err);
+        ck_assert_msg(rc == FDX_OK, "reference: %s (%.*s)", err, (int)n, line);
+        ck_assert_int_eq(fdx_decode_line(d, line, n, &r, err, sizeof err), FDX_OK);
+        fdx_decoder_free(d);
+        free(line);
+    }
+    setlocale(LC_ALL, "C");
+}
+END_TEST
+
 Suite *codec_suite(void)
 {
     Suite *s = suite_create("codec");
@@ -1058,6 +1093,7 @@ Suite *codec_suite(void)
                         (int)(sizeof fast_cases / sizeof fast_cases[0]));
     tcase_add_test(tc, fast_path_reads_every_byte_at_every_offset);
     tcase_add_test(tc, fast_path_reports_number_positions);
+    tcase_add_test(tc, numbers_read_alike_in_any_locale);
     suite_add_tcase(s, tc);
     return s;
 }

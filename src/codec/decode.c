@@ -4,11 +4,15 @@
  * The lexer has already checked the bytes and kept each number's text; after
  * parsing, every number node's valueint is set to its index in that list
  * (cJSON's double is never used), so u64 fields are read back exactly from
- * their digits.
+ * their digits. cJSON reads a number through strtod in the thread's locale,
+ * whose decimal point may be two bytes (ps_AF's U+066B), and then no
+ * fraction reads: the tree is parsed in the C locale, whatever the
+ * embedding program set.
  */
 #include "codec/decode.h"
 
 #include <cjson/cJSON.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +31,7 @@ struct fdx_decoder {
     fdx_lexed lx;
     cJSON *root;
     fdx_json_arena arena; /* where root lives, when the program opted in */
+    locale_t c_locale;    /* what cJSON reads numbers in */
     const char *line;
     size_t line_len;
     const char **strs; /* dtypes arrays and duplicate-key checks */
@@ -50,8 +55,9 @@ fdx_decoder *fdx_decoder_new(int max_depth)
     if (!d)
         return NULL;
     d->max_depth = max_depth > 0 ? max_depth : FDX_DEFAULT_MAX_DEPTH;
-    if (!(d->fast = fdx_fast_decoder_new())) {
-        free(d);
+    d->c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    if (d->c_locale == (locale_t)0 || !(d->fast = fdx_fast_decoder_new())) {
+        fdx_decoder_free(d);
         return NULL;
     }
     return d;
@@ -70,6 +76,8 @@ void fdx_decoder_free(fdx_decoder *d)
     free(d->strs);
     free(d->cands);
     free(d->latency_tok);
+    if (d->c_locale != (locale_t)0)
+        freelocale(d->c_locale);
     free(d);
 }
 
@@ -378,7 +386,9 @@ static int parse_tree(fdx_decoder *d, const char *line, size_t n, char *err, siz
     fdx_json_arena_use(&d->arena);
     cJSON_Delete(d->root);
     fdx_json_arena_reset(&d->arena); /* the previous line's tree is gone */
+    locale_t was = uselocale(d->c_locale);
     d->root = cJSON_ParseWithLengthOpts(line, n, &end, 0);
+    uselocale(was);
     fdx_json_arena_use(NULL);
     if (!d->root) {
         size_t at = end && end >= line && end <= line + n ? (size_t)(end - line) : 0;
