@@ -6,7 +6,7 @@
  * and candidates JSON built from it. And fdx_decode_line, which tries the
  * fast path first, must answer exactly as the reference: the same status,
  * the same reason, the same record. Each nesting limit the record's shapes
- * straddle is tried.
+ * straddle is tried, and the highest.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -18,7 +18,9 @@
 #include "codec/decode_fast.h"
 #include "codec/record_cell.h"
 
-static const int depths[] = {2, 4, FDX_DEFAULT_MAX_DEPTH};
+/* The records' own depths straddle the first three; the highest limit a
+ * caller may set lets members no field has nest as deep as they like. */
+static const int depths[] = {2, 4, FDX_DEFAULT_MAX_DEPTH, FDX_MAX_DEPTH_LIMIT};
 #define N_DEPTHS (sizeof depths / sizeof depths[0])
 
 static void differ(const char *what, const uint8_t *data, size_t size)

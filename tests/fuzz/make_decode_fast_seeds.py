@@ -119,7 +119,8 @@ def hostile(seeds):
         unknown = ['"extra":%s,' % v for v in NUMBERS + STRINGS + WRONG_TYPES + [
             '{"a":[1,2,{"b":null}]}', "[[[[[[1]]]]]]", "[[[1]]]", '{"a":1,"a":2}', "1e999",
             "-1.5e-3", "1" * 40, "1" * 41, "1" * 63, "1" * 64, "{ }", "[ ]", "[1,]", '{"a"}',
-            "{,}", "tru", "falsey", "nul", r'"\u0000"', "1"]]
+            "{,}", "tru", "falsey", "nul", r'"\u0000"', "1", "[" * 40 + "1" + "]" * 40,
+            '{"a":' * 59 + "1" + "}" * 59, '{"a":' * 60 + "1" + "}" * 60]]
         unknown += ['"extra":1,"extra":2,', '"\\u0065xtra":1,', '"extra":1,"backend":"x",',
                     '"extra":1,"count ":2,', "".join('"k%d":%d,' % (i, i) for i in range(16)),
                     "".join('"k%d":%d,' % (i, i) for i in range(17))]
