@@ -106,7 +106,7 @@ static inline void skip_space(cur *c)
 }
 
 /* The byte ch, after whitespace. */
-static int eat(cur *c, char ch)
+static inline int eat(cur *c, char ch)
 {
     skip_space(c);
     if (c->p == c->e || *c->p != ch)
@@ -149,19 +149,21 @@ static int closes(cur *c, char close)
     return 1;
 }
 
-static int null(cur *c)
+/* The word at c->p, a literal. */
+static int literal(cur *c, const char *word, size_t n)
 {
-    skip_space(c);
-    if (c->e - c->p < 4 || memcmp(c->p, "null", 4) != 0)
+    if ((size_t)(c->e - c->p) < n || memcmp(c->p, word, n) != 0)
         return 0;
-    c->p += 4;
+    c->p += n;
     return 1;
 }
 
-/* An unsigned integer of at most max, as plain digits: "0" or no leading
- * zero. Whatever follows the digits is left to the caller's next byte,
- * which a fraction, an exponent or another digit is not. Nineteen digits
- * cannot overflow 64 bits; only a twentieth needs the check. */
+static int null(cur *c)
+{
+    skip_space(c);
+    return literal(c, "null", 4);
+}
+
 #ifdef FDX_WORD_FIRST
 /* The eight bytes at p as a number, when all are digits: a byte is one when
  * its high nibble is 3 and stays 3 with 6 added (no carry can cross bytes
@@ -182,6 +184,10 @@ static int eight_digits(const char *p, uint64_t *v)
 }
 #endif
 
+/* An unsigned integer of at most max, as plain digits: "0" or no leading
+ * zero. Whatever follows the digits is left to the caller's next byte,
+ * which a fraction, an exponent or another digit is not. Nineteen digits
+ * cannot overflow 64 bits; only a twentieth needs the check. */
 static int number(cur *c, uint64_t max, uint64_t *v, tok *t)
 {
     skip_space(c);
@@ -397,14 +403,6 @@ static int unknown_key(cur *c, unknown_keys *seen)
     return eat(c, ':');
 }
 
-static int literal(cur *c, const char *word, size_t n)
-{
-    if ((size_t)(c->e - c->p) < n || memcmp(c->p, word, n) != 0)
-        return 0;
-    c->p += n;
-    return 1;
-}
-
 /* A number nothing reads: RFC 8259's grammar, and at most NUMBER_BYTES of
  * it (cJSON reads no more than 63 bytes of a number, so the reference
  * refuses a longer one). */
@@ -513,10 +511,9 @@ enum { KEY_BAD = -1, KEY_UNKNOWN = -2 };
 static int key(cur *c, const keyname *keys, int n_keys, unsigned *seen, int *hint,
                unknown_keys *unknown)
 {
-    skip_space(c);
-    if (c->p == c->e || *c->p != '"')
+    if (!eat(c, '"'))
         return KEY_BAD;
-    const char *k = c->p + 1;
+    const char *k = c->p;
     size_t room = (size_t)(c->e - k);
     for (int tried = 0, i = *hint; tried < n_keys; tried++, i = i + 1 < n_keys ? i + 1 : 0) {
         size_t n = keys[i].n;
@@ -529,6 +526,7 @@ static int key(cur *c, const keyname *keys, int n_keys, unsigned *seen, int *hin
         *hint = i + 1 < n_keys ? i + 1 : 0;
         return eat(c, ':') ? i : KEY_BAD;
     }
+    c->p = k - 1; /* the unknown key is read whole, from its quote */
     return unknown_key(c, unknown) ? KEY_UNKNOWN : KEY_BAD;
 }
 
