@@ -81,6 +81,12 @@ void fdx_agg_get(const fdx_agg *agg, size_t i, fdx_cell *cell, uint64_t *count, 
 void fdx_agg_get_packed(const fdx_agg *agg, size_t i, fdx_str *key, uint64_t *count,
                         fdx_str *cands);
 
+/* Readies the memory of the cells a walk in `order` (fdx_agg_key_order)
+ * reaches a few steps after its i-th of n: in key order each cell and its
+ * key sit at places of their own in memory, and a walk that waits for each
+ * in turn spends more time waiting than copying. */
+void fdx_agg_prefetch(const fdx_agg *agg, const uint32_t *order, size_t i, size_t n);
+
 /* Saturating count addition shared by every place that merges counts. */
 static inline uint64_t fdx_count_add(uint64_t total, uint64_t count)
 {

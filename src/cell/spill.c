@@ -206,6 +206,7 @@ int fdx_spill_add(fdx_spill *sp, const fdx_agg *agg, char *err, size_t size)
     for (size_t i = 0, n = fdx_agg_cells(agg); rc == 0 && i < n; i++) {
         fdx_str key, cands;
         uint64_t count;
+        fdx_agg_prefetch(agg, order, i, n);
         fdx_agg_get_packed(agg, order[i], &key, &count, &cands);
         if (sizeof(fdx_spill_rec) + key.n > longest)
             longest = sizeof(fdx_spill_rec) + key.n;

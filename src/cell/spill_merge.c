@@ -155,6 +155,7 @@ static int advance(const merger *m, cursor *c)
         return advance_run(m, c);
     if (c->next == c->n)
         return 0;
+    fdx_agg_prefetch(c->agg, c->order, c->next, c->n);
     fdx_agg_get(c->agg, c->order[c->next++], &c->cell, &c->count, &c->cands);
     return 1;
 }
