@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cell/agg.h"
+#include "common/atomic_file.h"
 #include "ingest/batch.h"
 #include "sql_text.h"
 #include "store/pg_conn.h"
@@ -2543,6 +2544,59 @@ START_TEST(export_replaces_files_and_leaves_no_temporaries)
 }
 END_TEST
 
+/* Line i of a numbered file: its length varies, so the writes and their
+ * writeback ranges end at no fixed place in a line. */
+static size_t numbered_line(uint64_t i, fdx_buf *line)
+{
+    char text[96];
+    int n = snprintf(text, sizeof text, "{\"line\":%llu,\"pad\":\"%.*s\"}\n", (unsigned long long)i,
+                     (int)(i * 7919 % 41), "0123456789012345678901234567890123456789");
+    fdx_buf_append(line, text, (size_t)n);
+    return (size_t)n;
+}
+
+/* A file written past several writeback steps has its writeback started up
+ * to its last step, and comes out whole, every byte where it was written. */
+START_TEST(files_past_the_writeback_step_start_their_writeback)
+{
+    const char *path = tu_path(tu_dir, "big.jsonl");
+    fdx_afile af;
+    char err[512] = "";
+    ck_assert_msg(fdx_afile_open(&af, path, err, sizeof err) == FDX_OK, "%s", err);
+    const uint64_t step = (uint64_t)8 << 20;
+    uint64_t lines = 0;
+    while (af.written < 3 * step + step / 2) {
+        numbered_line(lines++, &af.buf);
+        ck_assert_msg(fdx_afile_flush_if_full(&af, err, sizeof err) == FDX_OK, "%s", err);
+    }
+    ck_assert_uint_ge(af.writing_back, 3 * step);
+    ck_assert_uint_lt(af.written - af.writing_back, step);
+    ck_assert_msg(fdx_afile_seal(&af, err, sizeof err) == FDX_OK, "%s", err);
+    ck_assert_msg(fdx_afile_install(&af, err, sizeof err) == FDX_OK, "%s", err);
+    fdx_afile_abort(&af);
+
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    fdx_buf want = {0};
+    char got[128];
+    uint64_t i = 0, differs = UINT64_MAX;
+    while (differs == UINT64_MAX && fgets(got, sizeof got, f)) {
+        fdx_buf_clear(&want);
+        size_t n = numbered_line(i, &want);
+        if (strlen(got) != n || memcmp(got, want.data, n) != 0)
+            differs = i;
+        i++;
+    }
+    fclose(f);
+    fdx_buf_free(&want);
+    ck_assert_msg(differs == UINT64_MAX, "line %llu differs", (unsigned long long)differs);
+    ck_assert_uint_eq(i, lines);
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "test $(ls -A '%s' | wc -l) -eq 1", tu_dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* One feed to a stream is byte for byte that feed's file; another kind is refused. */
 START_TEST(export_kind_writes_one_feed)
 {
@@ -2878,6 +2932,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, export_needs_a_directory);
     tcase_add_test(tc, export_directory_names);
     tcase_add_test(tc, export_replaces_files_and_leaves_no_temporaries);
+    tcase_add_test(tc, files_past_the_writeback_step_start_their_writeback);
     tcase_add_test(tc, export_kind_writes_one_feed);
     tcase_add_test(tc, progress_is_reported_through_the_callback);
     tcase_add_test(tc, filter_values_list_what_the_cells_hold);

@@ -153,8 +153,30 @@ static int write_all(fdx_afile *af, const char *p, size_t n, char *err, size_t e
             return io_fail(af->path, "writing", err, errsz);
         p += w;
         n -= (size_t)w;
+        af->written += (uint64_t)w;
     }
     return FDX_OK;
+}
+
+/* A file's writeback starts while it is still being written, every few MiB,
+ * so that the fsync sealing it waits for its last few MiB instead of all of
+ * it: an export of a million cells wrote 370 MB and waited 0.3 to 0.4 s in
+ * its two fsyncs. Only a hint, asked of the kernel without waiting for it:
+ * the fsync still makes the file durable, and reports any error the
+ * writeback met. */
+#define WRITEBACK_AT ((uint64_t)8 << 20)
+
+static void start_writeback(fdx_afile *af)
+{
+    uint64_t from = af->writing_back, n = af->written - from;
+    if (n < WRITEBACK_AT)
+        return;
+#ifdef SYNC_FILE_RANGE_WRITE
+    if (sync_file_range(af->fd, (off_t)from, (off_t)n, SYNC_FILE_RANGE_WRITE) != 0) {
+        /* a filesystem without it: the fsync does all the work, as before */
+    }
+#endif
+    af->writing_back = af->written;
 }
 
 int fdx_afile_flush_if_full(fdx_afile *af, char *err, size_t errsz)
@@ -167,6 +189,8 @@ int fdx_afile_flush_if_full(fdx_afile *af, char *err, size_t errsz)
         return FDX_OK;
     int rc = write_all(af, af->buf.data, af->buf.len, err, errsz);
     fdx_buf_clear(&af->buf);
+    if (rc == FDX_OK)
+        start_writeback(af);
     return rc;
 }
 

@@ -8,6 +8,7 @@
 #define FDX_ATOMIC_FILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/buf.h"
 
@@ -16,6 +17,8 @@ typedef struct fdx_afile {
     char *path;
     char *tmp_path;
     fdx_buf buf;
+    uint64_t written;      /* bytes written to fd */
+    uint64_t writing_back; /* of those, the bytes whose writeback has started */
 } fdx_afile;
 
 /* Each returns FDX_OK or an fdx error code with the reason in err. */
