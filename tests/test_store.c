@@ -163,6 +163,46 @@ END_TEST
     "{\"schema\":2,\"wanted\":\"w\",\"fallback\":" IMPL_H("k", "1") ",\"count\":" count            \
                                                                     ",\"hw\":" GPU "}\n--\n"
 
+/* The store's page size, through a connection of the test's own. */
+static int page_size_of(const char *path)
+{
+    sqlite3 *raw;
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_open(path, &raw), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_prepare_v2(raw, "PRAGMA page_size", -1, &st, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    int size = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+    return size;
+}
+
+/* A new store is made with 8 KiB pages; a store made with 4 KiB ones keeps
+ * them, and takes and gives back its cells as before. */
+START_TEST(new_stores_have_8_kib_pages_and_older_ones_keep_theirs)
+{
+    const char *path = tu_path(tu_dir, "s.db");
+    ck_assert_int_eq(ingest_text("a.jsonl", MISS_LINE("1")), FDX_OK);
+    ck_assert_int_eq(page_size_of(path), 8192);
+
+    sqlite3 *raw;
+    ck_assert_int_eq(sqlite3_open(path, &raw), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(raw,
+                                  "PRAGMA journal_mode = DELETE; PRAGMA page_size = 4096; VACUUM; "
+                                  "PRAGMA journal_mode = WAL",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(raw);
+    ck_assert_int_eq(page_size_of(path), 4096);
+
+    ck_assert_int_eq(ingest_text("b.jsonl", MISS_LINE("2")), FDX_OK);
+    ck_assert_int_eq(page_size_of(path), 4096);
+    char *out = export_store();
+    ck_assert_str_eq(out, MISS_OUT("3"));
+    free(out);
+}
+END_TEST
+
 START_TEST(counts_saturate_within_one_ingest)
 {
     ck_assert_int_eq(ingest_text("a.jsonl", MISS_LINE("18446744073709551615") MISS_LINE("7")),
@@ -2869,6 +2909,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, lines_of_any_length_fill_batches);
     tcase_add_test(tc, batch_past_its_budget_takes_no_line);
     tcase_add_test(tc, empty_structure_key_differs_from_unkeyed);
+    tcase_add_test(tc, new_stores_have_8_kib_pages_and_older_ones_keep_theirs);
     tcase_add_test(tc, counts_saturate_within_one_ingest);
     tcase_add_test(tc, counts_saturate_across_ingests);
     tcase_add_test(tc, zero_count_counts_once);

@@ -185,7 +185,9 @@ static int configure(fdx_store *s, int flags)
      * older store becomes WAL after its first commit too: switching marks
      * the file, and one its check refuses must be left as it was. */
     s->wal_pending = is_empty(&id) || id.version < FDX_SCHEMA_VERSION;
-    int src = s->wal_pending ? SQLITE_OK : exec_retrying(s, fdx_sql_journal_wal);
+    int src = is_empty(&id) ? exec_retrying(s, fdx_sql_page_size) : SQLITE_OK;
+    if (src == SQLITE_OK && !s->wal_pending)
+        src = exec_retrying(s, fdx_sql_journal_wal);
     if (src == SQLITE_OK)
         src = exec_retrying(s, fdx_sql_connection);
     if (src != SQLITE_OK)
