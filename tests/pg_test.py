@@ -544,6 +544,40 @@ def test_roles():
               r.stderr)
 
 
+def test_full_tmpdir():
+    """A PostgreSQL store's working copy lives under $TMPDIR: when that fills,
+    the command either fails and PostgreSQL holds nothing of it, or succeeds
+    and holds it all, at every amount of room left."""
+    fs = os.path.join(T, "small")
+    os.makedirs(fs)
+    p = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", fs],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        print(f"pg: SKIP a full TMPDIR: cannot mount a tmpfs ({p.stderr.strip()})",
+              file=sys.stderr)
+        return
+    rd = os.path.join(DATA, "basic", "input", "run_0000")
+    outcomes = set()
+    try:
+        for free_kib in range(64, 1024, 32):
+            for name in os.listdir(fs):
+                os.unlink(os.path.join(fs, name))
+            st = os.statvfs(fs)
+            with open(os.path.join(fs, "fill"), "wb") as f:
+                f.write(b"\0" * max(0, st.f_bavail * st.f_frsize - free_kib * 1024))
+            db = new_db()
+            r = fdx("fdx-ingest", uri(db), rd, env=dict(os.environ, TMPDIR=fs))
+            q = psql("SELECT count(*) FROM ingest_ledger", db)
+            rows = int(q.stdout.strip()) if q.returncode == 0 else 0
+            outcomes.add(r.returncode)
+            check(rows == (1 if r.returncode == 0 else 0),
+                  f"with {free_kib} KiB left in TMPDIR the ingest exited {r.returncode} and "
+                  f"PostgreSQL holds {rows} ledger rows", r.stderr)
+    finally:
+        subprocess.run(["umount", "-l", fs])
+    check(outcomes == {0, 1}, f"a full TMPDIR failed some ingests and not others ({outcomes})")
+
+
 def main():
     try:
         test_tools(*test_same_exports())
@@ -556,6 +590,7 @@ def main():
         test_crafted()
         test_bad_uris()
         test_roles()
+        test_full_tmpdir()
     finally:
         shutil.rmtree(T, ignore_errors=True)
     return finish("pg")

@@ -313,8 +313,11 @@ static int push_once(push *p)
             rc = run(p, fdx_sql_pg_ledger_counts, 3, vals, "writing the ledger", NULL);
         }
     }
-    if (rc == FDX_OK && !p->duplicate)
-        return commit(p);
+    if (rc == FDX_OK && !p->duplicate) {
+        rc = commit(p);
+        p->s->pushed = rc == FDX_OK;
+        return rc;
+    }
     if (PQstatus(p->pg->conn) == CONNECTION_OK)
         PQclear(PQexec(p->pg->conn, fdx_sql_pg_rollback));
     return rc;

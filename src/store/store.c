@@ -482,6 +482,11 @@ int fdx_store_begin(fdx_store *s)
         return fdx_store_fail(s, FDX_EMISUSE, "a transaction is already open");
     if (s->readonly)
         return fdx_store_fail(s, FDX_EREADONLY, "%s: opened read-only", s->path);
+    if (s->copy_behind)
+        return fdx_store_fail(s, FDX_EIO,
+                              "%s: the working copy fell behind the store after a commit "
+                              "(see the notice of that commit): open the store again",
+                              s->path);
     /* A store removed while this handle held it open can fail to begin with
      * an I/O error, which says less than still_there. */
     if ((rc = fdx_store_exec(s, FDX_STMT_BEGIN_WRITE)) != FDX_OK)
@@ -567,11 +572,33 @@ static int flush_caches(fdx_store *s)
     return rc == SQLITE_OK ? FDX_OK : fdx_store_fail_sqlite(s, rc, "writing the transaction");
 }
 
+/* The backend (PostgreSQL) committed the change, and then the working copy
+ * could not (a full $TMPDIR): the change is made, and the command says so,
+ * but the copy no longer shows the store, so the handle takes no more
+ * writes. */
+static int copy_fell_behind(fdx_store *s, fdx_commit_stats *stats)
+{
+    char why[sizeof s->errmsg];
+    memcpy(why, s->errmsg, sizeof why);
+    fdx_commit_stats taken = s->txn_stats;
+    fdx_store_rollback(s);
+    s->copy_behind = 1;
+    s->committed = 1;
+    fdx_store_note(s,
+                   "the change is committed, but the working copy could not follow it (%s); "
+                   "open the store again to write more",
+                   why);
+    if (stats)
+        *stats = taken;
+    return FDX_OK;
+}
+
 int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
 {
     if (!s->in_txn)
         return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open");
     s->notice[0] = '\0';
+    s->pushed = 0;
     int rc = fdx_store_need_txn(s);
     if (rc == FDX_OK)
         rc = fdx_store_flush_pending(s);
@@ -581,12 +608,19 @@ int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
         rc = fdx_ledger_finish(s);
     if (rc == FDX_OK)
         rc = still_there(s);
+    /* Before the push too: a working copy that cannot be written (a full
+     * $TMPDIR) failed its COMMIT once PostgreSQL had taken the change, and the
+     * command reported a failure for a change it had made. */
+    if (rc == FDX_OK)
+        rc = flush_caches(s);
     if (rc == FDX_OK && s->backend)
         rc = s->backend->push(s);
     if (rc == FDX_OK)
         rc = flush_caches(s);
     if (rc == FDX_OK)
         rc = fdx_store_exec(s, FDX_STMT_COMMIT);
+    if (rc != FDX_OK && s->pushed)
+        return copy_fell_behind(s, stats);
     if (rc != FDX_OK) {
         char saved[sizeof s->errmsg];
         memcpy(saved, s->errmsg, sizeof saved);

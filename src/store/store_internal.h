@@ -167,6 +167,8 @@ struct fdx_store {
     int open_failed; /* fdx_store_open returned an error */
     int began;       /* a write transaction was begun */
     int committed;   /* a write transaction was committed */
+    int pushed;      /* the backend committed the open transaction's change */
+    int copy_behind; /* the working copy could not follow a change the backend took */
     int wal_pending; /* a new or older store, not yet WAL: tried after each commit (use_wal) */
     int on_disk;     /* dev and ino are those of the file opened (not :memory:) */
     dev_t dev;       /* to tell whether path still names the file opened */
