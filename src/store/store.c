@@ -613,10 +613,8 @@ int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
      * command reported a failure for a change it had made. */
     if (rc == FDX_OK)
         rc = flush_caches(s);
-    if (rc == FDX_OK && s->backend)
-        rc = s->backend->push(s);
-    if (rc == FDX_OK)
-        rc = flush_caches(s);
+    if (rc == FDX_OK && s->backend && (rc = s->backend->push(s)) == FDX_OK)
+        rc = flush_caches(s); /* what the push wrote into the working copy */
     if (rc == FDX_OK)
         rc = fdx_store_exec(s, FDX_STMT_COMMIT);
     if (rc != FDX_OK && s->pushed)
