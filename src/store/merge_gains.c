@@ -20,6 +20,7 @@
 typedef struct hist_row {
     int64_t cell, origin, day;
     uint64_t count;
+    int is_new; /* the source's rows: the cell has no target here */
 } hist_row;
 
 typedef struct cursor {
@@ -46,6 +47,7 @@ typedef struct pass {
     sqlite3_stmt *put_delta, *put_new, *put_known;
     int64_t coarse, next_id;
     int64_t cell;  /* the staged cell being summed */
+    int is_new;    /* it has no target here */
     uint64_t gain; /* its gains so far */
     fdx_merge_gains *out;
 } pass;
@@ -61,7 +63,8 @@ static int advance(fdx_store *dst, cursor *c)
     c->has = rc == SQLITE_ROW;
     if (c->has)
         c->r = (hist_row){sqlite3_column_int64(c->st, 0), sqlite3_column_int64(c->st, 1),
-                          sqlite3_column_int64(c->st, 2), (uint64_t)sqlite3_column_int64(c->st, 3)};
+                          sqlite3_column_int64(c->st, 2), (uint64_t)sqlite3_column_int64(c->st, 3),
+                          sqlite3_column_count(c->st) > 4 && sqlite3_column_int(c->st, 4)};
     return c->has || rc == SQLITE_DONE
                ? FDX_OK
                : fdx_store_fail_sqlite(dst, rc, "reading a merge's history");
@@ -177,14 +180,10 @@ static int end_cell(pass *p)
 {
     if (p->gain == 0)
         return FDX_OK;
-    int rc = step_cell(p, p->put_new, 1);
-    if (rc != FDX_OK)
-        return rc;
-    if (sqlite3_changes(p->dst->db) == 1) {
+    int rc = step_cell(p, p->is_new ? p->put_new : p->put_known, p->is_new);
+    if (rc == FDX_OK && p->is_new) {
         p->next_id++;
         p->out->added++;
-    } else {
-        rc = step_cell(p, p->put_known, 0);
     }
     p->gain = 0;
     return rc;
@@ -206,10 +205,12 @@ int fdx_merge_gains_apply(fdx_store *dst, int64_t coarse, int64_t next_id, fdx_m
     if (rc == FDX_OK)
         rc = open_cursor(dst, FDX_STMT_MERGE_GAINS_TGT, &tgt);
     p.cell = src.has ? src.r.cell : 0;
+    p.is_new = src.has && src.r.is_new;
     while (rc == FDX_OK && src.has) {
         if (src.r.cell != p.cell) {
             rc = end_cell(&p);
             p.cell = src.r.cell;
+            p.is_new = src.r.is_new;
         }
         if (rc == FDX_OK)
             rc = read_src(dst, &src, &m);
