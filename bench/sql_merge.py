@@ -36,6 +36,9 @@ def main():
         raise SystemExit("usage: sql_merge.py DST SRC...")
     dst, srcs = sys.argv[1], sys.argv[2:]
     db = sqlite3.connect(dst, isolation_level=None)
+    # The page size fdx gives a new store (sql/page_size.sql), so that the two
+    # folds write the same pages.
+    db.execute("PRAGMA page_size = 8192")
     db.execute("PRAGMA journal_mode = WAL")
     first = sqlite3.connect(srcs[0])
     for (sql,) in first.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name "
