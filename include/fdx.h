@@ -139,8 +139,11 @@ const char *fdx_store_errmsg(const fdx_store *store);
 /* What the last call that leaves notices (fdx_store_merge, fdx_store_commit)
  * found worth saying without failing, such as "already merged, nothing to
  * do", or for a PostgreSQL store that another writer committed the same run
- * id meanwhile (the commit then adds nothing); "" when it had nothing to say.
- * Such a call clears the notice first. */
+ * id meanwhile (the commit then adds and updates nothing, and its
+ * fdx_commit_stats say so), or that its local working copy could not follow
+ * a change PostgreSQL committed (the commit took effect; the handle takes no
+ * more writes); "" when it had nothing to say. Such a call clears the notice
+ * first. */
 const char *fdx_store_notice(const fdx_store *store);
 
 /* The store's name as messages show it: its path, or for a PostgreSQL URI

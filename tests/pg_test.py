@@ -578,6 +578,65 @@ def test_full_tmpdir():
     check(outcomes == {0, 1}, f"a full TMPDIR failed some ingests and not others ({outcomes})")
 
 
+def test_full_at_each_write():
+    """$TMPDIR full from each write of an ingest's working copy on (the fault
+    shim fails that write and every later one under it): the ingest fails
+    with PostgreSQL untouched, or succeeds with its ledger row there and says
+    what it added; past the push, it succeeds with the notice that the
+    working copy could not follow, and the summary. The store takes the next
+    ingest."""
+    shim = os.environ.get("FDX_FAULT_SHIM")
+    check(bool(shim) and os.path.exists(shim), "FDX_FAULT_SHIM names the fault shim", shim)
+    if not shim or not os.path.exists(shim):
+        return
+    rd = os.path.join(DATA, "basic", "input", "run_0000")
+    full = os.path.join(T, "full-at")
+    os.makedirs(full)
+    log = os.path.join(T, "full-at.log")
+    env = dict(os.environ, LD_PRELOAD=shim, TMPDIR=full, FDX_FULL_UNDER=full,
+               FDX_SYNC_LOG=log, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") +
+               ":verify_asan_link_order=0")
+
+    def ingest_at(at):
+        for name in os.listdir(full):
+            os.unlink(os.path.join(full, name))
+        if os.path.exists(log):
+            os.remove(log)
+        db = new_db()
+        r = fdx("fdx-ingest", uri(db), rd, env=dict(env, FDX_FULL_AT=str(at)))
+        q = psql("SELECT count(*) FROM ingest_ledger", db)
+        rows = int(q.stdout.strip()) if q.returncode == 0 else 0
+        writes = [int(line.split()[1]) for line in open(log) if line.startswith("writes ")]
+        return db, r, rows, writes[-1] if writes else 0
+
+    _, r, rows, total = ingest_at(0)
+    check(r.returncode == 0 and rows == 1 and total > 10,
+          f"an ingest writes its working copy under $TMPDIR ({total} writes)", r.stderr)
+    seen = {"failed": 0, "behind": 0}
+    behind_db = None
+    for at in range(1, total + 1):
+        db, r, rows, _ = ingest_at(at)
+        what = f"$TMPDIR full from write {at} of {total}"
+        check(rows == (1 if r.returncode == 0 else 0),
+              f"{what}: exit {r.returncode}, {rows} ledger rows in PostgreSQL", r.stderr)
+        if r.returncode != 0:
+            seen["failed"] += 1
+            continue
+        check("cells added" in r.stderr, f"{what}: the summary says what the ingest added",
+              r.stderr)
+        if "could not follow" in r.stderr:
+            seen["behind"] += 1
+            behind_db = db
+    check(seen["failed"] > 0 and seen["behind"] > 0,
+          f"some ingests failed and some left the working copy behind ({seen})")
+    if behind_db:
+        again = fdx("fdx-ingest", uri(behind_db), rd)
+        q = psql("SELECT count(*) FROM ingest_ledger", behind_db)
+        check(again.returncode == 0 and q.stdout.strip() == "2",
+              "a store whose working copy fell behind takes the next ingest",
+              again.stderr + q.stdout)
+
+
 def main():
     try:
         test_tools(*test_same_exports())
@@ -591,6 +650,7 @@ def main():
         test_bad_uris()
         test_roles()
         test_full_tmpdir()
+        test_full_at_each_write()
     finally:
         shutil.rmtree(T, ignore_errors=True)
     return finish("pg")

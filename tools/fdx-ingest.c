@@ -327,9 +327,13 @@ static int run(const char *dbpath, char **paths, int n, const options *o, fdx_re
     }
     if (rc == FDX_OK)
         rc = commit(db, rejects, &cs);
-    /* Another writer committed the same run id meanwhile: said, and no summary. */
-    int noop = rc == FDX_OK && *fdx_store_notice(db);
-    if (noop)
+    /* A commit's notice is said. It comes with a commit that changed nothing
+     * (another writer committed the same run id meanwhile: no summary) or
+     * with one that took effect (a PostgreSQL store whose working copy could
+     * not follow it: the summary follows). */
+    int noticed = rc == FDX_OK && *fdx_store_notice(db);
+    int noop = noticed && cs.cells_added == 0 && cs.cells_updated == 0;
+    if (noticed)
         fprintf(stderr, "%s: %s\n", prog, fdx_store_notice(db));
     char shown[4096];
     snprintf(shown, sizeof shown, "%s", db ? fdx_store_name(db) : dbpath);

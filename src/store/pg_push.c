@@ -339,16 +339,18 @@ static int duplicate(push *p)
                               s->ledger.run_id);
     }
     int same = strcmp(PQgetvalue(r, 0, 1), p->content) == 0;
-    if (same)
+    if (same) {
+        s->txn_stats = (fdx_commit_stats){0, 0}; /* the commit adds and updates nothing */
         fdx_store_note(s,
                        "run id '%s' was ingested by another writer at %s (ledger id %s); "
                        "nothing to do",
                        s->ledger.run_id, PQgetvalue(r, 0, 2), PQgetvalue(r, 0, 0));
-    else
+    } else {
         rc = fdx_store_fail(s, FDX_EDATA,
                             "run id '%s' was already ingested at %s (ledger id %s) with "
                             "different content; use a new run id for new data",
                             s->ledger.run_id, PQgetvalue(r, 0, 2), PQgetvalue(r, 0, 0));
+    }
     PQclear(r);
     return rc;
 }
