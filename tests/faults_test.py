@@ -225,6 +225,19 @@ def main():
                       "export of an empty file after a failed ingest on a full disk", p.stderr)
                 os.remove(empty)
 
+                # Less room than a page: the new store's file is made, its
+                # first page cannot be, and the file goes again (its removal
+                # cannot take the write lock, which would start a journal).
+                with open(j("small-fs", "fill"), "wb") as f:
+                    st = os.statvfs(j("small-fs"))
+                    f.write(b"\0" * max(0, st.f_bavail * st.f_frsize - 2048))
+                p = run([ingest, j("small-fs", "tiny.db"), j("small", "run_0000")])
+                expect_failure(p, "first ingest into a new store with no room left", "full")
+                check(listing(j("small-fs")) == ["fill"],
+                      "files left by a new store's ingest with no room left",
+                      str(listing(j("small-fs"))))
+                os.remove(j("small-fs", "fill"))
+
                 # Disk full while exporting: a big store, the output on the tmpfs.
                 full_disk_on_second_file(export, base, big, j("pair-fs"))
                 out = j("small-fs", "out")

@@ -356,6 +356,21 @@ static int close_db(fdx_store *s)
     return rc;
 }
 
+/* The write lock, so that no other writer is inside a transaction. On a
+ * file that holds nothing, taking it starts a journal, which a full disk
+ * refuses: there the journal is kept in memory (the transaction only reads,
+ * and is rolled back). */
+static int lock_for_removal(fdx_store *s)
+{
+    struct stat st;
+    if (fdx_store_exec(s, FDX_STMT_BEGIN_WRITE) == FDX_OK)
+        return 1;
+    if (stat(s->path, &st) != 0 || st.st_size != 0 || !sqlite3_get_autocommit(s->db) ||
+        fdx_store_script(s, fdx_sql_journal_memory, "keeping the journal in memory") != FDX_OK)
+        return 0;
+    return fdx_store_exec(s, FDX_STMT_BEGIN_WRITE) == FDX_OK;
+}
+
 /*
  * Whether the store this handle created still holds nothing (no ingest, no
  * merge, no cell) and is still at its path; if so it is removed, under the
@@ -367,7 +382,7 @@ static int remove_if_unused(fdx_store *s)
     identity id;
     sqlite3_stmt *st;
     int unused = 0;
-    if (!s->db || !s->on_disk || s->readonly || fdx_store_exec(s, FDX_STMT_BEGIN_WRITE) != FDX_OK)
+    if (!s->db || !s->on_disk || s->readonly || !lock_for_removal(s))
         return 0;
     if (read_identity(s, &id) == FDX_OK) {
         if (id.objects == 0)
