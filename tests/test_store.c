@@ -2394,6 +2394,50 @@ START_TEST(failed_first_transaction_removes_the_new_store)
 }
 END_TEST
 
+/* The default VFS, wrapped to remove a store's file just before SQLite opens
+ * it: as the writer that created it does, unused, when it fails, between
+ * another writer's look at the path and its open. */
+static const char *remove_before_open;
+
+static int removing_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *f, int flags,
+                         int *out)
+{
+    (void)vfs;
+    if (remove_before_open && name && (flags & SQLITE_OPEN_MAIN_DB) &&
+        strstr(name, remove_before_open)) {
+        ck_assert_int_eq(unlink(name), 0);
+        remove_before_open = NULL;
+    }
+    return plain_vfs->xOpen(plain_vfs, name, f, flags, out);
+}
+
+/* A writer that found the file there, and then made it again because it went
+ * before the open, made the store: failing before its first commit, it
+ * leaves no file behind (it left an empty one). */
+START_TEST(a_store_made_again_after_it_went_is_removed_by_its_maker)
+{
+    static sqlite3_vfs removing;
+    const char *path = strdup(tu_path(tu_dir, "again.db"));
+    tu_write_file(path, "");
+    plain_vfs = sqlite3_vfs_find(NULL);
+    ck_assert_ptr_nonnull(plain_vfs);
+    removing = *plain_vfs;
+    removing.zName = "fdx-test-removing";
+    removing.xOpen = removing_open;
+    ck_assert_int_eq(sqlite3_vfs_register(&removing, 1), SQLITE_OK);
+    remove_before_open = "again.db";
+    fdx_store *db = tu_open(path);
+    ck_assert_ptr_null(remove_before_open);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    fdx_store_close(db);
+    ck_assert_int_eq(sqlite3_vfs_unregister(&removing), SQLITE_OK);
+    ck_assert_ptr_eq(sqlite3_vfs_find(NULL), plain_vfs);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    free((char *)path);
+}
+END_TEST
+
 /* A writer whose store was removed meanwhile by the writer that created it
  * fails at commit instead of committing into the removed file. */
 START_TEST(commit_into_a_removed_store_fails)
@@ -2966,6 +3010,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, a_new_store_is_what_the_migrations_make);
     tcase_add_test(tc, failed_first_transaction_removes_the_new_store);
     tcase_add_test(tc, commit_into_a_removed_store_fails);
+    tcase_add_test(tc, a_store_made_again_after_it_went_is_removed_by_its_maker);
     tcase_add_test(tc, new_store_is_wal_after_its_first_commit);
     tcase_add_test(tc, first_commit_into_a_new_store_waits_for_its_readers);
     tcase_add_test(tc, new_store_becomes_wal_at_a_later_commit);

@@ -250,32 +250,59 @@ static int reopen_immutable(fdx_store *s, const char *path)
     return configure(s, FDX_OPEN_READONLY);
 }
 
+/* Whether path can be opened as flags ask: FDX_OK, with *exists, or the
+ * failure, explained. */
+static int look_at(fdx_store *s, const char *path, int flags, int *exists)
+{
+    struct stat st;
+    *exists = stat(path, &st) == 0;
+    if (*exists && S_ISDIR(st.st_mode))
+        return fdx_store_fail(s, FDX_ENOTSTORE, "%s: is a directory, not an fdx store", path);
+    if (*exists)
+        return FDX_OK;
+    if (errno != ENOENT || !(flags & FDX_OPEN_CREATE))
+        return fdx_store_fail(s, errno == ENOENT ? FDX_ENOENT : FDX_EIO, "%s: %s", path,
+                              errno == ENOENT ? "no such store" : strerror(errno));
+    char dir[512];
+    if (fdx_parent_missing(path, dir, sizeof dir))
+        return fdx_store_fail(s, FDX_EIO, "%s: cannot create the store: no such directory '%s'",
+                              path, dir);
+    return FDX_OK;
+}
+
+/* Opens the file, and creates it only when it was not there: a file that was
+ * there is opened without SQLITE_OPEN_CREATE, so that when it goes before
+ * the open (the writer that created it removed it, unused), the open fails
+ * and the path is looked at again, and the handle that makes the file knows
+ * it made it (and removes it if it fails before its first commit). */
+static int open_file(fdx_store *s, const char *path, int flags)
+{
+    int how = SQLITE_OPEN_NOMUTEX |
+              (flags & FDX_OPEN_READONLY ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE);
+    for (int look = 0;; look++) {
+        int exists, rc = look_at(s, path, flags, &exists);
+        if (rc != FDX_OK)
+            return rc;
+        s->created = !exists;
+        rc = sqlite3_open_v2(path, &s->db, how | (exists ? 0 : SQLITE_OPEN_CREATE), NULL);
+        if (rc == SQLITE_OK)
+            return FDX_OK;
+        if (!exists || (rc & 0xff) != SQLITE_CANTOPEN || look == 2 || access(path, F_OK) == 0)
+            return fdx_store_fail_sqlite(s, rc, "opening");
+        sqlite3_close(s->db);
+        s->db = NULL;
+    }
+}
+
 static int open_db(fdx_store *s, const char *path, int flags)
 {
     struct stat st;
     if ((flags & (FDX_OPEN_CREATE | FDX_OPEN_READONLY)) == (FDX_OPEN_CREATE | FDX_OPEN_READONLY))
         return fdx_store_fail(s, FDX_EMISUSE, "FDX_OPEN_CREATE and FDX_OPEN_READONLY conflict");
-    if (stat(path, &st) != 0) {
-        if (errno != ENOENT || !(flags & FDX_OPEN_CREATE))
-            return fdx_store_fail(s, errno == ENOENT ? FDX_ENOENT : FDX_EIO, "%s: %s", path,
-                                  errno == ENOENT ? "no such store" : strerror(errno));
-        char dir[512];
-        if (fdx_parent_missing(path, dir, sizeof dir))
-            return fdx_store_fail(s, FDX_EIO, "%s: cannot create the store: no such directory '%s'",
-                                  path, dir);
-        s->created = 1;
-    } else if (S_ISDIR(st.st_mode)) {
-        return fdx_store_fail(s, FDX_ENOTSTORE, "%s: is a directory, not an fdx store", path);
-    }
-    int oflags = SQLITE_OPEN_NOMUTEX;
     s->readonly = (flags & FDX_OPEN_READONLY) != 0;
-    if (flags & FDX_OPEN_READONLY)
-        oflags |= SQLITE_OPEN_READONLY;
-    else
-        oflags |= SQLITE_OPEN_READWRITE | (flags & FDX_OPEN_CREATE ? SQLITE_OPEN_CREATE : 0);
-    int rc = sqlite3_open_v2(path, &s->db, oflags, NULL);
-    if (rc != SQLITE_OK)
-        return fdx_store_fail_sqlite(s, rc, "opening");
+    int rc = open_file(s, path, flags);
+    if (rc != FDX_OK)
+        return rc;
     if (stat(path, &st) == 0) {
         s->on_disk = 1;
         s->dev = st.st_dev;
@@ -365,7 +392,9 @@ static int lock_for_removal(fdx_store *s)
     struct stat st;
     if (fdx_store_exec(s, FDX_STMT_BEGIN_WRITE) == FDX_OK)
         return 1;
-    if (stat(s->path, &st) != 0 || st.st_size != 0 || !sqlite3_get_autocommit(s->db) ||
+    int why = sqlite3_errcode(s->db);
+    if ((why != SQLITE_FULL && why != SQLITE_IOERR) || stat(s->path, &st) != 0 || st.st_size != 0 ||
+        !sqlite3_get_autocommit(s->db) ||
         fdx_store_script(s, fdx_sql_journal_memory, "keeping the journal in memory") != FDX_OK)
         return 0;
     return fdx_store_exec(s, FDX_STMT_BEGIN_WRITE) == FDX_OK;
