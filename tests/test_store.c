@@ -1071,6 +1071,27 @@ static void record_padded(fdx_store *db, int i, size_t pad)
 static sqlite3_vfs *plain_vfs;
 static int subjournals_opened;
 
+/* Makes *vfs the default: the default VFS with its xOpen replaced by open
+ * (which passes on to plain_vfs). */
+static void wrap_default_vfs(sqlite3_vfs *vfs, const char *name,
+                             int (*open)(sqlite3_vfs *, sqlite3_filename, sqlite3_file *, int,
+                                         int *))
+{
+    plain_vfs = sqlite3_vfs_find(NULL);
+    ck_assert_ptr_nonnull(plain_vfs);
+    *vfs = *plain_vfs;
+    vfs->zName = name;
+    vfs->xOpen = open;
+    ck_assert_int_eq(sqlite3_vfs_register(vfs, 1), SQLITE_OK);
+}
+
+/* Puts the default VFS back. */
+static void unwrap_default_vfs(sqlite3_vfs *vfs)
+{
+    ck_assert_int_eq(sqlite3_vfs_unregister(vfs), SQLITE_OK);
+    ck_assert_ptr_eq(sqlite3_vfs_find(NULL), plain_vfs);
+}
+
 static int counting_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *f, int flags,
                          int *out)
 {
@@ -1110,12 +1131,7 @@ static void write_long_keys(fdx_store *db, int dispatches)
 START_TEST(new_cells_are_written_without_statement_journals)
 {
     static sqlite3_vfs counting;
-    plain_vfs = sqlite3_vfs_find(NULL);
-    ck_assert_ptr_nonnull(plain_vfs);
-    counting = *plain_vfs;
-    counting.zName = "fdx-test-counting";
-    counting.xOpen = counting_open;
-    ck_assert_int_eq(sqlite3_vfs_register(&counting, 1), SQLITE_OK);
+    wrap_default_vfs(&counting, "fdx-test-counting", counting_open);
     for (int way = 0; way < 4; way++) {
         int dispatches = way & 1, held = way >> 1;
         char name[16];
@@ -1136,8 +1152,7 @@ START_TEST(new_cells_are_written_without_statement_journals)
         ck_assert_msg(subjournals_opened == 0, "%s: %d statement journals opened", name,
                       subjournals_opened);
     }
-    ck_assert_int_eq(sqlite3_vfs_unregister(&counting), SQLITE_OK);
-    ck_assert_ptr_eq(sqlite3_vfs_find(NULL), plain_vfs);
+    unwrap_default_vfs(&counting);
 }
 END_TEST
 
@@ -2419,20 +2434,14 @@ START_TEST(a_store_made_again_after_it_went_is_removed_by_its_maker)
     static sqlite3_vfs removing;
     const char *path = strdup(tu_path(tu_dir, "again.db"));
     tu_write_file(path, "");
-    plain_vfs = sqlite3_vfs_find(NULL);
-    ck_assert_ptr_nonnull(plain_vfs);
-    removing = *plain_vfs;
-    removing.zName = "fdx-test-removing";
-    removing.xOpen = removing_open;
-    ck_assert_int_eq(sqlite3_vfs_register(&removing, 1), SQLITE_OK);
+    wrap_default_vfs(&removing, "fdx-test-removing", removing_open);
     remove_before_open = "again.db";
     fdx_store *db = tu_open(path);
     ck_assert_ptr_null(remove_before_open);
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
     ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
     fdx_store_close(db);
-    ck_assert_int_eq(sqlite3_vfs_unregister(&removing), SQLITE_OK);
-    ck_assert_ptr_eq(sqlite3_vfs_find(NULL), plain_vfs);
+    unwrap_default_vfs(&removing);
     ck_assert_int_ne(access(path, F_OK), 0);
     free((char *)path);
 }
