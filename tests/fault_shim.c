@@ -9,7 +9,8 @@
  * sees whether a deletion was made durable.
  *
  * FDX_FULL_UNDER=DIR with FDX_FULL_AT=N fails the Nth pwrite of a file under
- * DIR, and every later one, with ENOSPC, as a disk that filled up would; at
+ * DIR, and every later one, with ENOSPC, as a disk that filled up would (or
+ * with FDX_FULL_ERRNO: EDQUOT, a quota reached; EIO, a failing disk); at
  * exit FDX_SYNC_LOG gets "writes N", the number of such writes tried, so that
  * a test can fail each one in turn.
  *
@@ -130,10 +131,16 @@ static int disk_full(int fd)
     return at && atoi(at) > 0 && writes_under >= atoi(at);
 }
 
+static int full_errno(void)
+{
+    const char *e = getenv("FDX_FULL_ERRNO");
+    return !e ? ENOSPC : strcmp(e, "EDQUOT") == 0 ? EDQUOT : strcmp(e, "EIO") == 0 ? EIO : ENOSPC;
+}
+
 ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
 {
     if (disk_full(fd)) {
-        errno = ENOSPC;
+        errno = full_errno();
         return -1;
     }
     ssize_t (*real)(int, const void *, size_t, off64_t) =

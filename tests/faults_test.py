@@ -135,6 +135,27 @@ def fill_and_export(export, base, big, fs, m, d):
     os.remove(os.path.join(fs, "filler"))
 
 
+def new_store_on_a_refusing_disk(ingest, feed, d):
+    """Every write under d failing, from the first on, as a full disk, a quota
+    reached and a failing disk fail it (the fault shim): a new store's ingest
+    fails and leaves no file. Removing it takes the write lock, which on a file
+    that holds nothing starts a journal the disk refuses; it then keeps that
+    journal in memory, whichever way the disk said no."""
+    shim = os.environ.get("FDX_FAULT_SHIM")
+    if not shim or not os.path.exists(shim):
+        return skip(6, "a refusing disk: FDX_FAULT_SHIM does not name the fault shim")
+    os.mkdir(d)
+    for err in ("ENOSPC", "EDQUOT", "EIO"):
+        env = dict(os.environ, LD_PRELOAD=shim, FDX_FULL_UNDER=d, FDX_FULL_AT="1",
+                   FDX_FULL_ERRNO=err, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") +
+                   ":verify_asan_link_order=0")
+        p = subprocess.run([ingest, os.path.join(d, "new.db"), feed], capture_output=True,
+                           text=True, timeout=120, env=env)
+        check(p.returncode == 1, f"{err}: a new store's ingest fails", p.stderr)
+        check(listing(d) == [], f"{err}: files left by a new store's failed ingest",
+              str(listing(d)))
+
+
 def hot_journal_on_read_only_media(ingest, export, base, base_out, fs):
     """A store whose writer was killed mid-commit, its journal beside it, on
     media mounted read-only: no program can roll the journal back there.
@@ -289,6 +310,7 @@ def main():
 
         hot_journal_on_read_only_media(ingest, export, base, j("base-out"), j("hot-fs"))
         copy_with_full_tmpdir(ingest, big, j("tmp-fs"), j("big-copy.db"))
+        new_store_on_a_refusing_disk(ingest, j("small", "run_0000"), j("refusing"))
 
         # A directory where dispatches.jsonl should be: neither file is replaced.
         out = j("dir-out")

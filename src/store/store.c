@@ -384,16 +384,17 @@ static int close_db(fdx_store *s)
 }
 
 /* The write lock, so that no other writer is inside a transaction. On a
- * file that holds nothing, taking it starts a journal, which a full disk
- * refuses: there the journal is kept in memory (the transaction only reads,
- * and is rolled back). */
+ * file that holds nothing, taking it starts a journal, which a full disk (or
+ * a quota, or a failing one) refuses: unless another writer holds the lock,
+ * the journal is then kept in memory (the transaction only reads, and is
+ * rolled back). */
 static int lock_for_removal(fdx_store *s)
 {
     struct stat st;
     if (fdx_store_exec(s, FDX_STMT_BEGIN_WRITE) == FDX_OK)
         return 1;
-    int why = sqlite3_errcode(s->db);
-    if ((why != SQLITE_FULL && why != SQLITE_IOERR) || stat(s->path, &st) != 0 || st.st_size != 0 ||
+    int why = sqlite3_errcode(s->db) & 0xff; /* not another writer's lock */
+    if (why == SQLITE_BUSY || why == SQLITE_LOCKED || stat(s->path, &st) != 0 || st.st_size != 0 ||
         !sqlite3_get_autocommit(s->db) ||
         fdx_store_script(s, fdx_sql_journal_memory, "keeping the journal in memory") != FDX_OK)
         return 0;
