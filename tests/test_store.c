@@ -2409,6 +2409,29 @@ START_TEST(failed_first_transaction_removes_the_new_store)
 }
 END_TEST
 
+/* A store made through a symlink that named nothing yet is the symlink's
+ * target: failing before its first commit, the writer removes the target and
+ * leaves the symlink, which was there before (it removed the symlink and left
+ * an empty store at the target). */
+START_TEST(a_failed_new_store_made_through_a_symlink_removes_its_target)
+{
+    char *link = strdup(tu_path(tu_dir, "link.db")), *target = strdup(tu_path(tu_dir, "target.db"));
+    struct stat st;
+    ck_assert_int_eq(symlink(target, link), 0);
+    fdx_store *db = tu_open(link);
+    ck_assert_int_eq(access(target, F_OK), 0);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    fdx_store_close(db);
+    ck_assert_int_ne(access(target, F_OK), 0);
+    ck_assert_int_eq(lstat(link, &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    ck_assert_int_eq(unlink(link), 0);
+    free(link);
+    free(target);
+}
+END_TEST
+
 /* The default VFS, wrapped to remove a store's file just before SQLite opens
  * it: as the writer that created it does, unused, when it fails, between
  * another writer's look at the path and its open. */
@@ -3020,6 +3043,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, failed_first_transaction_removes_the_new_store);
     tcase_add_test(tc, commit_into_a_removed_store_fails);
     tcase_add_test(tc, a_store_made_again_after_it_went_is_removed_by_its_maker);
+    tcase_add_test(tc, a_failed_new_store_made_through_a_symlink_removes_its_target);
     tcase_add_test(tc, new_store_is_wal_after_its_first_commit);
     tcase_add_test(tc, first_commit_into_a_new_store_waits_for_its_readers);
     tcase_add_test(tc, new_store_becomes_wal_at_a_later_commit);

@@ -407,7 +407,7 @@ static int lock_for_removal(fdx_store *s)
  * write lock so that no other writer's commit is lost (a writer that began
  * meanwhile finds its path gone at commit and fails, see still_there).
  */
-static int remove_if_unused(fdx_store *s)
+static int remove_if_unused(fdx_store *s, const char *file)
 {
     identity id;
     sqlite3_stmt *st;
@@ -423,7 +423,7 @@ static int remove_if_unused(fdx_store *s)
             sqlite3_reset(st);
         }
     }
-    unused = unused && fdx_store_is_own_file(s, s->path) && unlink(s->path) == 0;
+    unused = unused && fdx_store_is_own_file(s, file) && unlink(file) == 0;
     sqlite3_exec(s->db, fdx_sql_rollback, NULL, NULL, NULL);
     return unused;
 }
@@ -453,11 +453,15 @@ int fdx_store_close(fdx_store *s)
         fdx_store_rollback(s);
     char saved[sizeof s->errmsg];
     memcpy(saved, s->errmsg, sizeof saved);
-    int removed = discard && remove_if_unused(s);
+    /* through a symlink, the file made is its target, beside its companions */
+    char *target = discard && s->path ? realpath(s->path, NULL) : NULL;
+    const char *file = target ? target : s->path;
+    int removed = discard && remove_if_unused(s, file);
     memcpy(s->errmsg, saved, sizeof saved);
     int rc = close_db(s);
     if (removed)
-        remove_companions(s->path);
+        remove_companions(file);
+    free(target);
     if (s->backend)
         s->backend->close(s);
     fdx_agg_free(s->pending);
