@@ -31,6 +31,8 @@ from testlib import check, finish
 BIN, GEN, CLUSTER, STATE = sys.argv[1:5]
 TOOLS = pglib.Tools(BIN, GEN, "fdx-pg-merge-test-")
 T, fdx, j, gen = TOOLS.tmp, TOOLS.fdx, TOOLS.j, TOOLS.gen
+# The tools' working copies go here too: a SIGKILLed tool cannot remove its own.
+os.environ["TMPDIR"] = T
 PG = pglib.Cluster(CLUSTER, STATE, "fdx_m")
 uri, psql, new_db = PG.uri, PG.psql, PG.new_db
 
