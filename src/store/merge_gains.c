@@ -20,7 +20,6 @@
 typedef struct hist_row {
     int64_t cell, origin, day;
     uint64_t count;
-    int is_new; /* the source's rows: the cell has no target here */
 } hist_row;
 
 typedef struct cursor {
@@ -63,11 +62,17 @@ static int advance(fdx_store *dst, cursor *c)
     c->has = rc == SQLITE_ROW;
     if (c->has)
         c->r = (hist_row){sqlite3_column_int64(c->st, 0), sqlite3_column_int64(c->st, 1),
-                          sqlite3_column_int64(c->st, 2), (uint64_t)sqlite3_column_int64(c->st, 3),
-                          sqlite3_column_count(c->st) > 4 && sqlite3_column_int(c->st, 4)};
+                          sqlite3_column_int64(c->st, 2), (uint64_t)sqlite3_column_int64(c->st, 3)};
     return c->has || rc == SQLITE_DONE
                ? FDX_OK
                : fdx_store_fail_sqlite(dst, rc, "reading a merge's history");
+}
+
+/* Whether the cell of the source's row the cursor is at has no target here
+ * (merge_gains_src.sql's fifth column). */
+static int cell_is_new(const cursor *src)
+{
+    return sqlite3_column_int(src->st, 4);
 }
 
 static int open_cursor(fdx_store *dst, fdx_stmt_id id, cursor *c)
@@ -205,12 +210,12 @@ int fdx_merge_gains_apply(fdx_store *dst, int64_t coarse, int64_t next_id, fdx_m
     if (rc == FDX_OK)
         rc = open_cursor(dst, FDX_STMT_MERGE_GAINS_TGT, &tgt);
     p.cell = src.has ? src.r.cell : 0;
-    p.is_new = src.has && src.r.is_new;
+    p.is_new = src.has && cell_is_new(&src);
     while (rc == FDX_OK && src.has) {
         if (src.r.cell != p.cell) {
             rc = end_cell(&p);
             p.cell = src.r.cell;
-            p.is_new = src.r.is_new;
+            p.is_new = cell_is_new(&src);
         }
         if (rc == FDX_OK)
             rc = read_src(dst, &src, &m);
