@@ -388,13 +388,13 @@ static int close_db(fdx_store *s)
  * a quota, or a failing one) refuses: unless another writer holds the lock,
  * the journal is then kept in memory (the transaction only reads, and is
  * rolled back). */
-static int lock_for_removal(fdx_store *s)
+static int lock_for_removal(fdx_store *s, const char *file)
 {
     struct stat st;
     if (fdx_store_exec(s, FDX_STMT_BEGIN_WRITE) == FDX_OK)
         return 1;
     int why = sqlite3_errcode(s->db) & 0xff; /* not another writer's lock */
-    if (why == SQLITE_BUSY || why == SQLITE_LOCKED || stat(s->path, &st) != 0 || st.st_size != 0 ||
+    if (why == SQLITE_BUSY || why == SQLITE_LOCKED || stat(file, &st) != 0 || st.st_size != 0 ||
         !sqlite3_get_autocommit(s->db) ||
         fdx_store_script(s, fdx_sql_journal_memory, "keeping the journal in memory") != FDX_OK)
         return 0;
@@ -412,7 +412,7 @@ static int remove_if_unused(fdx_store *s, const char *file)
     identity id;
     sqlite3_stmt *st;
     int unused = 0;
-    if (!s->db || !s->on_disk || s->readonly || !lock_for_removal(s))
+    if (!s->db || !s->on_disk || s->readonly || !lock_for_removal(s, file))
         return 0;
     if (read_identity(s, &id) == FDX_OK) {
         if (id.objects == 0)
