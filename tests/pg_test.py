@@ -544,6 +544,15 @@ def test_roles():
               r.stderr)
 
 
+def ingest_into_new_db(rd, env):
+    """Ingests rd into a new database with env: the database, the run, and
+    the ledger rows PostgreSQL holds after it."""
+    db = new_db()
+    r = fdx("fdx-ingest", uri(db), rd, env=env)
+    q = psql("SELECT count(*) FROM ingest_ledger", db)
+    return db, r, int(q.stdout.strip()) if q.returncode == 0 else 0
+
+
 def test_full_tmpdir():
     """A PostgreSQL store's working copy lives under $TMPDIR: when that fills,
     the command either fails and PostgreSQL holds nothing of it, or succeeds
@@ -565,10 +574,7 @@ def test_full_tmpdir():
             st = os.statvfs(fs)
             with open(os.path.join(fs, "fill"), "wb") as f:
                 f.write(b"\0" * max(0, st.f_bavail * st.f_frsize - free_kib * 1024))
-            db = new_db()
-            r = fdx("fdx-ingest", uri(db), rd, env=dict(os.environ, TMPDIR=fs))
-            q = psql("SELECT count(*) FROM ingest_ledger", db)
-            rows = int(q.stdout.strip()) if q.returncode == 0 else 0
+            _, r, rows = ingest_into_new_db(rd, dict(os.environ, TMPDIR=fs))
             outcomes.add(r.returncode)
             check(rows == (1 if r.returncode == 0 else 0),
                   f"with {free_kib} KiB left in TMPDIR the ingest exited {r.returncode} and "
@@ -602,10 +608,7 @@ def test_full_at_each_write():
             os.unlink(os.path.join(full, name))
         if os.path.exists(log):
             os.remove(log)
-        db = new_db()
-        r = fdx("fdx-ingest", uri(db), rd, env=dict(env, FDX_FULL_AT=str(at)))
-        q = psql("SELECT count(*) FROM ingest_ledger", db)
-        rows = int(q.stdout.strip()) if q.returncode == 0 else 0
+        db, r, rows = ingest_into_new_db(rd, dict(env, FDX_FULL_AT=str(at)))
         writes = [int(line.split()[1]) for line in open(log) if line.startswith("writes ")]
         return db, r, rows, writes[-1] if writes else 0
 
