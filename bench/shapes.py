@@ -207,6 +207,14 @@ def settle_copy(t, db):
     return run([t.ingest, "-q", db, os.devnull])[0]
 
 
+def sql_store_add(db, cells_db):
+    """Seconds the plain SQL insert of cells_db's cells into db takes
+    (sql_store_add.py), as the script measures them."""
+    out = subprocess.run([sys.executable, os.path.join(HERE, "sql_store_add.py"), db, cells_db],
+                         check=True, capture_output=True, text=True).stdout
+    return float(out.split()[-1])
+
+
 def measure(build, work, smoke, reps, feed_runs):
     size = SMOKE if smoke else FULL
     work = os.path.join(work, "shapes")
@@ -268,22 +276,31 @@ def measure(build, work, smoke, reps, feed_runs):
     step("store-size curve")
     n = size["store_curve_lines"]
     add = gen(work, "store_add", "highcard", seed=21, lines=n, cells=int(n / 1.6))
+    # The cells those lines make, for the plain SQL insert of the same cells.
+    add_cells = os.path.join(work, "store_add_cells.db")
+    run([t.ingest, "-q", fresh(add_cells)] + add)
     curve = []
     for cells in size["store_curve"]:
         base, build_s, build_rss = base_store(t, cells)
         db = os.path.join(work, "grow.db")
-        ts, settle = [], []
+        ts, settle, sql = [], [], []
         for _ in range(reps):
             copy_store(base, db)
             settle.append(settle_copy(t, db))
             w, m, _ = run([t.ingest, "-q", db] + add)
             ts.append((w, m))
+            copy_store(base, db)
+            settle_copy(t, db)
+            sql.append(sql_store_add(db, add_cells))
         w = median(x for x, _ in ts)
         curve.append({"store_cells": cells, "lines": n, "seconds": w,
                       "us_per_line": w / n * 1e6, "peak_rss_kib": max(m for _, m in ts),
+                      "sql_insert_seconds": median(sql),
+                      "sql_insert_us_per_line": median(sql) / n * 1e6,
                       "copy_first_write_seconds": median(settle),
                       "build_seconds": build_s, "build_peak_rss_kib": build_rss})
         fresh(db)
+    fresh(add_cells)
     r["store_curve"] = curve
 
     # Export of the 1M-cell store (the largest store of the curve under it).
@@ -422,6 +439,14 @@ def report_lines(r):
     out.append("  the same lines into a store of: " + ", ".join(
         f"{p['store_cells']:,} cells {p['us_per_line']:.1f} us/line "
         f"({mib(p['peak_rss_kib']):.1f} MiB)" for p in r["store_curve"]))
+    if all("sql_insert_us_per_line" in p for p in r["store_curve"]):
+        pts = r["store_curve"]
+        out.append("  the cells those lines add, inserted in plain SQL (the least SQLite "
+                   "takes): " + ", ".join(
+                       f"{p['store_cells']:,} cells {p['sql_insert_us_per_line']:.1f} us/line "
+                       f"(fdx/SQL {p['seconds'] / p['sql_insert_seconds']:.2f}x)" for p in pts)
+                   + f"; largest / smallest {_spread(pts, 'sql_insert_us_per_line'):.2f}x, "
+                   f"fdx's {_spread(pts, 'us_per_line'):.2f}x")
     out.append("  a copy's first write (relabelling its history, once): " + ", ".join(
         f"{p['store_cells']:,} cells {p['copy_first_write_seconds']:.2f} s"
         for p in r["store_curve"] if "copy_first_write_seconds" in p))
