@@ -37,7 +37,9 @@ enum {
     FDX_EDATA = 2,      /* bad input record or line */
     FDX_EIO = 3,        /* reading or writing a file failed */
     FDX_ENOMEM = 4,     /* out of memory */
-    FDX_EBUSY = 5,      /* the store stayed locked past the busy timeout */
+    FDX_EBUSY = 5,      /* the store stayed locked past the busy timeout, or changed
+                           under a read that could take no lock (a read-only directory):
+                           open it again */
     FDX_ESCHEMA = 6,    /* store written by a newer fdx */
     FDX_ENOTSTORE = 7,  /* file is not an fdx store, or is corrupt */
     FDX_EMISUSE = 8,    /* call not valid in the handle's current state */
@@ -107,7 +109,7 @@ typedef struct fdx_store fdx_store;
 
 /* fdx_store_open flags. */
 #define FDX_OPEN_CREATE   0x1 /* create the file when it does not exist */
-#define FDX_OPEN_READONLY 0x2 /* never write (a store on read-only media); no migration */
+#define FDX_OPEN_READONLY 0x2 /* never write (read-only media or directory); no migration */
 /* For readers: the same as FDX_OPEN_READONLY (a reader never creates,
  * migrates or converts the store it reads). */
 #define FDX_OPEN_FOR_READING 0x4

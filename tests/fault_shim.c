@@ -16,7 +16,10 @@
  *
  * FDX_SHRINK_FILE=PATH with FDX_SHRINK_TO=N cuts PATH to N bytes on the first
  * write(2) to a regular file (an export's first output), as another process
- * truncating a store under a reader would.
+ * truncating a store under a reader would. With FDX_SHRINK_AT_PREAD=K it does
+ * so before the Kth pread of any file instead (0: never), for a reader that
+ * writes through stdio; at exit FDX_SYNC_LOG then gets "preads N", so that a
+ * test can pick the last.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -148,26 +151,49 @@ ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
     return real(fd, buf, n, off);
 }
 
-ssize_t write(int fd, const void *buf, size_t n)
+static void shrink_once(void)
 {
     static int shrunk;
     const char *path = getenv("FDX_SHRINK_FILE"), *to = getenv("FDX_SHRINK_TO");
+    if (!path || !to || shrunk)
+        return;
+    shrunk = 1;
+    if (truncate(path, atoll(to)) != 0)
+        abort(); /* a shrink that did not happen would pass a test it should fail */
+}
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
     struct stat st;
-    if (path && to && !shrunk && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-        shrunk = 1;
-        if (truncate(path, atoll(to)) != 0)
-            abort(); /* a shrink that did not happen would pass a test it should fail */
-    }
+    if (!getenv("FDX_SHRINK_AT_PREAD") && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+        shrink_once();
     ssize_t (*real)(int, const void *, size_t) =
         (ssize_t(*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
     return real(fd, buf, n);
 }
 
-__attribute__((destructor)) static void report_writes(void)
+static int preads; /* under FDX_SHRINK_AT_PREAD */
+
+/* SQLite reads its files through pread64. */
+ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
+{
+    const char *at = getenv("FDX_SHRINK_AT_PREAD");
+    if (at && ++preads == atoi(at))
+        shrink_once();
+    ssize_t (*real)(int, void *, size_t, off64_t) =
+        (ssize_t(*)(int, void *, size_t, off64_t))dlsym(RTLD_NEXT, "pread64");
+    return real(fd, buf, n, off);
+}
+
+__attribute__((destructor)) static void report_counts(void)
 {
     char count[32];
     if (getenv("FDX_FULL_UNDER")) {
         snprintf(count, sizeof count, "%d", writes_under);
         log_event("writes", count);
+    }
+    if (getenv("FDX_SHRINK_AT_PREAD")) {
+        snprintf(count, sizeof count, "%d", preads);
+        log_event("preads", count);
     }
 }

@@ -10,7 +10,11 @@ reject. A zero-length file and a rollback-journal store are left exactly as
 they were by every reader; a failed first ingest or merge leaves no store
 behind. On read-only media (a tmpfs remounted read-only; skipped where
 mounting is not permitted) a store whose last commit is still in its -wal
-without a -shm is refused clearly, and a path starting with '//' reads.
+without a -shm is refused clearly, and a path starting with '//' reads. In a
+directory the reader cannot write (as nobody when run as root), fdx-export,
+fdx-top, fdx-diff and fdx-merge read a WAL store as a writable copy reads, a
+last commit still in the -wal is refused, and a store that changes under such
+a read (read without locks) fails it, keeping the previous export.
 
 Usage: untrusted_test.py FDX_INGEST FDX_EXPORT FDX_TOP FDX_MERGE DATA_DIR
 """
@@ -197,6 +201,7 @@ def main():
         check(p.returncode == 0 and os.path.exists(kept), "a successful first ingest keeps its store")
 
         readonly_media(j, base, export, top)
+        readonly_directory(j, base, export, top, merge, ingest)
     return finish("untrusted")
 
 
@@ -235,6 +240,142 @@ def readonly_media(j, base, export, top):
               open(j("base-out", "misses.jsonl")).read(), "'//' path exported the store")
     finally:
         subprocess.run(["umount", "-l", fs])
+
+
+def many_cells(ingest, path, n, count):
+    """A store of n miss cells, each seen count times."""
+    feed = path + ".jsonl"
+    with open(feed, "w") as fh:
+        for i in range(n):
+            fh.write('{"schema":2,"wanted":"w%d","fallback":{"backend":"Cuda","op":"MatMul",'
+                     '"dtypes":["F16"],"kernel_source":"k","kernel_revision_hash":1},'
+                     '"count":%d,"hw":{"hardware_sku":"s","driver_version":"d"}}\n' % (i, count))
+    p = run([ingest, "-q", path, feed])
+    check(p.returncode == 0, f"a store of {n} cells", p.stderr)
+
+
+def readonly_directory(j, base, export, top, merge, ingest):
+    """A WAL store in a directory its reader cannot write, where SQLite cannot
+    make the -shm file it reads a WAL store through. Run as root, the readers
+    run as nobody, from copies of the tools (a build directory may not be
+    theirs to reach)."""
+    root = os.geteuid() == 0
+    bins, d, out = j("ro-bin"), j("ro-dir"), j("ro-out")
+    for path in (bins, d, out):
+        os.makedirs(path)
+    os.chmod(j(), 0o755)
+    os.chmod(out, 0o777)
+    tools = {}
+    for tool in (export, top, merge, os.path.join(os.path.dirname(export), "fdx-diff")):
+        tools[os.path.basename(tool)] = shutil.copy(tool, bins)
+    shim = os.environ.get("FDX_FAULT_SHIM")
+    shim = shutil.copy(shim, bins) if shim and os.path.exists(shim) else None
+
+    def reader(name, *args, shrink=None, stdout=subprocess.PIPE):
+        """Runs a tool as a reader; shrink: the fault shim's settings (only the
+        tool is preloaded with it, not setpriv)."""
+        cmd = [tools[name]] + list(args)
+        if shrink:
+            cmd = ["env", f"LD_PRELOAD={shim}", "ASAN_OPTIONS=" +
+                   os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0"] + \
+                [f"{k}={v}" for k, v in shrink.items()] + cmd
+        if root:
+            cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + cmd
+        return subprocess.run(cmd, stdout=stdout, stderr=subprocess.PIPE, text=True,
+                              errors="replace", timeout=TIMEOUT)
+
+    if root and (not shutil.which("setpriv") or subprocess.run(
+            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "test", "-w", out]
+            ).returncode != 0):
+        return skip(9, f"a read-only directory: nobody cannot reach {out} (setpriv, or a "
+                       "parent directory closed to other users)")
+
+    store, copy = os.path.join(d, "s.db"), j("ro-copy.db")
+    changing = {name: os.path.join(d, name + ".db") for name in ("cut", "grown")}
+    for path in [store, copy] + list(changing.values()):
+        shutil.copy(base, path)
+    # fdx-diff writes its first line once it has read both stores; these
+    # differ in enough cells for that line to leave before the end.
+    changing["diffed"], changed = os.path.join(d, "diffed.db"), j("ro-changed.db")
+    many_cells(ingest, changing["diffed"], 2000, 1)
+    many_cells(ingest, changed, 2000, 2)
+    for path in changing.values():
+        os.chmod(path, 0o666)  # for the shim, which changes it as the reader
+    check(open(store, "rb").read(20)[18:20] == b"\x02\x02", "the store read is a WAL store")
+    live, writing = os.path.join(d, "live.db"), j("ro-live.db")
+    shutil.copy(base, writing)
+    con = sqlite3.connect(writing, isolation_level=None)
+    con.execute("PRAGMA wal_autocheckpoint = 0")
+    con.execute("UPDATE miss_cell SET count = count + 1000")
+    shutil.copy(writing, live)
+    shutil.copy(writing + "-wal", live + "-wal")
+    con.close()
+    os.chmod(d, 0o755 if root else 0o555)
+    try:
+        before = sorted(os.listdir(d))
+        p = reader("fdx-export", store, os.path.join(out, "a"))
+        check(p.returncode == 0 and open(os.path.join(out, "a", "misses.jsonl")).read() ==
+              open(j("base-out", "misses.jsonl")).read() and
+              open(os.path.join(out, "a", "dispatches.jsonl")).read() ==
+              open(j("base-out", "dispatches.jsonl")).read(),
+              "export of a WAL store in a read-only directory", p.stderr)
+        p = reader("fdx-top", store)
+        check(p.returncode == 0 and p.stdout == run([top, copy]).stdout,
+              "fdx-top of a WAL store in a read-only directory", p.stderr)
+        for a, b in ((store, copy), (copy, store)):
+            p = reader("fdx-diff", a, b)
+            check(p.returncode == 0 and "0 cells changed" in p.stderr,
+                  f"fdx-diff {os.path.basename(a)} {os.path.basename(b)}, one in a read-only "
+                  f"directory", p.stdout + p.stderr)
+        merged = os.path.join(out, "merged.db")
+        p = reader("fdx-merge", "-q", merged, store)
+        check(p.returncode == 0 and run([export, merged, j("ro-merged")]).returncode == 0 and
+              open(j("ro-merged", "misses.jsonl")).read() ==
+              open(j("base-out", "misses.jsonl")).read(),
+              "fdx-merge of a WAL store in a read-only directory", p.stderr)
+        expect_failure(reader("fdx-export", live, os.path.join(out, "live")),
+                       "export of a store with its last commit in the -wal in a read-only "
+                       "directory", live, "-wal")
+        check(sorted(os.listdir(d)) == before, "readers wrote into a read-only directory",
+              str(sorted(os.listdir(d))))
+        if not shim:
+            return skip(3, "a store changed under a read without locks: FDX_FAULT_SHIM does "
+                           "not name the fault shim")
+        # Cut short, SQLite's reads fail; grown, they go on, and only the
+        # file's state tells.
+        size = os.path.getsize(store)
+        for how, path, to in (("cut short", changing["cut"], size // 4),
+                              ("grown", changing["grown"], size * 2)):
+            what = f"export of a store {how} under a read without locks"
+            p = reader("fdx-export", path, os.path.join(out, "a"),
+                       shrink={"FDX_SHRINK_FILE": path, "FDX_SHRINK_TO": to})
+            expect_failure(p, what, path, "changed while it was read")
+            check(open(os.path.join(out, "a", "misses.jsonl")).read() ==
+                  open(j("base-out", "misses.jsonl")).read() and
+                  sorted(os.listdir(os.path.join(out, "a"))) ==
+                  ["dispatches.jsonl", "misses.jsonl"],
+                  f"{what}: the previous pair alone", str(os.listdir(os.path.join(out, "a"))))
+        # fdx-diff writes through stdio, which the shim does not see: the
+        # store grows before the diff's last read instead.
+        path, log = changing["diffed"], os.path.join(out, "preads.log")
+
+        def diff_grown_at(at):
+            if os.path.exists(log):
+                os.remove(log)
+            p = reader("fdx-diff", "-n", "0", path, changed, stdout=subprocess.DEVNULL,
+                       shrink={"FDX_SHRINK_FILE": path, "FDX_SHRINK_TO": 2 * size,
+                               "FDX_SHRINK_AT_PREAD": at, "FDX_SYNC_LOG": log})
+            return p, [int(line.split()[1]) for line in open(log) if line.startswith("preads ")]
+
+        p, preads = diff_grown_at(0)
+        check(p.returncode == 0 and preads and preads[-1] > 0,
+              "fdx-diff of a store in a read-only directory, its reads counted", p.stderr)
+        if preads:
+            p, _ = diff_grown_at(preads[-1])
+            expect_failure(p, "fdx-diff of a store grown before its last read without locks",
+                           path, "changed while it was read")
+    finally:
+        os.chmod(d, 0o755)
 
 
 if __name__ == "__main__":

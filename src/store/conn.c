@@ -1,10 +1,13 @@
 /*
  * The handle's connection: the prepared-statement cache, stepping through
- * SQLITE_BUSY, and the error and notice messages every store module reports
- * through. It calls nothing else in store/, so every module can build on it.
+ * SQLITE_BUSY, the error and notice messages every store module reports
+ * through, and the check that a read taken without locks still holds. It
+ * calls nothing else in store/, so every module can build on it.
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -133,8 +136,53 @@ int fdx_store_code_of_sqlite(int rc)
     }
 }
 
+/*
+ * immutable=1 is how SQLite reads a WAL store where its shared-memory file
+ * cannot be created (read-only media or directory). An absolute path gets an empty authority
+ * ("file://" + path), so that a path starting with "//" is not taken for one.
+ */
+char *fdx_store_immutable_uri(const char *path)
+{
+    size_t n = strlen(path);
+    char *uri = malloc(n * 3 + 32);
+    if (!uri)
+        return NULL;
+    char *p = uri + sprintf(uri, path[0] == '/' ? "file://" : "file:");
+    for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
+        if (*c == '%' || *c == '?' || *c == '#' || *c < 0x20)
+            p += sprintf(p, "%%%02X", *c);
+        else
+            *p++ = (char)*c;
+    }
+    strcpy(p, "?immutable=1");
+    return uri;
+}
+
+static int same_time(struct timespec a, struct timespec b)
+{
+    return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+int fdx_store_read_verdict(fdx_store *s, int rc)
+{
+    struct stat st;
+    const struct stat *was = &s->opened_as;
+    if (!s->immutable ||
+        (fstat(s->immutable_fd, &st) == 0 && st.st_size == was->st_size &&
+         same_time(st.st_mtim, was->st_mtim) && same_time(st.st_ctim, was->st_ctim)))
+        return rc;
+    return fdx_store_fail(s, FDX_EBUSY,
+                          "%s: changed while it was read: where it lies no lock file can be "
+                          "made, so it is read without locks, and a writer wrote to it "
+                          "meanwhile; open it again",
+                          s->path);
+}
+
 int fdx_store_fail_sqlite(fdx_store *s, int rc, const char *what)
 {
+    /* a read without locks that failed because a writer changed the file */
+    if (fdx_store_read_verdict(s, FDX_OK) != FDX_OK)
+        return FDX_EBUSY;
     int code = fdx_store_code_of_sqlite(rc);
     /* Calls such as sqlite3_db_cacheflush return a failure without
      * setting the connection's message. */
@@ -297,5 +345,5 @@ int fdx_store_in_read(fdx_store *s, int (*body)(fdx_store *s, void *ctx), void *
             memcpy(s->errmsg, saved, sizeof saved);
         rc = rc != FDX_OK ? rc : end;
     }
-    return rc;
+    return fdx_store_read_verdict(s, rc);
 }

@@ -43,6 +43,16 @@ int fdx_store_need_txn(fdx_store *s);
  * says "path: what: <SQLite's message>". */
 int fdx_store_script(fdx_store *s, const char *sql, const char *what);
 
+/* The "file:" URI that reads the store at path with immutable=1 (malloc'd;
+ * NULL when out of memory). */
+char *fdx_store_immutable_uri(const char *path);
+/* The outcome rc of a read, unless the handle reads without locks
+ * (immutable, where no lock file can be made) and the file has changed since
+ * it was opened: a writer wrote meanwhile, what was read may mix two states,
+ * and that, FDX_EBUSY, is the outcome (errmsg says so). Every read ends
+ * through it. */
+int fdx_store_read_verdict(fdx_store *s, int rc);
+
 /* Runs body in one read snapshot (its own, unless a transaction is open),
  * keeping body's error message when it fails. */
 int fdx_store_in_read(fdx_store *s, int (*body)(fdx_store *s, void *ctx), void *ctx);

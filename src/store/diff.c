@@ -4,18 +4,41 @@
  * it can be), then attached to this connection, so one query pairs the cells
  * of both by their stored keys.
  */
+#include <stdlib.h>
+
 #include "store/conn.h"
 
 /* Opens the other store; *file is the SQLite database to attach (a store
- * kept elsewhere is attached through its working copy, held open meanwhile). */
-static int open_other(fdx_store *s, const char *path, fdx_store **other, const char **file)
+ * kept elsewhere is attached through its working copy, held open meanwhile;
+ * one read without locks, as it was opened; *uri owns that name). */
+static int open_other(fdx_store *s, const char *path, fdx_store **other, const char **file,
+                      char **uri)
 {
     int rc = fdx_store_open(path, FDX_OPEN_FOR_READING, other);
     if (rc != FDX_OK)
-        fdx_store_fail(s, rc, "%s", fdx_store_errmsg(*other));
-    else if ((*other)->backend)
+        return fdx_store_fail(s, rc, "%s", fdx_store_errmsg(*other));
+    if ((*other)->backend)
         *file = sqlite3_db_filename((*other)->db, "main");
-    return rc;
+    else if ((*other)->immutable && !s->immutable && !sqlite3_compileoption_used("USE_URI"))
+        return fdx_store_fail(s, FDX_EIO,
+                              "%s: lies where no lock file can be made, and this SQLite (built "
+                              "without SQLITE_USE_URI) cannot attach it without locks; copy it "
+                              "to writable storage",
+                              path);
+    else if ((*other)->immutable && !(*file = *uri = fdx_store_immutable_uri(path)))
+        return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
+    return FDX_OK;
+}
+
+/* Closes the other store: a read of either store without locks must still
+ * hold, whatever the comparison's outcome rc. */
+static int close_other(fdx_store *s, fdx_store *other, char *uri, int rc)
+{
+    if (other && fdx_store_read_verdict(other, FDX_OK) != FDX_OK)
+        rc = fdx_store_fail(s, FDX_EBUSY, "%s", fdx_store_errmsg(other));
+    fdx_store_close(other);
+    free(uri);
+    return fdx_store_read_verdict(s, rc);
 }
 
 static const char *text(sqlite3_stmt *st, int i)
@@ -60,22 +83,18 @@ int fdx_store_diff(fdx_store *s, const char *other_path, fdx_diff_fn fn, void *c
         return fdx_store_fail(s, FDX_EMISUSE, "not allowed while a transaction is open");
     fdx_store *other = NULL;
     const char *file = other_path;
-    int rc = open_other(s, other_path, &other, &file);
+    char *uri = NULL;
+    int rc = open_other(s, other_path, &other, &file, &uri);
     if (rc == FDX_OK)
         rc = fdx_store_stmt(s, FDX_STMT_DIFF_ATTACH, &st);
-    if (rc != FDX_OK) {
-        fdx_store_close(other);
-        return rc;
-    }
-    sqlite3_bind_text(st, 1, file, -1, SQLITE_STATIC);
+    if (rc != FDX_OK)
+        return close_other(s, other, uri, rc);
+    sqlite3_bind_text(st, 1, file, -1, SQLITE_TRANSIENT);
     int src = sqlite3_step(st);
     sqlite3_reset(st);
-    if (src != SQLITE_DONE) {
-        fdx_store_close(other);
-        return fdx_store_fail_sqlite(s, src, "opening the other store");
-    }
+    if (src != SQLITE_DONE)
+        return close_other(s, other, uri, fdx_store_fail_sqlite(s, src, "opening the other store"));
     rc = report(s, fn, ctx);
     int detach = fdx_store_exec(s, FDX_STMT_DIFF_DETACH);
-    fdx_store_close(other);
-    return rc != FDX_OK ? rc : detach;
+    return close_other(s, other, uri, rc != FDX_OK ? rc : detach);
 }

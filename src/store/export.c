@@ -21,23 +21,28 @@ typedef struct rows {
     uint64_t *done; /* lines written by the whole export, for progress */
 } rows;
 
+/* A row source's failure: the store's message, as the writer reports it. */
+static int row_failed(const rows *r, int code, char *err, size_t errsz)
+{
+    snprintf(err, errsz, "%.*s", (int)(errsz - 1), r->s->errmsg);
+    return -code;
+}
+
 static int next_row(void *ctx, fdx_buf *line, char *err, size_t errsz)
 {
     rows *r = ctx;
     int rc = sqlite3_step(r->st);
-    if (rc == SQLITE_DONE)
-        return 0;
-    if (rc != SQLITE_ROW) {
-        int code = fdx_store_fail_sqlite(r->s, rc, "reading cells");
-        snprintf(err, errsz, "%.*s", (int)(errsz - 1), r->s->errmsg);
-        return -code;
+    if (rc == SQLITE_DONE) {
+        /* before the feed replaces the last one: a read without locks holds */
+        int code = fdx_store_read_verdict(r->s, FDX_OK);
+        return code == FDX_OK ? 0 : row_failed(r, code, err, errsz);
     }
+    if (rc != SQLITE_ROW)
+        return row_failed(r, fdx_store_fail_sqlite(r->s, rc, "reading cells"), err, errsz);
     fdx_row row;
     int code = fdx_row_read(&r->reader, r->st, &row);
-    if (code != FDX_OK) {
-        snprintf(err, errsz, "%.*s", (int)(errsz - 1), r->s->errmsg);
-        return -code;
-    }
+    if (code != FDX_OK)
+        return row_failed(r, code, err, errsz);
     fdx_buf_append(line, row.line.p, row.line.n);
     fdx_store_progress(r->s, "export", ++*r->done);
     return 1;
@@ -133,7 +138,7 @@ int fdx_store_export_kind(fdx_store *s, const char *kind, FILE *out, uint64_t *l
         return rc;
     rc = write_kind(&r, out, lines);
     int end = fdx_store_exec(s, rc == FDX_OK ? FDX_STMT_COMMIT : FDX_STMT_ROLLBACK);
-    return rc != FDX_OK ? rc : end;
+    return fdx_store_read_verdict(s, rc != FDX_OK ? rc : end);
 }
 
 int fdx_store_export(fdx_store *s, const char *outdir, fdx_export_stats *stats)
@@ -152,5 +157,6 @@ int fdx_store_export(fdx_store *s, const char *outdir, fdx_export_stats *stats)
         return rc;
     rc = write_pair(s, outdir, stats);
     int end = fdx_store_exec(s, rc == FDX_OK ? FDX_STMT_COMMIT : FDX_STMT_ROLLBACK);
-    return rc != FDX_OK ? rc : end;
+    /* a pair written was read whole before it replaced the last (next_row) */
+    return rc != FDX_OK ? fdx_store_read_verdict(s, rc) : end;
 }

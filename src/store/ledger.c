@@ -135,7 +135,7 @@ int fdx_store_find_run(fdx_store *s, const char *run_id, fdx_ledger_entry *e, in
     sqlite3_reset(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return fdx_store_fail_sqlite(s, rc, "reading the ledger");
-    return FDX_OK;
+    return fdx_store_read_verdict(s, FDX_OK);
 }
 
 int fdx_ledger_find_source(fdx_store *s, const char *hex, char *path, size_t pathsz,

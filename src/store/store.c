@@ -3,6 +3,7 @@
  * write transactions.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,36 +196,53 @@ static int configure(fdx_store *s, int flags)
     return id.version < FDX_SCHEMA_VERSION ? migrate(s) : FDX_OK;
 }
 
-/*
- * "file:" URI of path with immutable=1: how SQLite reads a WAL store on
- * read-only media, where the shared-memory file cannot be created. An
- * absolute path gets an empty authority ("file://" + path), so that a path
- * starting with "//" is not taken for one.
- */
-static char *immutable_uri(const char *path)
-{
-    size_t n = strlen(path);
-    char *uri = malloc(n * 3 + 32);
-    if (!uri)
-        return NULL;
-    char *p = uri + sprintf(uri, path[0] == '/' ? "file://" : "file:");
-    for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
-        if (*c == '%' || *c == '?' || *c == '#' || *c < 0x20)
-            p += sprintf(p, "%%%02X", *c);
-        else
-            *p++ = (char)*c;
-    }
-    strcpy(p, "?immutable=1");
-    return uri;
-}
-
 static int close_db(fdx_store *s);
 
+/* The file's state for fdx_store_read_verdict, once no change can share its
+ * times: a file changed within the clock's last tick could change again
+ * without its times moving, so such a file is looked at again a tick later
+ * (a few times at most: a writer busy with it is caught by the verdict). */
+static int settled_stat(int fd, struct stat *st)
+{
+    const long tick_ns = 20 * 1000 * 1000;
+    for (int tries = 0;; tries++) {
+        struct timespec now, sleep = {0, tick_ns};
+        if (fstat(fd, st) != 0 || clock_gettime(CLOCK_REALTIME, &now) != 0)
+            return -1;
+        /* ctime moves with every change of the file */
+        long long age_ns = (long long)(now.tv_sec - st->st_ctim.tv_sec) * 1000000000LL +
+                           (now.tv_nsec - st->st_ctim.tv_nsec);
+        if (age_ns > tick_ns || tries == 5)
+            return 0;
+        nanosleep(&sleep, NULL);
+    }
+}
+
+/* Whether path still names the file whose state st is. */
+static int names_file(const char *path, const struct stat *st)
+{
+    struct stat now;
+    return stat(path, &now) == 0 && now.st_dev == st->st_dev && now.st_ino == st->st_ino;
+}
+
+/* Whether the open failed because the -shm file of a WAL store cannot be
+ * made or used where the store lies: read-only media (CANTOPEN), or a
+ * directory this reader cannot write. */
+static int no_shm_here(sqlite3 *db)
+{
+    int rc = sqlite3_extended_errcode(db);
+    return (rc & 0xff) == SQLITE_CANTOPEN || rc == SQLITE_READONLY_DIRECTORY ||
+           rc == SQLITE_READONLY_CANTINIT;
+}
+
 /*
- * Read-only media: SQLite cannot create the -shm file a WAL store needs.
- * Without a -wal (or with an empty one) everything is in the main file, which
- * immutable=1 reads. A -wal with commits in it cannot be read without a
- * -shm, and reading the main file alone would give stale data: refused.
+ * Read-only media, or a directory the reader cannot write: SQLite cannot
+ * create the -shm file a WAL store needs. Without a -wal (or with an empty
+ * one) everything is in the main file, which immutable=1 reads. A -wal with
+ * commits in it cannot be read without a -shm, and reading the main file
+ * alone would give stale data: refused. immutable=1 takes no locks, so a
+ * writer that may still come along (the directory's owner) is caught by
+ * the file's change (fdx_store_read_verdict), not kept out.
  */
 static int reopen_immutable(fdx_store *s, const char *path)
 {
@@ -239,15 +257,29 @@ static int reopen_immutable(fdx_store *s, const char *path)
                               "(read-only location); copy the store with its -wal to writable "
                               "storage, or open it once where it can be written",
                               path, wal, path);
-    char *uri = immutable_uri(path);
+    char *uri = fdx_store_immutable_uri(path);
     if (!uri)
         return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || settled_stat(fd, &s->opened_as) != 0) {
+        int e = errno;
+        free(uri);
+        if (fd >= 0)
+            close(fd);
+        return fdx_store_fail(s, FDX_EIO, "%s: %s", path, strerror(e));
+    }
     close_db(s);
+    s->immutable = 1; /* close_db closes the file watched from here on */
+    s->immutable_fd = fd;
     int rc = sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
     free(uri);
     if (rc != SQLITE_OK)
         return fdx_store_fail_sqlite(s, rc, "opening");
-    return configure(s, FDX_OPEN_READONLY);
+    rc = configure(s, FDX_OPEN_READONLY);
+    if (rc == FDX_OK && !names_file(path, &s->opened_as))
+        return fdx_store_fail(s, FDX_EBUSY, "%s: was replaced while it was opened; open it again",
+                              path);
+    return rc;
 }
 
 /* Whether path can be opened as flags ask: FDX_OK, with *exists, or the
@@ -309,9 +341,7 @@ static int open_db(fdx_store *s, const char *path, int flags)
         s->ino = st.st_ino;
     }
     rc = configure(s, flags);
-    if (rc == FDX_EIO && s->readonly && (sqlite3_extended_errcode(s->db) & 0xff) == SQLITE_CANTOPEN)
-        return reopen_immutable(s, path);
-    return rc;
+    return rc != FDX_OK && s->readonly && no_shm_here(s->db) ? reopen_immutable(s, path) : rc;
 }
 
 /* A store kept by another backend: connect, then open a working copy and
@@ -380,6 +410,9 @@ static int close_db(fdx_store *s)
     }
     int rc = sqlite3_close(s->db) == SQLITE_OK ? FDX_OK : FDX_ERROR;
     s->db = NULL;
+    if (s->immutable)
+        close(s->immutable_fd);
+    s->immutable = 0;
     return rc;
 }
 
@@ -744,7 +777,8 @@ int fdx_store_cell_counts(fdx_store *s, uint64_t *misses, uint64_t *dispatches)
         *dispatches = (uint64_t)sqlite3_column_int64(st, 1);
     }
     sqlite3_reset(st);
-    return src == SQLITE_ROW ? FDX_OK : fdx_store_fail_sqlite(s, src, "counting cells");
+    return fdx_store_read_verdict(
+        s, src == SQLITE_ROW ? FDX_OK : fdx_store_fail_sqlite(s, src, "counting cells"));
 }
 
 void fdx_store_set_progress(fdx_store *s, fdx_progress_fn fn, void *ctx)

@@ -7,6 +7,7 @@
 #define FDX_STORE_INTERNAL_H
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "cell/agg.h"
@@ -173,6 +174,9 @@ struct fdx_store {
     int on_disk;     /* dev and ino are those of the file opened (not :memory:) */
     dev_t dev;       /* to tell whether path still names the file opened */
     ino_t ino;
+    int immutable;         /* read with immutable=1, without locks (store.c) */
+    int immutable_fd;      /* then: the file SQLite reads, held to watch it */
+    struct stat opened_as; /* and the file as it was opened (fdx_store_read_verdict) */
     int busy_ms;
     fdx_agg *pending;   /* recorded in this transaction, not yet written */
     fdx_agg *saved;     /* pending before the ingest under way first spilled */
