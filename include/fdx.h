@@ -148,6 +148,15 @@ const char *fdx_store_errmsg(const fdx_store *store);
  * first. */
 const char *fdx_store_notice(const fdx_store *store);
 
+/* Which of those the notice is, for a program that acts on it. */
+enum {
+    FDX_NOTICE_NONE = 0,         /* no notice */
+    FDX_NOTICE_NOTHING_DONE = 1, /* the call changed nothing (already merged; the run id
+                                    committed by another writer) */
+    FDX_NOTICE_COPY_BEHIND = 2   /* the commit took effect; the working copy could not follow */
+};
+int fdx_store_notice_kind(const fdx_store *store);
+
 /* The store's name as messages show it: its path, or for a PostgreSQL URI
  * the URI with its password replaced by ***. */
 const char *fdx_store_name(const fdx_store *store);

@@ -589,14 +589,23 @@ def test_full_at_each_write():
     shim fails that write and every later one under it): the ingest fails
     with PostgreSQL untouched, or succeeds with its ledger row there and says
     what it added; past the push, it succeeds with the notice that the
-    working copy could not follow, and the summary. The store takes the next
-    ingest."""
+    working copy could not follow, and the summary, also when the feed
+    changed no cell. The store takes the next ingest."""
     shim = os.environ.get("FDX_FAULT_SHIM")
     check(bool(shim) and os.path.exists(shim), "FDX_FAULT_SHIM names the fault shim", shim)
     if not shim or not os.path.exists(shim):
         return
-    rd = os.path.join(DATA, "basic", "input", "run_0000")
+    empty = os.path.join(T, "full-at-empty")
+    os.makedirs(empty)
+    for name in ("misses.jsonl", "dispatches.jsonl"):
+        open(os.path.join(empty, name), "w").close()
+    for rd in (os.path.join(DATA, "basic", "input", "run_0000"), empty):
+        full_at_each_write(shim, rd)
+
+
+def full_at_each_write(shim, rd):
     full = os.path.join(T, "full-at")
+    shutil.rmtree(full, ignore_errors=True)
     os.makedirs(full)
     log = os.path.join(T, "full-at.log")
     env = dict(os.environ, LD_PRELOAD=shim, TMPDIR=full, FDX_FULL_UNDER=full,
@@ -614,12 +623,12 @@ def test_full_at_each_write():
 
     _, r, rows, total = ingest_at(0)
     check(r.returncode == 0 and rows == 1 and total > 10,
-          f"an ingest writes its working copy under $TMPDIR ({total} writes)", r.stderr)
+          f"an ingest of {rd} writes its working copy under $TMPDIR ({total} writes)", r.stderr)
     seen = {"failed": 0, "behind": 0}
     behind_db = None
     for at in range(1, total + 1):
         db, r, rows, _ = ingest_at(at)
-        what = f"$TMPDIR full from write {at} of {total}"
+        what = f"{rd}: $TMPDIR full from write {at} of {total}"
         check(rows == (1 if r.returncode == 0 else 0),
               f"{what}: exit {r.returncode}, {rows} ledger rows in PostgreSQL", r.stderr)
         if r.returncode != 0:

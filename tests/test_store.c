@@ -1914,13 +1914,16 @@ START_TEST(already_merged_is_a_notice_not_an_error)
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
     ck_assert_int_eq(fdx_store_merge(db, src_path, &ms), FDX_OK);
     ck_assert_str_eq(fdx_store_notice(db), "");
+    ck_assert_int_eq(fdx_store_notice_kind(db), FDX_NOTICE_NONE);
     ck_assert_int_eq(fdx_store_merge(db, src_path, &ms), FDX_OK);
     ck_assert_uint_eq(ms.stores_merged, 1);
     ck_assert_uint_eq(ms.stores_skipped, 1);
     ck_assert_str_eq(fdx_store_errmsg(db), "");
     ck_assert_ptr_nonnull(strstr(fdx_store_notice(db), "already merged"));
+    ck_assert_int_eq(fdx_store_notice_kind(db), FDX_NOTICE_NOTHING_DONE);
     ck_assert_int_eq(fdx_store_merge(db, tu_path(tu_dir, "missing.db"), &ms), FDX_ENOENT);
     ck_assert_str_eq(fdx_store_notice(db), "");
+    ck_assert_int_eq(fdx_store_notice_kind(db), FDX_NOTICE_NONE);
     ck_assert_str_ne(fdx_store_errmsg(db), "");
     ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
     fdx_store_close(db);

@@ -332,7 +332,7 @@ static int run(const char *dbpath, char **paths, int n, const options *o, fdx_re
      * with one that took effect (a PostgreSQL store whose working copy could
      * not follow it: the summary follows). */
     int noticed = rc == FDX_OK && *fdx_store_notice(db);
-    int noop = noticed && cs.cells_added == 0 && cs.cells_updated == 0;
+    int noop = noticed && fdx_store_notice_kind(db) == FDX_NOTICE_NOTHING_DONE;
     if (noticed)
         fprintf(stderr, "%s: %s\n", prog, fdx_store_notice(db));
     char shown[4096];

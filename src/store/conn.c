@@ -103,9 +103,10 @@ static const char *const stmt_text[FDX_STMT_COUNT] = {
     [FDX_STMT_MERGE_APPLY_STORES] = fdx_sql_merge_apply_stores,
 };
 
-void fdx_store_note(fdx_store *s, const char *fmt, ...)
+void fdx_store_note(fdx_store *s, int kind, const char *fmt, ...)
 {
     va_list ap;
+    s->notice_kind = kind;
     va_start(ap, fmt);
     vsnprintf(s->notice, sizeof s->notice, fmt, ap);
     va_end(ap);

@@ -8,8 +8,10 @@
 #include "store/store_internal.h"
 #include <stdint.h>
 
-/* Sets notice from a printf format (a call that succeeds with something to say). */
-void fdx_store_note(fdx_store *s, const char *fmt, ...);
+/* Sets notice, of kind (FDX_NOTICE_*), from a printf format (a call that
+ * succeeds with something to say); FDX_NOTICE_NONE clears it. */
+void fdx_store_note(fdx_store *s, int kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Sets errmsg from a printf format; returns code. */
 int fdx_store_fail(fdx_store *s, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -45,7 +45,7 @@ int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
 {
     fdx_merge_stats local = {0};
     stats = stats ? stats : &local;
-    dst->notice[0] = '\0';
+    fdx_store_note(dst, FDX_NOTICE_NONE, "%s", "");
     int need = fdx_store_need_txn(dst);
     if (need != FDX_OK)
         return need;

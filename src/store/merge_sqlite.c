@@ -27,7 +27,7 @@ static int step(fdx_store *dst, sqlite3_stmt *st, const char *what, uint64_t *ch
 
 static void note_self(fdx_store *dst, const char *path, const char *own)
 {
-    fdx_store_note(dst,
+    fdx_store_note(dst, FDX_NOTICE_NOTHING_DONE,
                    "%s: is %s itself (store %s), or a copy of it not written to since; nothing "
                    "to do",
                    path, dst->path, own);
@@ -69,7 +69,8 @@ static int known(void *t, const fdx_merge_source *src, fdx_merge_known *out)
         return fdx_store_fail_sqlite(dst, rc, "reading merged stores");
     *out = same ? FDX_MERGE_UNCHANGED : FDX_MERGE_NEW;
     if (same)
-        fdx_store_note(dst, "%s: store %s was already merged, unchanged; nothing to do", src->path,
+        fdx_store_note(dst, FDX_NOTICE_NOTHING_DONE,
+                       "%s: store %s was already merged, unchanged; nothing to do", src->path,
                        src->store_id);
     return FDX_OK;
 }

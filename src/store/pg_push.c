@@ -341,7 +341,7 @@ static int duplicate(push *p)
     int same = strcmp(PQgetvalue(r, 0, 1), p->content) == 0;
     if (same) {
         s->txn_stats = (fdx_commit_stats){0, 0}; /* the commit adds and updates nothing */
-        fdx_store_note(s,
+        fdx_store_note(s, FDX_NOTICE_NOTHING_DONE,
                        "run id '%s' was ingested by another writer at %s (ledger id %s); "
                        "nothing to do",
                        s->ledger.run_id, PQgetvalue(r, 0, 2), PQgetvalue(r, 0, 0));

@@ -523,6 +523,11 @@ const char *fdx_store_notice(const fdx_store *s)
     return s ? s->notice : "";
 }
 
+int fdx_store_notice_kind(const fdx_store *s)
+{
+    return s ? s->notice_kind : FDX_NOTICE_NONE;
+}
+
 int fdx_store_set_busy_timeout(fdx_store *s, int ms)
 {
     if (ms < 0)
@@ -666,7 +671,7 @@ static int copy_fell_behind(fdx_store *s, fdx_commit_stats *stats)
     fdx_store_rollback(s);
     s->copy_behind = 1;
     s->committed = 1;
-    fdx_store_note(s,
+    fdx_store_note(s, FDX_NOTICE_COPY_BEHIND,
                    "the change is committed, but the working copy could not follow it (%s); "
                    "open the store again to write more",
                    why);
@@ -679,7 +684,7 @@ int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
 {
     if (!s->in_txn)
         return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open");
-    s->notice[0] = '\0';
+    fdx_store_note(s, FDX_NOTICE_NONE, "%s", "");
     s->pushed = 0;
     int rc = fdx_store_need_txn(s);
     if (rc == FDX_OK)

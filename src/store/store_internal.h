@@ -159,6 +159,7 @@ struct fdx_store {
     void *backend_data;
     char errmsg[1024];
     char notice[1024]; /* see fdx_store_notice */
+    int notice_kind;   /* FDX_NOTICE_* */
     int in_txn;
     int txn_broken; /* a write failed partway (the status saying why, or 1), or an
                        all-or-nothing ingest failed (FDX_TXN_BROKEN_PATH): only a
