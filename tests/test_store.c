@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -2053,6 +2054,60 @@ START_TEST(read_only_open_never_writes)
 }
 END_TEST
 
+/* The unix VFS's open(2), and whether it refuses to create a -wal, as in a
+ * directory the process cannot write (SQLite then says
+ * SQLITE_READONLY_DIRECTORY). */
+static sqlite3_syscall_ptr plain_open;
+static int refuse_wal;
+
+static int wal_refusing_open(const char *path, int flags, int mode)
+{
+    size_t n = strlen(path);
+    if (refuse_wal && (flags & O_CREAT) && n > 4 && strcmp(path + n - 4, "-wal") == 0 &&
+        access(path, F_OK) != 0) {
+        errno = EACCES;
+        return -1;
+    }
+    return ((int (*)(const char *, int, int))plain_open)(path, flags, mode);
+}
+
+/* A reader opens a store in rollback mode where it can create no -wal; a
+ * writer turns the store to WAL mode; the reader's next read cannot follow,
+ * and says that the store changed and must be opened again (not that it
+ * cannot be written); a new open reads it, without locks. */
+START_TEST(a_store_turned_to_wal_under_a_reader_that_cannot_follow)
+{
+    const char *path = tu_path(tu_dir, "s.db");
+    ck_assert_int_eq(ingest_text("x.jsonl", MISS_LINE("1")), FDX_OK);
+    raw_exec(path, "PRAGMA journal_mode = DELETE");
+    sqlite3_vfs *unix_vfs = sqlite3_vfs_find("unix");
+    ck_assert_ptr_nonnull(unix_vfs);
+    plain_open = unix_vfs->xGetSystemCall(unix_vfs, "open");
+    ck_assert_int_eq(
+        unix_vfs->xSetSystemCall(unix_vfs, "open", (sqlite3_syscall_ptr)wal_refusing_open),
+        SQLITE_OK);
+    fdx_store *db;
+    uint64_t misses, dispatches;
+    refuse_wal = 1;
+    ck_assert_int_eq(fdx_store_open(path, FDX_OPEN_FOR_READING, &db), FDX_OK);
+    ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
+    refuse_wal = 0;
+    ck_assert_int_eq(ingest_text("y.jsonl", MISS_LINE("2")), FDX_OK);
+    raw_exec(path, "PRAGMA journal_mode = WAL");
+    refuse_wal = 1;
+    ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_EBUSY);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "open it again"));
+    fdx_store_close(db);
+    ck_assert_int_eq(fdx_store_open(path, FDX_OPEN_FOR_READING, &db), FDX_OK);
+    char *out = tu_export(db, tu_path(tu_dir, "out"));
+    ck_assert_str_eq(out, MISS_OUT("3"));
+    free(out);
+    fdx_store_close(db);
+    refuse_wal = 0;
+    ck_assert_int_eq(unix_vfs->xSetSystemCall(unix_vfs, "open", plain_open), SQLITE_OK);
+}
+END_TEST
+
 START_TEST(missing_store_is_not_created_without_create)
 {
     const char *path = tu_path(tu_dir, "none.db");
@@ -3037,6 +3092,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, schema_3_identity_is_migrated);
     tcase_add_test(tc, export_queries_need_no_sort);
     tcase_add_test(tc, read_only_open_never_writes);
+    tcase_add_test(tc, a_store_turned_to_wal_under_a_reader_that_cannot_follow);
     tcase_add_test(tc, missing_store_is_not_created_without_create);
     tcase_add_test(tc, foreign_files_are_refused);
     tcase_add_test(tc, empty_file_becomes_a_store);

@@ -13,8 +13,9 @@ mounting is not permitted) a store whose last commit is still in its -wal
 without a -shm is refused clearly, and a path starting with '//' reads. In a
 directory the reader cannot write (as nobody when run as root), fdx-export,
 fdx-top, fdx-diff and fdx-merge read a WAL store as a writable copy reads, a
-last commit still in the -wal is refused, and a store that changes under such
-a read (read without locks) fails it, keeping the previous export.
+last commit still in the -wal is refused (through a symlink too), and a store
+that changes under such a read (read without locks) fails it, keeping the
+previous export.
 
 Usage: untrusted_test.py FDX_INGEST FDX_EXPORT FDX_TOP FDX_MERGE DATA_DIR
 """
@@ -336,6 +337,17 @@ def readonly_directory(j, base, export, top, merge, ingest):
         expect_failure(reader("fdx-export", live, os.path.join(out, "live")),
                        "export of a store with its last commit in the -wal in a read-only "
                        "directory", live, "-wal")
+        # Through a symlink, the -wal is the one beside the store, not the link.
+        for target, name in ((live, "live-link.db"), (store, "s-link.db")):
+            os.symlink(target, os.path.join(out, name))
+        expect_failure(reader("fdx-export", os.path.join(out, "live-link.db"),
+                              os.path.join(out, "live")),
+                       "export through a symlink of a store with its last commit in the -wal "
+                       "in a read-only directory", "live-link.db", live + "-wal")
+        p = reader("fdx-export", os.path.join(out, "s-link.db"), os.path.join(out, "link"))
+        check(p.returncode == 0 and open(os.path.join(out, "link", "misses.jsonl")).read() ==
+              open(j("base-out", "misses.jsonl")).read(),
+              "export through a symlink of a WAL store in a read-only directory", p.stderr)
         check(sorted(os.listdir(d)) == before, "readers wrote into a read-only directory",
               str(sorted(os.listdir(d))))
         if not shim:

@@ -179,11 +179,25 @@ int fdx_store_read_verdict(fdx_store *s, int rc)
                           s->path);
 }
 
+int fdx_store_shm_refused(int rc)
+{
+    return rc == SQLITE_READONLY_DIRECTORY || rc == SQLITE_READONLY_CANTINIT;
+}
+
 int fdx_store_fail_sqlite(fdx_store *s, int rc, const char *what)
 {
     /* a read without locks that failed because a writer changed the file */
     if (fdx_store_read_verdict(s, FDX_OK) != FDX_OK)
         return FDX_EBUSY;
+    /* a store read as it was when opened, which a writer turned to WAL mode
+     * meanwhile: where this reader can make no -shm, only a new open (which
+     * reads it without locks) can follow */
+    if (s->readonly && !s->immutable && fdx_store_shm_refused(rc))
+        return fdx_store_fail(s, FDX_EBUSY,
+                              "%s: %s: changed while it was read: a writer turned it to WAL "
+                              "mode, which where it lies this reader can follow only by opening "
+                              "it again; open it again",
+                              s->path, what);
     int code = fdx_store_code_of_sqlite(rc);
     /* Calls such as sqlite3_db_cacheflush return a failure without
      * setting the connection's message. */

@@ -45,6 +45,10 @@ int fdx_store_need_txn(fdx_store *s);
  * says "path: what: <SQLite's message>". */
 int fdx_store_script(fdx_store *s, const char *sql, const char *what);
 
+/* Whether SQLite's (extended) result code rc says that the -shm file of a
+ * WAL store cannot be made or written where the store lies (a directory the
+ * process cannot write, another user's -shm). */
+int fdx_store_shm_refused(int rc);
 /* The "file:" URI that reads the store at path with immutable=1 (malloc'd;
  * NULL when out of memory). */
 char *fdx_store_immutable_uri(const char *path);

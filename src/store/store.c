@@ -231,8 +231,7 @@ static int names_file(const char *path, const struct stat *st)
 static int no_shm_here(sqlite3 *db)
 {
     int rc = sqlite3_extended_errcode(db);
-    return (rc & 0xff) == SQLITE_CANTOPEN || rc == SQLITE_READONLY_DIRECTORY ||
-           rc == SQLITE_READONLY_CANTINIT;
+    return (rc & 0xff) == SQLITE_CANTOPEN || fdx_store_shm_refused(rc);
 }
 
 /*
@@ -248,15 +247,19 @@ static int reopen_immutable(fdx_store *s, const char *path)
 {
     char wal[4096];
     struct stat st;
-    if (snprintf(wal, sizeof wal, "%s-wal", path) >= (int)sizeof wal)
+    char *real = realpath(path, NULL); /* through a symlink, the -wal is the target's */
+    int n = snprintf(wal, sizeof wal, "%s-wal", real ? real : path);
+    free(real);
+    if (n >= (int)sizeof wal)
         return fdx_store_fail(s, FDX_EIO, "%s: path too long", path);
     if (stat(wal, &st) == 0 && st.st_size > 0)
         return fdx_store_fail(s, FDX_EIO,
                               "%s: cannot be read here: its last commits are in %s, which SQLite "
-                              "reads only through a %s-shm file, and that cannot be created "
-                              "(read-only location); copy the store with its -wal to writable "
+                              "reads only through a -shm file beside it that it can write, and "
+                              "none can be made or written here (a read-only location, or "
+                              "another user's files); copy the store with its -wal to writable "
                               "storage, or open it once where it can be written",
-                              path, wal, path);
+                              path, wal);
     char *uri = fdx_store_immutable_uri(path);
     if (!uri)
         return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
