@@ -218,13 +218,6 @@ static int settled_stat(int fd, struct stat *st)
     }
 }
 
-/* Whether path still names the file whose state st is. */
-static int names_file(const char *path, const struct stat *st)
-{
-    struct stat now;
-    return stat(path, &now) == 0 && now.st_dev == st->st_dev && now.st_ino == st->st_ino;
-}
-
 /* Whether the open failed because the -shm file of a WAL store cannot be
  * made or used where the store lies: read-only media (CANTOPEN), or a
  * directory this reader cannot write. */
@@ -274,12 +267,15 @@ static int reopen_immutable(fdx_store *s, const char *path)
     close_db(s);
     s->immutable = 1; /* close_db closes the file watched from here on */
     s->immutable_fd = fd;
+    s->on_disk = 1; /* the file opened is the one watched */
+    s->dev = s->opened_as.st_dev;
+    s->ino = s->opened_as.st_ino;
     int rc = sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
     free(uri);
     if (rc != SQLITE_OK)
         return fdx_store_fail_sqlite(s, rc, "opening");
     rc = configure(s, FDX_OPEN_READONLY);
-    if (rc == FDX_OK && !names_file(path, &s->opened_as))
+    if (rc == FDX_OK && !fdx_store_is_own_file(s, path))
         return fdx_store_fail(s, FDX_EBUSY, "%s: was replaced while it was opened; open it again",
                               path);
     return rc;
