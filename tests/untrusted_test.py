@@ -206,6 +206,18 @@ def main():
     return finish("untrusted")
 
 
+def with_commit_in_wal(base, work, dest):
+    """dest: a copy of base whose last commit is still in its -wal, with no
+    -shm (as a writer killed before its checkpoint leaves it), made at work."""
+    shutil.copy(base, work)
+    con = sqlite3.connect(work, isolation_level=None)
+    con.execute("PRAGMA wal_autocheckpoint = 0")
+    con.execute("UPDATE miss_cell SET count = count + 1000")
+    shutil.copy(work, dest)
+    shutil.copy(work + "-wal", dest + "-wal")
+    con.close()
+
+
 def readonly_media(j, base, export, top):
     fs = j("ro-fs")
     os.makedirs(fs)
@@ -215,15 +227,7 @@ def readonly_media(j, base, export, top):
         skip(5, f"read-only media checks: cannot mount a tmpfs ({p.stderr.strip()})")
         return
     try:
-        # The last commit still in the -wal, no -shm.
-        live = j("live.db")
-        shutil.copy(base, live)
-        con = sqlite3.connect(live, isolation_level=None)
-        con.execute("PRAGMA wal_autocheckpoint = 0")
-        con.execute("UPDATE miss_cell SET count = count + 1000")
-        shutil.copy(live, os.path.join(fs, "wal.db"))
-        shutil.copy(live + "-wal", os.path.join(fs, "wal.db-wal"))
-        con.close()
+        with_commit_in_wal(base, j("live.db"), os.path.join(fs, "wal.db"))
         shutil.copy(base, os.path.join(fs, "clean.db"))
         subprocess.run(["mount", "-o", "remount,ro", fs], check=True)
         wal = os.path.join(fs, "wal.db")
@@ -303,14 +307,8 @@ def readonly_directory(j, base, export, top, merge, ingest):
     for path in changing.values():
         os.chmod(path, 0o666)  # for the shim, which changes it as the reader
     check(open(store, "rb").read(20)[18:20] == b"\x02\x02", "the store read is a WAL store")
-    live, writing = os.path.join(d, "live.db"), j("ro-live.db")
-    shutil.copy(base, writing)
-    con = sqlite3.connect(writing, isolation_level=None)
-    con.execute("PRAGMA wal_autocheckpoint = 0")
-    con.execute("UPDATE miss_cell SET count = count + 1000")
-    shutil.copy(writing, live)
-    shutil.copy(writing + "-wal", live + "-wal")
-    con.close()
+    live = os.path.join(d, "live.db")
+    with_commit_in_wal(base, j("ro-live.db"), live)
     os.chmod(d, 0o755 if root else 0o555)
     try:
         before = sorted(os.listdir(d))
