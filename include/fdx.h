@@ -120,7 +120,10 @@ typedef struct fdx_store fdx_store;
  * postgres:// URI opens a store kept in PostgreSQL (docs/FLEET.md): a
  * read-only handle works on one snapshot of it, and a writer's commit is
  * applied to it in one PostgreSQL transaction (fdx_store_merge's sources
- * too); fdx_store_prune refuses it. The store's schema must be exactly the one
+ * too); fdx_store_prune refuses it. ":memory:" is a store in memory, gone
+ * at close. Any other path names a regular file, even one SQLite would take
+ * for a URI ("file:..."); a directory, FIFO or device is FDX_ENOTSTORE.
+ * The store's schema must be exactly the one
  * fdx creates (FDX_ENOTSTORE otherwise, naming what differs); an empty file
  * is not a store for a read-only open. Like sqlite3_open_v2, *out is set even
  * on failure (to NULL only when memory ran out) so fdx_store_errmsg can

@@ -15,7 +15,8 @@ directory the reader cannot write (as nobody when run as root), fdx-export,
 fdx-top, fdx-diff and fdx-merge read a WAL store as a writable copy reads, a
 last commit still in the -wal is refused (through a symlink too), and a store
 that changes under such a read (read without locks) fails it, keeping the
-previous export.
+previous export. A store path that starts with "file:" names that file,
+never a URI.
 
 Usage: untrusted_test.py FDX_INGEST FDX_EXPORT FDX_TOP FDX_MERGE DATA_DIR
 """
@@ -162,6 +163,17 @@ def main():
         check(not os.path.exists(j("dst-empty.db")), "failed merge left its new store behind")
         expect_failure(run([export, j("none.db"), j("none-out")]), "export of a missing file",
                        "no such")
+        # Nor is a FIFO (SQLite's open waited on it for a writer) or a device.
+        fifo = j("fifo.db")
+        os.mkfifo(fifo)
+        for path in (fifo, "/dev/null"):
+            for what, cmd in (("export", [export, path, j("fifo-out")]), ("top", [top, path]),
+                              ("ingest", [ingest, path, os.path.join(data, "basic", "input")]),
+                              ("merge", [merge, path, base]),
+                              ("merge source", [merge, j("dst-fifo.db"), path])):
+                expect_failure(run_bounded(cmd, 10), f"{what} of {path}", path,
+                               "not a regular file")
+        check(not os.path.exists(j("dst-fifo.db")), "failed merge from a FIFO left its store")
         check(not os.path.exists(j("none.db")), "export created a store")
 
         # A store in rollback-journal mode is read, not converted to WAL.
@@ -201,9 +213,58 @@ def main():
         p = run([ingest, "-q", kept, os.path.join(data, "basic", "input", "run_0000")])
         check(p.returncode == 0 and os.path.exists(kept), "a successful first ingest keeps its store")
 
+        uri_shaped_paths(j, data, ingest, export, merge)
         readonly_media(j, base, export, top)
         readonly_directory(j, base, export, top, merge, ingest)
     return finish("untrusted")
+
+
+def uri_shaped_paths(j, data, ingest, export, merge):
+    """A store path that starts with "file:" names that file (":memory:" alone
+    is a store in memory, as in SQLite). An SQLite built
+    with SQLITE_USE_URI (Debian's) reads such a name as a URI even unasked:
+    "file:u.db?mode=memory" was a database in memory (an ingest reported its
+    cells added and kept none) and "file:u.db" was u.db, which fdx-diff
+    attached in place of the store it had checked."""
+    d = j("uri")
+    os.makedirs(d)
+    at = lambda cmd: subprocess.run(cmd, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    text=True, errors="replace", timeout=TIMEOUT)
+    feeds = [os.path.join(data, "basic", "input", r) for r in ("run_0000", "run_0001")]
+    p = at([ingest, "-q", "file:u.db"] + feeds[:1])
+    check(p.returncode == 0, "ingest into file:u.db", p.stderr)
+    check(os.listdir(d) == ["file:u.db"], f"ingest into file:u.db made {sorted(os.listdir(d))}")
+    memory = "file:m.db?mode=memory"
+    p = at([ingest, "-q", memory] + feeds)
+    check(p.returncode == 0 and os.path.exists(os.path.join(d, memory)),
+          f"ingest into {memory} kept a store by that name", p.stderr)
+    p = at([export, memory, "out"])
+    check(p.returncode == 0, f"export of {memory}", p.stderr)
+    check(open(os.path.join(d, "out", "misses.jsonl")).read() ==
+          open(j("base-out", "misses.jsonl")).read(), f"{memory} exported what was ingested")
+    # u.db, a crafted store, is not the file:u.db that fdx-diff checks.
+    shutil.copy(os.path.join(d, memory), os.path.join(d, "u.db"))
+    con = sqlite3.connect(os.path.join(d, "u.db"), isolation_level=None)
+    con.execute("DROP TABLE miss_cell")
+    con.close()
+    diff = os.path.join(os.path.dirname(export), "fdx-diff")
+    p = at([diff, memory, "file:u.db"])
+    check(p.returncode == 0 and "3 cells changed" in p.stderr,
+          "fdx-diff compares file:u.db itself (one run of two)", p.stdout + p.stderr)
+    p = at([merge, "-q", "file:merged.db", "file:u.db", memory])
+    check(p.returncode == 0 and os.path.exists(os.path.join(d, "file:merged.db")),
+          "merge of file: paths", p.stderr)
+    p = at([ingest, "-q", "./:memory:"] + feeds)
+    check(p.returncode == 0 and os.path.exists(os.path.join(d, ":memory:")),
+          "ingest into ./:memory: kept a store by that name", p.stderr)
+    p = at([export, "--kind", "dispatches", "./:memory:", "-"])
+    check(p.returncode == 0 and p.stdout == open(j("base-out", "dispatches.jsonl")).read(),
+          "export of ./:memory:", p.stderr)
+    before = sorted(os.listdir(d))
+    p = at([ingest, ":memory:"] + feeds)
+    check(p.returncode == 0 and "cells added" in p.stderr and sorted(os.listdir(d)) == before,
+          "an ingest into :memory: (a store in memory) counts the cells and keeps no file",
+          p.stderr)
 
 
 def with_commit_in_wal(base, work, dest):

@@ -138,6 +138,27 @@ int fdx_store_code_of_sqlite(int rc)
 }
 
 /*
+ * An SQLite built with SQLITE_USE_URI (Debian's is) takes a name that starts
+ * with "file:" for a URI even when opened without SQLITE_OPEN_URI:
+ * "file:s.db" named s.db, and "file:s.db?mode=memory" a database in memory,
+ * so an ingest into it reported its cells added and kept none. A store's path
+ * is a path: a relative one is given as "./" and the path. ":memory:" alone
+ * keeps its meaning, a store in memory (fdx.h).
+ */
+char *fdx_store_file_name(const char *path)
+{
+    int relative = path[0] != '/' && strcmp(path, ":memory:") != 0;
+    size_t n = strlen(path);
+    char *name = malloc(n + 3);
+    if (!name)
+        return NULL;
+    if (relative)
+        memcpy(name, "./", 2);
+    memcpy(name + (relative ? 2 : 0), path, n + 1);
+    return name;
+}
+
+/*
  * immutable=1 is how SQLite reads a WAL store where its shared-memory file
  * cannot be created (read-only media or directory). An absolute path gets an empty authority
  * ("file://" + path), so that a path starting with "//" is not taken for one.

@@ -49,6 +49,9 @@ int fdx_store_script(fdx_store *s, const char *sql, const char *what);
  * WAL store cannot be made or written where the store lies (a directory the
  * process cannot write, another user's -shm). */
 int fdx_store_shm_refused(int rc);
+/* The name to give SQLite for the store file at path (malloc'd; NULL when
+ * out of memory): a path, never a URI. */
+char *fdx_store_file_name(const char *path);
 /* The "file:" URI that reads the store at path with immutable=1 (malloc'd;
  * NULL when out of memory). */
 char *fdx_store_immutable_uri(const char *path);

@@ -17,15 +17,15 @@ static int open_other(fdx_store *s, const char *path, fdx_store **other, const c
     int rc = fdx_store_open(path, FDX_OPEN_FOR_READING, other);
     if (rc != FDX_OK)
         return fdx_store_fail(s, rc, "%s", fdx_store_errmsg(*other));
-    if ((*other)->backend)
+    if (!(*other)->immutable) /* the file opened, by its full path: never a URI */
         *file = sqlite3_db_filename((*other)->db, "main");
-    else if ((*other)->immutable && !s->immutable && !sqlite3_compileoption_used("USE_URI"))
+    else if (!s->immutable && !sqlite3_compileoption_used("USE_URI"))
         return fdx_store_fail(s, FDX_EIO,
                               "%s: lies where no lock file can be made, and this SQLite (built "
                               "without SQLITE_USE_URI) cannot attach it without locks; copy it "
                               "to writable storage",
                               path);
-    else if ((*other)->immutable && !(*file = *uri = fdx_store_immutable_uri(path)))
+    else if (!(*file = *uri = fdx_store_immutable_uri(path)))
         return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
     return FDX_OK;
 }

@@ -289,6 +289,10 @@ static int look_at(fdx_store *s, const char *path, int flags, int *exists)
     *exists = stat(path, &st) == 0;
     if (*exists && S_ISDIR(st.st_mode))
         return fdx_store_fail(s, FDX_ENOTSTORE, "%s: is a directory, not an fdx store", path);
+    /* SQLite would wait in open(2) on a FIFO for a writer that never comes. */
+    if (*exists && !S_ISREG(st.st_mode))
+        return fdx_store_fail(s, FDX_ENOTSTORE, "%s: is not a regular file, not an fdx store",
+                              path);
     if (*exists)
         return FDX_OK;
     if (errno != ENOENT || !(flags & FDX_OPEN_CREATE))
@@ -305,8 +309,9 @@ static int look_at(fdx_store *s, const char *path, int flags, int *exists)
  * there is opened without SQLITE_OPEN_CREATE, so that when it goes before
  * the open (the writer that created it removed it, unused), the open fails
  * and the path is looked at again, and the handle that makes the file knows
- * it made it (and removes it if it fails before its first commit). */
-static int open_file(fdx_store *s, const char *path, int flags)
+ * it made it (and removes it if it fails before its first commit). name is
+ * path as SQLite is to be given it. */
+static int open_named(fdx_store *s, const char *path, const char *name, int flags)
 {
     int how = SQLITE_OPEN_NOMUTEX |
               (flags & FDX_OPEN_READONLY ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE);
@@ -315,7 +320,7 @@ static int open_file(fdx_store *s, const char *path, int flags)
         if (rc != FDX_OK)
             return rc;
         s->created = !exists;
-        rc = sqlite3_open_v2(path, &s->db, how | (exists ? 0 : SQLITE_OPEN_CREATE), NULL);
+        rc = sqlite3_open_v2(name, &s->db, how | (exists ? 0 : SQLITE_OPEN_CREATE), NULL);
         if (rc == SQLITE_OK)
             return FDX_OK;
         if (!exists || (rc & 0xff) != SQLITE_CANTOPEN || look == 2 || access(path, F_OK) == 0)
@@ -323,6 +328,16 @@ static int open_file(fdx_store *s, const char *path, int flags)
         sqlite3_close(s->db);
         s->db = NULL;
     }
+}
+
+static int open_file(fdx_store *s, const char *path, int flags)
+{
+    char *name = fdx_store_file_name(path);
+    if (!name)
+        return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
+    int rc = open_named(s, path, name, flags);
+    free(name);
+    return rc;
 }
 
 static int open_db(fdx_store *s, const char *path, int flags)
