@@ -548,7 +548,9 @@ typedef struct fdx_prune_stats {
     uint64_t observations; /* their counts summed, saturating at 2^63-1 */
 } fdx_prune_stats;
 
-/* stats (NULL: not wanted) is what the prune removes. For a PostgreSQL store
+/* stats (NULL: not wanted) is what the prune removes. A revision that is not
+ * 16 hex digits, or a compute capability neither "cpu" nor MAJOR.MINOR, is
+ * FDX_EMISUSE (it would match nothing). For a PostgreSQL store
  * the prune runs when fdx_store_commit pushes the transaction: stats is then
  * counted now, in a transaction rolled back (what a dry run reports), and
  * what the commit removes can differ when another writer commits in between;

@@ -74,6 +74,22 @@ has err "nope.jsonl"
 mkdir -p "$T/emptyrun"
 expect 1 "empty run dir" -- "$INGEST" "$T/basic-1.db" "$T/emptyrun"
 has err "neither misses.jsonl nor dispatches.jsonl"
+# a run's feed that is a symlink to nothing went missing: not a run without misses
+mkdir -p "$T/linkrun"
+cp "$DATA"/basic/input/run_0000/dispatches.jsonl "$T/linkrun/"
+ln -s "$T/gone/misses.jsonl" "$T/linkrun/misses.jsonl"
+expect 1 "run dir with a dangling link" -- "$INGEST" --run-id linkrun "$T/linkrun.db" "$T/linkrun"
+has err "linkrun/misses.jsonl: a symbolic link to nothing"
+if [ -e "$T/linkrun.db" ]; then bad "a refused first ingest left its store"; else ok; fi
+# a message shows the control characters it quotes (a feed's text, a file
+# name) as escapes: a line could otherwise erase lines or forge file:line rows
+printf '%s\n' '{"schema":2,"wanted":"a","\u001b[2K\rruns/9/misses.jsonl:1: fine\n":1,"\u001b[2K\rruns/9/misses.jsonl:1: fine\n":2}' >"$T/evil.jsonl"
+evil=$(printf '%s/ev\nil\033[31m.jsonl' "$T")
+cp "$T/evil.jsonl" "$evil"
+expect 1 "a line whose text holds control characters" -- "$INGEST" "$T/evil.db" "$evil"
+has err 'ev\nil\x1b[31m.jsonl:1:'
+has err '\x1b[2K\rruns/9/misses.jsonl:1: fine\n'
+if LC_ALL=C grep -q "$(printf '[\033\r]')" "$T/err"; then bad "a control character reached stderr"; else ok; fi
 expect 1 "export of a missing store" -- "$EXPORT" "$T/missing.db" "$T/x"
 has err "no such store"
 if [ -e "$T/missing.db" ]; then bad "export created a store"; else ok; fi
@@ -164,10 +180,12 @@ if ls -A "$T" | grep -q fdx-tmp; then bad "temporary rejects file left behind"; 
 expect 0 "rejects, clean input" -- "$INGEST" --skip-invalid --rejects "$T/rj1" "$T/rj.db" "$T/mixed.jsonl"
 if [ -e "$T/rj1" ] && [ ! -s "$T/rj1" ]; then ok; else bad "clean ingest did not empty the rejects file"; fi
 
+# a symbolic link is refused: the rename would replace the link (--rejects
+# /dev/stdout replaced the system's link), not write what it names
 printf 'elsewhere\n' >"$T/rj-target" && ln -s "$T/rj-target" "$T/rj-link"
-expect 0 "rejects, a symbolic link" -- "$INGEST" --skip-invalid --rejects "$T/rj-link" "$T/rj.db" "$T/some-bad.jsonl"
-same "$T/rj-link" "$T/rej-want"
-if [ -L "$T/rj-link" ]; then bad "symbolic link written through"; else ok; fi
+expect 2 "rejects, a symbolic link" -- "$INGEST" --skip-invalid --rejects "$T/rj-link" "$T/rj.db" "$T/some-bad.jsonl"
+has err "rj-link: is a symbolic link"
+if [ -L "$T/rj-link" ]; then ok; else bad "symbolic link replaced"; fi
 if [ "$(cat "$T/rj-target")" = elsewhere ]; then ok; else bad "link target changed"; fi
 
 # the same file given twice (under any name) is counted twice, with a warning

@@ -2677,6 +2677,35 @@ START_TEST(export_needs_a_directory)
 }
 END_TEST
 
+/* An export or report whose file is the store's own (or its -wal) would
+ * rename over it: refused, the store as it was. A store named
+ * misses.jsonl exported into its own directory, or a report written to
+ * the store's path, was replaced by the output. */
+START_TEST(outputs_never_replace_the_store)
+{
+    const char *store = tu_path(tu_dir, "misses.jsonl");
+    fdx_store *db = tu_open(store);
+    const char *feed[] = {tu_data("basic/input/run_0000")};
+    ck_assert_int_eq(tu_ingest(db, feed, 1), FDX_OK);
+    size_t before_len, after_len;
+    char *before = tu_read_file(store, &before_len);
+    ck_assert_int_eq(fdx_store_export(db, tu_dir, NULL), FDX_EMISUSE);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "would be replaced"));
+    char dotted[4200];
+    snprintf(dotted, sizeof dotted, "%s/./misses.jsonl", tu_dir);
+    ck_assert_int_eq(fdx_store_report(db, dotted, NULL), FDX_EMISUSE);
+    snprintf(dotted, sizeof dotted, "%s/misses.jsonl-wal", tu_dir);
+    ck_assert_int_eq(fdx_store_report(db, dotted, NULL), FDX_EMISUSE);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "-wal"));
+    char *after = tu_read_file(store, &after_len);
+    ck_assert(before && after && before_len == after_len && !memcmp(before, after, before_len));
+    ck_assert_int_eq(fdx_store_report(db, tu_path(tu_dir, "r.html"), NULL), FDX_OK);
+    fdx_store_close(db);
+    free(before);
+    free(after);
+}
+END_TEST
+
 /* Output directory names mkdir -p must handle: empty, doubled and trailing
  * slashes, and a component that is a file (named in the message). */
 START_TEST(export_directory_names)
@@ -3118,6 +3147,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, progress_is_reported_through_the_callback);
     tcase_add_test(tc, filter_values_list_what_the_cells_hold);
     tcase_add_test(tc, missing_directory_is_named);
+    tcase_add_test(tc, outputs_never_replace_the_store);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -129,6 +129,18 @@ H=$T/host.db
 expect 0 "host day 1" -- "$INGEST" -q --run-id r1 --at 2026-10-01 "$H" "$T/p1.jsonl"
 expect 0 "host day 2" -- "$INGEST" -q --run-id r2 --at 2026-10-20 "$H" "$T/p2.jsonl"
 cp "$H" "$T/copy.db"
+# a filter that can match no cell is a typo, not an empty prune; a second
+# value of one filter would silently replace the first
+cp "$H" "$T/typo.db"
+for a in "--revision abc" "--revision 0x0000000000000001" "--revision 00000000000000001" \
+         "--cc 8.9x" "--cc 08.9" "--cc 4294967296.9" "--cc CPU" "--op MatMul --op Gelu"; do
+  # shellcheck disable=SC2086
+  expect 2 "fdx-prune $a" -- "$PRUNE" -n $a "$T/typo.db"
+done
+has err "given twice"
+expect 0 "fdx-prune a padded revision" -- "$PRUNE" -n --revision 0000000000000001 "$T/typo.db"
+has err "would remove 3 miss cells"
+cmp -s "$H" "$T/typo.db" && ok || bad "a refused prune changed the store"
 expect 0 "fleet merges the host" -- "$MERGE" -q "$T/fleet.db" "$H"
 # which host and which run brought what: the cookbook's fleet recipe
 is "$(sqlite3 "$T/fleet.db" "SELECT group_concat(x, ' ') FROM (SELECT d.day || ':' || (d.store = (SELECT id FROM store_identity)) || ':' || group_concat(DISTINCT l.run_id) || ':' || sum(d.count) AS x FROM miss_daily_by_store AS d JOIN fleet_ledger AS l ON l.store = d.store AND l.day = d.day AND l.kind = 'ingest' WHERE d.wanted = 'cpu' GROUP BY d.day, d.store ORDER BY d.day)")" \

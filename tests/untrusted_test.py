@@ -15,8 +15,12 @@ directory the reader cannot write (as nobody when run as root), fdx-export,
 fdx-top, fdx-diff and fdx-merge read a WAL store as a writable copy reads, a
 last commit still in the -wal is refused (through a symlink too), and a store
 that changes under such a read (read without locks) fails it, keeping the
-previous export. A store path that starts with "file:" names that file,
-never a URI.
+previous export. A store path longer than SQLite opens is named as such. A
+store written to whose history settings would overflow
+(a crafted next cell id or day) is refused. A store path that starts with
+"file:" names that file,
+never a URI. No output is written over the store's files, a symlink or a
+device.
 
 Usage: untrusted_test.py FDX_INGEST FDX_EXPORT FDX_TOP FDX_MERGE DATA_DIR
 """
@@ -213,10 +217,77 @@ def main():
         p = run([ingest, "-q", kept, os.path.join(data, "basic", "input", "run_0000")])
         check(p.returncode == 0 and os.path.exists(kept), "a successful first ingest keeps its store")
 
+        long_paths(j, data, ingest)
+        crafted_history_settings(j, base, ingest, merge, data)
+        outputs_beside_the_store(j, base, export, ingest, data)
         uri_shaped_paths(j, data, ingest, export, merge)
         readonly_media(j, base, export, top)
         readonly_directory(j, base, export, top, merge, ingest)
     return finish("untrusted")
+
+
+def long_paths(j, data, ingest):
+    """SQLite opens a database whose full path is at most 504 bytes (its 512,
+    less room for "-journal"); past that, fdx says so instead of SQLite's
+    "unable to open database file"."""
+    d = os.path.realpath(j("long", "a" * 200, "b" * 200))
+    os.makedirs(d)
+    feed = os.path.join(data, "basic", "input", "run_0000")
+    for length, want in ((504, 0), (505, 1)):
+        path = os.path.join(d, "c" * (length - len(d) - 4) + ".db")
+        p = run([ingest, "-q", path, feed])
+        check(p.returncode == want and (want == 0 or "at most 504 bytes" in p.stderr),
+              f"a store path of {length} bytes", p.stderr)
+        check(os.path.exists(path) == (want == 0), f"a store path of {length} bytes: its file")
+
+
+def crafted_history_settings(j, base, ingest, merge, data):
+    """A store written to (or merged into) whose history_config no fdx wrote:
+    a next cell id at 2^63-1 overflowed into negative ids, and a latest day
+    near -2^63 overflowed the day arithmetic. Refused, the store unchanged."""
+    feed = [os.path.join(data, "nasty", "input", "run_0000")]
+    for column, value in (("next_cell_id", 2**63 - 1), ("next_cell_id", 0),
+                          ("latest_day", -2**63 + 5), ("latest_day", 10**12),
+                          ("daily_days", 2**62), ("rolled_before", 17)):
+        path = j(f"hist-{column}-{value}.db")
+        shutil.copy(base, path)
+        con = sqlite3.connect(path, isolation_level=None)
+        con.execute(f"UPDATE history_config SET {column} = ?", (value,))
+        con.close()
+        before = digest(path)
+        expect_failure(run([ingest, path] + feed), f"ingest into a store with {column} {value}",
+                       path, f"history_config.{column}")
+        expect_failure(run([merge, path, base]), f"merge into a store with {column} {value}",
+                       path, f"history_config.{column}")
+        check(digest(path) == before, f"the store with {column} {value} is as it was")
+
+
+def outputs_beside_the_store(j, base, export, ingest, data):
+    """Outputs are written to a temporary file renamed over their name: never
+    over the store's own files (fdx-report DB DB replaced the store with its
+    page), nor over a symlink (the rename replaces the link: --rejects
+    /dev/stdout replaced the system's link) or a device."""
+    report = os.path.join(os.path.dirname(export), "fdx-report")
+    store = j("outs.db")
+    shutil.copy(base, store)
+    link = j("outs-link")
+    os.symlink("/proc/self/fd/1", link)
+    before = digest(store)
+    here = os.path.relpath(store)
+    for out in (store, here, os.path.join(os.path.dirname(store), ".", "outs.db"),
+                store + "-wal", store + "-journal"):
+        expect_failure(run([report, store, out]), f"fdx-report {store} {out}", out,
+                       "would be replaced")
+    expect_failure(run([report, store, link]), "fdx-report to a symlink", "symbolic link")
+    expect_failure(run([report, store, "/dev/null"]), "fdx-report to a device",
+                   "not a regular file")
+    p = run([ingest, "--skip-invalid", "--rejects", link, j("outs2.db"),
+             os.path.join(data, "basic", "input", "run_0000")])
+    check(p.returncode == 2 and "symbolic link" in p.stderr, "--rejects to a symlink refused",
+          p.stderr)
+    check(os.path.islink(link) and digest(store) == before,
+          "the store and the symlink are as they were")
+    check(not os.path.exists(j("outs2.db")), "a refused ingest made no store")
 
 
 def uri_shaped_paths(j, data, ingest, export, merge):

@@ -127,7 +127,7 @@ static void on_error(void *ctx, const char *where, const char *reason)
     }
     say_schema1(&d->old);
     if (d->cap == 0 || d->shown < d->cap) {
-        fprintf(stderr, "%s: %s\n", where, reason);
+        tool_say("%s: %s", where, reason);
         d->shown++;
     }
 }
@@ -136,7 +136,7 @@ static void on_warning(void *ctx, const char *where, const char *message)
 {
     (void)ctx;
     tool_progress_break();
-    fprintf(stderr, "%s: warning: %s: %s\n", prog, where, message);
+    tool_say("%s: warning: %s: %s", prog, where, message);
 }
 
 static int parse_number(const char *name, const char *arg, unsigned long long lo,
@@ -218,10 +218,8 @@ static int already_ingested(fdx_store *db, char **paths, int n, const options *o
     if (*rc != FDX_OK)
         return 1;
     if (strcmp(hex, e.content_hash) == 0) {
-        fprintf(stderr,
-                "%s: run id '%s' was already ingested at %s (ledger id %lld); nothing "
-                "to do\n",
-                prog, o->run_id, e.committed_at, (long long)e.id);
+        tool_say("%s: run id '%s' was already ingested at %s (ledger id %lld); nothing to do", prog,
+                 o->run_id, e.committed_at, (long long)e.id);
         return 1;
     }
     *rc = FDX_EDATA;
@@ -255,9 +253,8 @@ static void summarise(const fdx_ingest_stats *st, const fdx_commit_stats *cs, co
                       const options *o)
 {
     if (o->skip_invalid && d->total)
-        fprintf(stderr, "%s: skipped %llu bad line%s%s%s\n", prog, d->total,
-                d->total == 1 ? "" : "s", o->rejects ? ", copied to " : "",
-                o->rejects ? o->rejects : "");
+        tool_say("%s: skipped %llu bad line%s%s%s", prog, d->total, d->total == 1 ? "" : "s",
+                 o->rejects ? ", copied to " : "", o->rejects ? o->rejects : "");
     if (o->co.quiet)
         return;
     fprintf(stderr,
@@ -334,7 +331,7 @@ static int run(const char *dbpath, char **paths, int n, const options *o, fdx_re
     int noticed = rc == FDX_OK && *fdx_store_notice(db);
     int noop = noticed && fdx_store_notice_kind(db) == FDX_NOTICE_NOTHING_DONE;
     if (noticed)
-        fprintf(stderr, "%s: %s\n", prog, fdx_store_notice(db));
+        tool_say("%s: %s", prog, fdx_store_notice(db));
     char shown[4096];
     snprintf(shown, sizeof shown, "%s", db ? fdx_store_name(db) : dbpath);
     fdx_store_close(db); /* rolls back anything uncommitted */

@@ -80,7 +80,7 @@ int main(int argc, char **argv)
         uint64_t skipped = ms.stores_skipped;
         rc = fdx_store_merge(db, argv[i], &ms);
         if (rc == FDX_OK && ms.stores_skipped > skipped && !co.quiet)
-            tool_progress_break(), fprintf(stderr, "%s: %s\n", prog, fdx_store_notice(db));
+            tool_say("%s: %s", prog, fdx_store_notice(db));
     }
     tool_progress_end(ms.cells_read);
     if (rc == FDX_OK)

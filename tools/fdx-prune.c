@@ -38,6 +38,19 @@ static void usage(void)
            prog);
 }
 
+/* A cell has one value of each: a second --op would silently replace the
+ * first, and the prune remove other cells than the user read back. */
+static int set_once(const char **slot, const char *name, const char *value)
+{
+    if (*slot)
+        return tool_usage_error(prog,
+                                "--%s given twice: a prune takes one value of each filter "
+                                "(run it once per value)",
+                                name);
+    *slot = value;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     tool_tune_process();
@@ -64,12 +77,12 @@ int main(int argc, char **argv)
     opterr = 0;
     while (rc == 0 && (c = getopt_long(argc, argv, ":nqhV", longs, NULL)) != -1) {
         switch (c) {
-        case 'd': f.driver_version = optarg; break;
-        case 'r': f.kernel_revision = optarg; break;
-        case 's': f.kernel_source = optarg; break;
-        case 'o': f.op = optarg; break;
-        case 'c': f.compute_capability = optarg; break;
-        case 'k': f.hardware_sku = optarg; break;
+        case 'd': rc = set_once(&f.driver_version, "driver", optarg); break;
+        case 'r': rc = set_once(&f.kernel_revision, "revision", optarg); break;
+        case 's': rc = set_once(&f.kernel_source, "source", optarg); break;
+        case 'o': rc = set_once(&f.op, "op", optarg); break;
+        case 'c': rc = set_once(&f.compute_capability, "cc", optarg); break;
+        case 'k': rc = set_once(&f.hardware_sku, "sku", optarg); break;
         case 'B':
             if (tool_parse_when(prog, "before", optarg, &before))
                 return EXIT_USAGE;
@@ -115,5 +128,5 @@ int main(int argc, char **argv)
                 ps.miss_cells == 1 ? "" : "s", (unsigned long long)ps.dispatch_cells,
                 ps.dispatch_cells == 1 ? "" : "s", (unsigned long long)ps.observations);
     fdx_store_close(db);
-    return rc == FDX_OK ? EXIT_OK : EXIT_FAIL;
+    return rc == FDX_OK ? EXIT_OK : rc == FDX_EMISUSE ? EXIT_USAGE : EXIT_FAIL;
 }

@@ -65,7 +65,7 @@ int main(int argc, char **argv)
     if (rc == FDX_OK && (rc = fdx_store_report(db, argv[optind + 1], &opts)) != FDX_OK)
         tool_error(prog, "%s", fdx_store_errmsg(db));
     else if (rc == FDX_OK && !quiet)
-        fprintf(stderr, "%s: wrote %s\n", prog, argv[optind + 1]);
+        tool_say("%s: wrote %s", prog, argv[optind + 1]);
     fdx_store_close(db);
     return rc == FDX_OK ? EXIT_OK : EXIT_FAIL;
 }

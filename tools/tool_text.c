@@ -100,6 +100,22 @@ char *tool_visible(const char *s)
     return render(s, put_visible);
 }
 
+/* As put_visible, but a backslash stays one: a message quotes feeds and
+ * paths, whose backslashes it shows as they are. */
+static void put_message(FILE *f, enum piece p, uint32_t c, const unsigned char *u, size_t len,
+                        int *state)
+{
+    if (p == PLAIN)
+        fwrite(u, 1, len, f);
+    else
+        put_visible(f, p, c, u, len, state);
+}
+
+char *tool_visible_message(const char *s)
+{
+    return render(s, put_message);
+}
+
 int tool_text_width(const char *s)
 {
     int n = 0;

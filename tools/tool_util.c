@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "fdx.h"
+#include "tool_text.h"
 
 /*
  * glibc gives each decoding thread a malloc arena of its own, and what is
@@ -34,13 +35,41 @@ void tool_tune_process(void)
     (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); /* fails only after SQLite started */
 }
 
+/* The message to stderr, its control characters shown as escapes: messages
+ * quote feeds' text and file names, which could otherwise move the cursor,
+ * erase lines or forge "file:line:" rows on a terminal. */
+static void put_shown(const char *fmt, va_list ap)
+{
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *raw = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (raw)
+        vsnprintf(raw, (size_t)n + 1, fmt, again);
+    va_end(again);
+    char *shown = raw ? tool_visible_message(raw) : NULL;
+    fputs(shown ? shown : "(out of memory for the message)", stderr);
+    free(shown);
+    free(raw);
+}
+
+void tool_say(const char *fmt, ...)
+{
+    va_list ap;
+    tool_progress_break();
+    va_start(ap, fmt);
+    put_shown(fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
 void tool_error(const char *prog, const char *fmt, ...)
 {
     va_list ap;
     tool_progress_break();
     fprintf(stderr, "%s: ", prog);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    put_shown(fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
 }
@@ -51,7 +80,7 @@ int tool_usage_error(const char *prog, const char *fmt, ...)
     tool_progress_break();
     fprintf(stderr, "%s: ", prog);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    put_shown(fmt, ap);
     va_end(ap);
     fprintf(stderr, "\nTry '%s --help'.\n", prog);
     return EXIT_USAGE;

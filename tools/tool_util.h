@@ -9,6 +9,9 @@ enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
 /* "prog: message\n" on stderr. */
 void tool_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A line to stderr (the progress line broken first), its control
+ * characters shown as escapes, as tool_error writes its message. */
+void tool_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints the usage error and the hint to run --help; returns EXIT_USAGE. */
 int tool_usage_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tool_version(const char *prog);

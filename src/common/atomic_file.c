@@ -83,13 +83,32 @@ static void sweep_stale(const char *dir, const char *base)
 
 /* Fails when path names a directory: the rename over it would fail only
  * after other files of the same replacement were renamed. */
-int fdx_afile_check_target(const fdx_afile *af, char *err, size_t errsz)
+/* The rename replaces the name: a symlink itself, not the file it names
+ * (--rejects /dev/stdout replaced the system's /dev/stdout link), and a
+ * device or FIFO by a file. */
+int fdx_afile_check_path(const char *path, char *err, size_t errsz)
 {
     struct stat st;
-    if (lstat(af->path, &st) != 0 || !S_ISDIR(st.st_mode))
+    if (lstat(path, &st) != 0 || S_ISREG(st.st_mode))
         return FDX_OK;
-    snprintf(err, errsz, "%s: is a directory, not a file", af->path);
+    if (S_ISDIR(st.st_mode))
+        snprintf(err, errsz, "%s: is a directory, not a file", path);
+    else if (S_ISLNK(st.st_mode))
+        snprintf(err, errsz,
+                 "%s: is a symbolic link; the file is replaced by a rename, which would "
+                 "replace the link, not what it names: give that path instead",
+                 path);
+    else
+        snprintf(err, errsz,
+                 "%s: is not a regular file (a device, FIFO or socket); the file is replaced "
+                 "by a rename, which would replace it",
+                 path);
     return FDX_EIO;
+}
+
+int fdx_afile_check_target(const fdx_afile *af, char *err, size_t errsz)
+{
+    return fdx_afile_check_path(af->path, err, errsz);
 }
 
 /* mkostemp's loop with mode 0666: six random hex digits, O_EXCL. */

@@ -27,7 +27,10 @@ int fdx_afile_open(fdx_afile *af, const char *path, char *err, size_t errsz);
 int fdx_afile_flush_if_full(fdx_afile *af, char *err, size_t errsz);
 /* Writes out the rest, fsyncs and closes the temporary file. */
 int fdx_afile_seal(fdx_afile *af, char *err, size_t errsz);
-/* Fails when the target is a directory (a rename over it would fail). */
+/* Fails when path is there and not a regular file (a directory, a symlink,
+ * a device): a rename over it would fail or replace the wrong thing. */
+int fdx_afile_check_path(const char *path, char *err, size_t errsz);
+/* fdx_afile_check_path of the target. */
 int fdx_afile_check_target(const fdx_afile *af, char *err, size_t errsz);
 /* Renames the sealed temporary file over the target. */
 int fdx_afile_install(fdx_afile *af, char *err, size_t errsz);

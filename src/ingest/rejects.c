@@ -6,7 +6,6 @@
  * over them would destroy them.
  */
 #include <errno.h>
-#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/atomic_file.h"
+#include "common/file_id.h"
 #include "common/fsutil.h"
 #include "fdx.h"
 #include "ingest/sources.h"
@@ -38,60 +38,21 @@ static int fail(fdx_rejects *r, int code, const char *fmt, ...)
     return code;
 }
 
-/* A name's identity: the file's device and inode when it exists, else its
- * directory's and its base name (two names of one file to be created). */
-typedef struct file_id {
-    int exists;
-    dev_t dev;
-    ino_t ino;
-    char base[256];
-} file_id;
-
-static int identify(const char *path, file_id *id)
-{
-    struct stat st;
-    memset(id, 0, sizeof *id);
-    if (stat(path, &st) == 0) {
-        id->exists = 1;
-        id->dev = st.st_dev;
-        id->ino = st.st_ino;
-        return 0;
-    }
-    if (errno != ENOENT)
-        return -1;
-    char *a = strdup(path), *b = strdup(path);
-    int rc = a && b && stat(dirname(a), &st) == 0 ? 0 : -1;
-    if (rc == 0) {
-        id->dev = st.st_dev;
-        id->ino = st.st_ino;
-        snprintf(id->base, sizeof id->base, "%s", basename(b));
-    }
-    free(a);
-    free(b);
-    return rc;
-}
-
-static int same_id(const file_id *a, const file_id *b)
-{
-    return a->exists == b->exists && a->dev == b->dev && a->ino == b->ino &&
-           strcmp(a->base, b->base) == 0;
-}
-
 typedef struct check {
     fdx_rejects *r;
-    file_id id;
+    fdx_file_id id;
 } check;
 
 static int check_input(void *ctx, const char *path, const char *name)
 {
     check *c = ctx;
-    file_id id = {0};
+    fdx_file_id id = {0};
     struct stat st;
-    if (path ? identify(path, &id) != 0 : fstat(0, &st) != 0)
+    if (path ? fdx_file_identify(path, &id) != 0 : fstat(0, &st) != 0)
         return fail(c->r, FDX_EIO, "%s: %s", name, strerror(errno));
     if (!path)
-        id = (file_id){1, st.st_dev, st.st_ino, ""};
-    if (same_id(&c->id, &id))
+        id = (fdx_file_id){1, st.st_dev, st.st_ino, ""};
+    if (fdx_file_same(&c->id, &id))
         return fail(c->r, FDX_EMISUSE, "%s: is the input %s; the rejects file must be another file",
                     c->r->path, name);
     return FDX_OK;
@@ -99,19 +60,11 @@ static int check_input(void *ctx, const char *path, const char *name)
 
 static int check_store(check *c, const char *store_path)
 {
-    static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
-    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
-        char name[4096];
-        file_id id;
-        if ((size_t)snprintf(name, sizeof name, "%s%s", store_path, suffixes[i]) >= sizeof name)
-            return fail(c->r, FDX_EIO, "%s: path too long", store_path);
-        if (identify(name, &id) != 0)
-            continue; /* its directory is missing: the store cannot be opened anyway */
-        if (same_id(&c->id, &id))
-            return fail(c->r, FDX_EMISUSE,
-                        "%s: is the store%s %s; the rejects file must be another file", c->r->path,
-                        i ? "'s file" : "", name);
-    }
+    const char *part = fdx_file_db_part(&c->id, store_path);
+    if (part)
+        return fail(c->r, FDX_EMISUSE,
+                    "%s: is the store%s %s%s; the rejects file must be another file", c->r->path,
+                    *part ? "'s file" : "", store_path, part);
     return FDX_OK;
 }
 
@@ -128,19 +81,18 @@ int fdx_rejects_open(const char *path, const char *store_path, const char *const
     if (!(r->path = strdup(path)))
         return fail(r, FDX_ENOMEM, "out of memory");
     check c = {r, {0}};
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return fail(r, FDX_EMISUSE, "%s: not a regular file; the rejects file must be one", path);
     char dir[512];
     if (fdx_parent_missing(path, dir, sizeof dir))
         return fail(r, FDX_EIO, "%s: no such directory '%s'", path, dir);
-    if (identify(path, &c.id) != 0)
+    if (fdx_file_identify(path, &c.id) != 0)
         return fail(r, FDX_EIO, "%s: %s", path, strerror(errno));
     int rc = check_store(&c, store_path);
     for (size_t i = 0; rc == FDX_OK && i < n; i++) {
         r->errmsg[0] = '\0';
         rc = fdx_each_source(inputs[i], check_input, &c, r->errmsg, sizeof r->errmsg);
     }
+    if (rc == FDX_OK && fdx_afile_check_path(path, r->errmsg, sizeof r->errmsg) != FDX_OK)
+        rc = FDX_EMISUSE;
     return rc;
 }
 

@@ -29,10 +29,15 @@ int fdx_each_source(const char *path, fdx_source_fn fn, void *ctx, char *err, si
             return FDX_EIO;
         }
         if (stat(file, &st) != 0) {
-            if (errno == ENOENT)
+            int e = errno;
+            /* a run without one kind has no file of it; a link to none is
+             * a file that went missing, not a kind the run lacks */
+            int dangling = e == ENOENT && lstat(file, &st) == 0;
+            if (e == ENOENT && !dangling)
                 continue;
-            snprintf(err, errsz, "%s: %s", file, strerror(errno));
-            return FDX_EIO;
+            snprintf(err, errsz, "%s: %s", file,
+                     dangling ? "a symbolic link to nothing" : strerror(e));
+            return dangling ? FDX_ENOENT : FDX_EIO;
         }
         found++;
         int rc = fn(ctx, file, file);

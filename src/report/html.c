@@ -450,9 +450,12 @@ int fdx_store_report(fdx_store *s, const char *path, const fdx_report_opts *opts
                               o->version, FDX_REPORT_OPTS_VERSION);
     if (!path || !*path)
         return fdx_store_fail(s, FDX_EMISUSE, "fdx_store_report: no output path");
+    int rc = fdx_store_may_replace(s, path);
+    if (rc != FDX_OK)
+        return rc;
     page pg;
     memset(&pg, 0, sizeof pg);
-    int rc = fdx_store_report_rows(s, o->top > 0 ? o->top : 20, keep_row, &pg);
+    rc = fdx_store_report_rows(s, o->top > 0 ? o->top : 20, keep_row, &pg);
     if (rc != FDX_OK) {
         free_page(&pg);
         return rc;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "common/file_id.h"
 #include "sql_text.h"
 #include "store/conn.h"
 
@@ -156,6 +157,20 @@ char *fdx_store_file_name(const char *path)
         memcpy(name, "./", 2);
     memcpy(name + (relative ? 2 : 0), path, n + 1);
     return name;
+}
+
+int fdx_store_may_replace(fdx_store *s, const char *path)
+{
+    const char *db = sqlite3_db_filename(s->db, "main");
+    fdx_file_id id;
+    if (!db || !*db || fdx_file_identify(path, &id) != 0)
+        return FDX_OK; /* a store in memory; a path that cannot be written says why then */
+    const char *part = fdx_file_db_part(&id, db);
+    if (!part)
+        return FDX_OK;
+    return fdx_store_fail(s, FDX_EMISUSE,
+                          "%s: is the store%s %s%s; it would be replaced: write elsewhere", path,
+                          *part ? "'s file" : "", db, part);
 }
 
 /*

@@ -49,6 +49,10 @@ int fdx_store_script(fdx_store *s, const char *sql, const char *what);
  * WAL store cannot be made or written where the store lies (a directory the
  * process cannot write, another user's -shm). */
 int fdx_store_shm_refused(int rc);
+/* FDX_OK unless path names the store's file (or its -wal, -shm or -journal),
+ * which an output written by a rename over path would destroy: then
+ * FDX_EMISUSE, errmsg saying so. */
+int fdx_store_may_replace(fdx_store *s, const char *path);
 /* The name to give SQLite for the store file at path (malloc'd; NULL when
  * out of memory): a path, never a URI. */
 char *fdx_store_file_name(const char *path);

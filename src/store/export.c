@@ -57,6 +57,8 @@ static int write_pair(fdx_store *s, const char *dir, fdx_export_stats *stats)
                                {fdx_path_join(dir, "dispatches.jsonl"), next_row, &r[1], 0}};
     int rc =
         files[0].path && files[1].path ? FDX_OK : fdx_store_fail(s, FDX_ENOMEM, "out of memory");
+    for (int i = 0; i < 2 && rc == FDX_OK; i++)
+        rc = fdx_store_may_replace(s, files[i].path);
     if (rc == FDX_OK)
         rc = fdx_row_reader_init(&r[0].reader, s, r[0].kind);
     if (rc == FDX_OK)

@@ -7,6 +7,9 @@
  * month buckets at commit, so a store fed for years stays small.
  */
 #include "store/history.h"
+
+#include <limits.h>
+
 #include "common/when.h"
 #include "store/conn.h"
 
@@ -45,6 +48,35 @@ int fdx_store_set_time(fdx_store *s, int64_t unix_seconds)
     return FDX_OK;
 }
 
+#define MAX_DAY     (FDX_TIME_MAX / FDX_SECONDS_PER_DAY)
+#define MAX_CELL_ID ((int64_t)1 << 62) /* far above any store; no sum of ids overflows */
+#define NOT_ROLLED  (-2147483648LL)
+
+int fdx_history_rolled_valid(int64_t v)
+{
+    return v == NOT_ROLLED || (v >= 0 && v <= MAX_DAY && fdx_month_start(v) == v);
+}
+
+/* The settings read from a store that may come from elsewhere. */
+static int settings_valid(fdx_store *s)
+{
+    const char *bad = NULL;
+    if (s->hist.daily_days < 1 || s->hist.daily_days > INT_MAX)
+        bad = "daily_days";
+    else if (!fdx_history_rolled_valid(s->hist.rolled_before))
+        bad = "rolled_before";
+    else if (s->hist.latest_day != INT64_MIN &&
+             (s->hist.latest_day < 0 || s->hist.latest_day > MAX_DAY))
+        bad = "latest_day";
+    else if (s->hist.next_cell_id < 1 || s->hist.next_cell_id > MAX_CELL_ID)
+        bad = "next_cell_id";
+    return bad ? fdx_store_fail(s, FDX_ENOTSTORE,
+                                "%s: history_config.%s holds a value no fdx store holds; the "
+                                "store is damaged or was not written by fdx",
+                                s->path, bad)
+               : FDX_OK;
+}
+
 int fdx_history_load(fdx_store *s)
 {
     if (s->hist.loaded)
@@ -66,6 +98,8 @@ int fdx_history_load(fdx_store *s)
         return rc == SQLITE_DONE ? fdx_store_fail(s, FDX_ENOTSTORE,
                                                   "%s: the history settings are missing", s->path)
                                  : fdx_store_fail_sqlite(s, rc, "reading the history settings");
+    if ((rc = settings_valid(s)) != FDX_OK)
+        return rc;
     s->hist.loaded = 1;
     return FDX_OK;
 }

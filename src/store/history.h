@@ -7,8 +7,13 @@
 #include "store/store_internal.h"
 
 /* History (history.c). */
-/* Reads history_config into s->hist once per transaction. */
+/* Reads history_config into s->hist once per transaction; a store whose
+ * settings no fdx wrote (they would overflow the day and id arithmetic) is
+ * FDX_ENOTSTORE. */
 int fdx_history_load(fdx_store *s);
+/* Whether v may be history_config.rolled_before: -2^31 (nothing rolled up
+ * yet) or the first day of a month from 1970 to 9999. */
+int fdx_history_rolled_valid(int64_t v);
 /* Adds count observations of a cell on day (a day number) from origin. */
 int fdx_history_add(fdx_store *s, int64_t cell_id, int64_t day, int64_t origin, uint64_t count);
 typedef struct fdx_history_row {

@@ -14,6 +14,7 @@
 
 #include "common/when.h"
 #include "store/conn.h"
+#include "store/history.h"
 #include "store/merge_stage.h"
 #include "store/row.h"
 
@@ -83,10 +84,7 @@ static int describe_source(reader *r, fdx_merge_source *m)
     sqlite3_reset(st);
     if (src_rc != SQLITE_ROW && src_rc != SQLITE_DONE)
         return sqlite_failed(r, src_rc, "reading the history settings");
-    /* -2^31: nothing rolled up yet; otherwise a month's first day */
-    if (!ok || (m->rolled_before != -2147483648LL &&
-                (m->rolled_before < 0 || m->rolled_before > FDX_TIME_MAX / FDX_SECONDS_PER_DAY ||
-                 fdx_month_start(m->rolled_before) != m->rolled_before)))
+    if (!ok || !fdx_history_rolled_valid(m->rolled_before))
         return invalid(r, "history_config: rolled_before is not the first day of a month");
     return FDX_OK;
 }

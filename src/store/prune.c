@@ -136,6 +136,27 @@ static int write_prune(fdx_store *s, const fdx_prune_filter *f, const char *befo
     return rc == FDX_OK ? log_prune(s, json, stats) : rc;
 }
 
+/* Digits as SQLite prints an integer: no sign, no leading zero. */
+static const char *plain_digits(const char *p)
+{
+    size_t n = strspn(p, "0123456789");
+    return n == 0 || n > 9 || (n > 1 && p[0] == '0') ? NULL : p + n;
+}
+
+/* A value that matches no cell's is a mistyped filter, not an empty prune:
+ * a revision is 16 hex digits, a compute capability "cpu" or MAJOR.MINOR. */
+static int check_filter(fdx_store *s, const fdx_prune_filter *f)
+{
+    const char *r = f->kernel_revision, *cc = f->compute_capability, *dot;
+    if (r && (strlen(r) != 16 || strspn(r, "0123456789abcdefABCDEF") != 16))
+        return fdx_store_fail(s, FDX_EMISUSE, "kernel revision '%s' is not 16 hex digits", r);
+    if (cc && strcmp(cc, "cpu") != 0 &&
+        (!(dot = plain_digits(cc)) || *dot != '.' || !(dot = plain_digits(dot + 1)) || *dot))
+        return fdx_store_fail(s, FDX_EMISUSE,
+                              "compute capability '%s' is neither 'cpu' nor MAJOR.MINOR (8.9)", cc);
+    return FDX_OK;
+}
+
 int fdx_store_prune(fdx_store *s, const fdx_prune_filter *f, fdx_prune_stats *stats)
 {
     fdx_prune_stats local = {0, 0, 0};
@@ -148,6 +169,8 @@ int fdx_store_prune(fdx_store *s, const fdx_prune_filter *f, fdx_prune_stats *st
     if (!f || (!f->driver_version && !f->kernel_revision && !f->kernel_source && !f->op &&
                !f->compute_capability && !f->hardware_sku && !f->before))
         return fdx_store_fail(s, FDX_EMISUSE, "a prune needs at least one filter");
+    if (check_filter(s, f) != FDX_OK)
+        return FDX_EMISUSE;
     if (s->ledger.pruned)
         return fdx_store_fail(s, FDX_EMISUSE, "one prune per transaction");
     if (fdx_backend_allows(s, "prune") != FDX_OK)

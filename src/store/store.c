@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,6 +306,27 @@ static int look_at(fdx_store *s, const char *path, int flags, int *exists)
     return FDX_OK;
 }
 
+/* SQLite refuses a database whose full path (from /, links resolved) leaves
+ * no room for "-journal" within its unix VFS's 512 bytes (MAX_PATHNAME),
+ * saying only "unable to open database file". */
+#define SQLITE_PATH_MAX (512 - 8 + 1)
+
+static int too_long_for_sqlite(fdx_store *s, const char *path)
+{
+    char *dir = strdup(path), *base = strdup(path), *full = NULL;
+    int too_long = dir && base && (full = realpath(dirname(dir), NULL)) &&
+                   strlen(full) + 1 + strlen(basename(base)) >= SQLITE_PATH_MAX;
+    free(dir);
+    free(base);
+    free(full);
+    if (too_long)
+        fdx_store_fail(s, FDX_EIO,
+                       "%s: SQLite opens files whose full path is at most %d bytes, and this "
+                       "one's is longer: use a shorter path",
+                       path, SQLITE_PATH_MAX - 1);
+    return too_long;
+}
+
 /* Opens the file, and creates it only when it was not there: a file that was
  * there is opened without SQLITE_OPEN_CREATE, so that when it goes before
  * the open (the writer that created it removed it, unused), the open fails
@@ -346,6 +368,8 @@ static int open_db(fdx_store *s, const char *path, int flags)
     if ((flags & (FDX_OPEN_CREATE | FDX_OPEN_READONLY)) == (FDX_OPEN_CREATE | FDX_OPEN_READONLY))
         return fdx_store_fail(s, FDX_EMISUSE, "FDX_OPEN_CREATE and FDX_OPEN_READONLY conflict");
     s->readonly = (flags & FDX_OPEN_READONLY) != 0;
+    if (too_long_for_sqlite(s, path))
+        return FDX_EIO;
     int rc = open_file(s, path, flags);
     if (rc != FDX_OK)
         return rc;
