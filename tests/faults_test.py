@@ -259,6 +259,18 @@ def main():
                       str(listing(j("small-fs"))))
                 os.remove(j("small-fs", "fill"))
 
+                # A reader that cannot make the store's -shm (the disk is full):
+                # the system's reason is named, not only "disk I/O error".
+                shutil.copy(base, j("small-fs", "r.db"))
+                with open(j("small-fs", "fill"), "wb") as f:
+                    st = os.statvfs(j("small-fs"))
+                    f.write(b"\0" * (st.f_bavail * st.f_frsize))
+                p = run([export, j("small-fs", "r.db"), j("r-out")])
+                expect_failure(p, "export of a store whose -shm cannot be made", "r.db",
+                               "No space left on device")
+                for n in os.listdir(j("small-fs")):
+                    os.remove(j("small-fs", n))
+
                 # Disk full while exporting: a big store, the output on the tmpfs.
                 full_disk_on_second_file(export, base, big, j("pair-fs"))
                 out = j("small-fs", "out")
