@@ -90,6 +90,10 @@ expect 1 "a line whose text holds control characters" -- "$INGEST" "$T/evil.db" 
 has err 'ev\nil\x1b[31m.jsonl:1:'
 has err '\x1b[2K\rruns/9/misses.jsonl:1: fine\n'
 if LC_ALL=C grep -q "$(printf '[\033\r]')" "$T/err"; then bad "a control character reached stderr"; else ok; fi
+printf '{"schema":1,"wanted":"a"}\n' >"$evil"
+expect 1 "a schema-1 line in a file whose name holds control characters" -- "$INGEST" "$T/evil.db" "$evil"
+has err 'ev\nil\x1b[31m.jsonl: 1 line of wire schema 1'
+if LC_ALL=C grep -q "$(printf '[\033\r]')" "$T/err"; then bad "a control character reached stderr"; else ok; fi
 expect 1 "export of a missing store" -- "$EXPORT" "$T/missing.db" "$T/x"
 has err "no such store"
 if [ -e "$T/missing.db" ]; then bad "export created a store"; else ok; fi
@@ -156,6 +160,10 @@ for r in guard.db guard.db-wal guard.db-shm guard-in.jsonl guard-hard guard-soft
 done
 if [ -e "$T/guard.db-wal" ]; then bad "refused ingest left a WAL file"; else ok; fi
 expect 2 "rejects = store by another name" -- "$INGEST" --skip-invalid --rejects "$T/./guard.db" "$T/guard.db" "$T/guard-in.jsonl"
+# a store named through a symlink has its -wal beside the file it names
+ln -s "$T/guard.db" "$T/guard-link.db"
+expect 2 "rejects = the -wal of a store named by a link" -- "$INGEST" --skip-invalid --rejects "$T/guard.db-wal" "$T/guard-link.db" "$T/guard-in.jsonl"
+has err "the rejects file must be another file"
 mkdir -p "$T/guard-run" && cp "$T/some-bad.jsonl" "$T/guard-run/misses.jsonl"
 expect 2 "rejects = a run directory's file" -- "$INGEST" --skip-invalid --rejects "$T/guard-run/misses.jsonl" "$T/guard.db" "$T/guard-run"
 same "$T/guard-run/misses.jsonl" "$T/some-bad.jsonl"

@@ -66,6 +66,16 @@ expect 0 "ingest in April" -- "$INGEST" -q --at 2026-04-20 "$R" "$T/r.jsonl"
 is "$(q "$R" "SELECT group_concat(day || ' ' || span || ' ' || count, ', ') FROM (SELECT * FROM miss_daily WHERE wanted = 'w1' ORDER BY day)")" \
    "2026-01-01 month 8, 2026-02-01 month 3, 2026-03-01 month 4, 2026-04-20 day 1" "the window moved to April"
 expect 2 "--daily-days 0" -- "$INGEST" --daily-days 0 "$R" "$T/r.jsonl"
+# a window reaching back before 1970 rolls up from a month before it: such a
+# store is written to and merged again (a check of the settings refused it)
+for args in "--daily-days 1048576" "--at 1970-02-01"; do
+  W=$T/wide-${args##* }.db
+  # shellcheck disable=SC2086
+  expect 0 "ingest with $args" -- "$INGEST" -q $args "$W" "$T/r.jsonl"
+  expect 0 "a second ingest after $args" -- "$INGEST" -q --at 1970-03-01 "$W" "$T/r.jsonl"
+  expect 0 "a merge of the store after $args" -- "$B/fdx-merge" -q "$W.merged" "$W"
+done
+is "$(q "$T/wide-1048576.db" "SELECT rolled_before < 0 FROM history_config")" "1" "rolled up from before 1970"
 
 # Saturation: a day's count and a month bucket saturate at 2^63-1 as the total does.
 S=$T/sat.db
@@ -133,11 +143,13 @@ cp "$H" "$T/copy.db"
 # value of one filter would silently replace the first
 cp "$H" "$T/typo.db"
 for a in "--revision abc" "--revision 0x0000000000000001" "--revision 00000000000000001" \
-         "--cc 8.9x" "--cc 08.9" "--cc 4294967296.9" "--cc CPU" "--op MatMul --op Gelu"; do
+         "--cc 8.9x" "--cc 08.9" "--cc 4294967296.9" "--cc CPU" "--op MatMul --op Gelu" \
+         "--before 2030-01-01 --before 2020-01-01"; do
   # shellcheck disable=SC2086
   expect 2 "fdx-prune $a" -- "$PRUNE" -n $a "$T/typo.db"
 done
 has err "given twice"
+expect 0 "fdx-prune the largest compute capability" -- "$PRUNE" -n --cc 4294967295.0 "$T/typo.db"
 expect 0 "fdx-prune a padded revision" -- "$PRUNE" -n --revision 0000000000000001 "$T/typo.db"
 has err "would remove 3 miss cells"
 cmp -s "$H" "$T/typo.db" && ok || bad "a refused prune changed the store"

@@ -239,6 +239,23 @@ def long_paths(j, data, ingest):
         check(p.returncode == want and (want == 0 or "at most 504 bytes" in p.stderr),
               f"a store path of {length} bytes", p.stderr)
         check(os.path.exists(path) == (want == 0), f"a store path of {length} bytes: its file")
+    # The limit is on the path SQLite opens: a long link to a short path opens,
+    # a short link to a long path is named, and :memory: has no path.
+    short = j("short.db")
+    check(run([ingest, "-q", short, feed]).returncode == 0, "a store with a short path")
+    link = os.path.join(d, "l" * (510 - len(d)))
+    os.symlink(short, link)
+    p = run([ingest, "-q", link, feed])
+    check(p.returncode == 0, "a long link to a short path", p.stderr)
+    longer = os.path.join(d, "c" * (505 - len(d) - 4) + ".db")
+    shutil.copy(short, longer)
+    os.symlink(longer, j("to-long.db"))
+    p = run([ingest, "-q", j("to-long.db"), feed])
+    check(p.returncode == 1 and "at most 504 bytes" in p.stderr, "a short link to a long path",
+          p.stderr)
+    p = subprocess.run([ingest, "-q", ":memory:", feed], cwd=d, capture_output=True, text=True,
+                       timeout=TIMEOUT)
+    check(p.returncode == 0, ":memory: from a deep directory", p.stderr)
 
 
 def crafted_history_settings(j, base, ingest, merge, data):

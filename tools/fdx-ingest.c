@@ -87,13 +87,14 @@ static void say_schema1(schema1 *o)
         snprintf(lines, sizeof lines, "line %llu", o->first);
     else
         snprintf(lines, sizeof lines, "lines %llu..%llu", o->first, o->last);
+    tool_say("%s: %llu line%s of wire schema 1 (%s): records from before the", o->file, o->n,
+             o->n == 1 ? "" : "s", lines);
     fprintf(stderr,
-            "%s: %llu line%s of wire schema 1 (%s): records from before the\n"
             "  hardware stamp \"hw\", which fdx (wire schema %d) needs. Convert such a feed by\n"
             "  stamping it with the hardware it was recorded on (docs/FORMAT.md), e.g.\n"
             "  jq -c '.schema = 2 | .hw = {\"compute_capability\": [8, 9], \"hardware_sku\":\n"
             "  \"NVIDIA GeForce RTX 4090\", \"driver_version\": \"550.54\"}' OLD > NEW\n",
-            o->file, o->n, o->n == 1 ? "" : "s", lines, FDX_WIRE_SCHEMA);
+            FDX_WIRE_SCHEMA);
     o->n = 0;
 }
 

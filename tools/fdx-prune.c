@@ -84,6 +84,9 @@ int main(int argc, char **argv)
         case 'c': rc = set_once(&f.compute_capability, "cc", optarg); break;
         case 'k': rc = set_once(&f.hardware_sku, "sku", optarg); break;
         case 'B':
+            if (f.before)
+                return tool_usage_error(prog, "--before given twice: a prune takes one value of "
+                                              "each filter (run it once per value)");
             if (tool_parse_when(prog, "before", optarg, &before))
                 return EXIT_USAGE;
             f.before = before ? before : 1;

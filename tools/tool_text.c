@@ -100,12 +100,13 @@ char *tool_visible(const char *s)
     return render(s, put_visible);
 }
 
-/* As put_visible, but a backslash stays one: a message quotes feeds and
- * paths, whose backslashes it shows as they are. */
+/* As put_visible, but a backslash stays one and a tab a tab (libpq's
+ * messages hold one): a message quotes feeds and paths, whose backslashes it
+ * shows as they are. */
 static void put_message(FILE *f, enum piece p, uint32_t c, const unsigned char *u, size_t len,
                         int *state)
 {
-    if (p == PLAIN)
+    if (p == PLAIN || (p == ODD && c == '\t'))
         fwrite(u, 1, len, f);
     else
         put_visible(f, p, c, u, len, state);

@@ -13,7 +13,7 @@
  * NULL when memory runs out. Its width is its number of code points.
  */
 char *tool_visible(const char *s);
-/* s as tool_visible shows it, but with its backslashes as they are: for a
+/* s as tool_visible shows it, but with its backslashes and tabs as they are: for a
  * message, which quotes feeds' text and file names (a line of a feed must
  * not erase or forge lines on a terminal). */
 char *tool_visible_message(const char *s);

@@ -48,7 +48,10 @@ static void put_shown(const char *fmt, va_list ap)
         vsnprintf(raw, (size_t)n + 1, fmt, again);
     va_end(again);
     char *shown = raw ? tool_visible_message(raw) : NULL;
-    fputs(shown ? shown : "(out of memory for the message)", stderr);
+    fputs(shown   ? shown
+          : n < 0 ? "(a message that could not be formatted)"
+                  : "(out of memory for the message)",
+          stderr);
     free(shown);
     free(raw);
 }

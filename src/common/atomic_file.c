@@ -81,11 +81,11 @@ static void sweep_stale(const char *dir, const char *base)
     closedir(d);
 }
 
-/* Fails when path names a directory: the rename over it would fail only
- * after other files of the same replacement were renamed. */
-/* The rename replaces the name: a symlink itself, not the file it names
- * (--rejects /dev/stdout replaced the system's /dev/stdout link), and a
- * device or FIFO by a file. */
+/* Fails when path is not a regular file. A rename over a directory fails
+ * only after other files of the same replacement were renamed; a rename
+ * over a symlink replaces the link, not the file it names (--rejects
+ * /dev/stdout replaced the system's /dev/stdout link), and a device or FIFO
+ * by a file. */
 int fdx_afile_check_path(const char *path, char *err, size_t errsz)
 {
     struct stat st;

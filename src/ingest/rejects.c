@@ -58,14 +58,22 @@ static int check_input(void *ctx, const char *path, const char *name)
     return FDX_OK;
 }
 
+/* The store's files lie beside the file its path names, through any
+ * symlink: SQLite makes the -wal beside the file it resolved. */
 static int check_store(check *c, const char *store_path)
 {
-    const char *part = fdx_file_db_part(&c->id, store_path);
-    if (part)
-        return fail(c->r, FDX_EMISUSE,
-                    "%s: is the store%s %s%s; the rejects file must be another file", c->r->path,
-                    *part ? "'s file" : "", store_path, part);
-    return FDX_OK;
+    char *resolved = realpath(store_path, NULL);
+    const char *names[] = {store_path, resolved};
+    int rc = FDX_OK;
+    for (size_t i = 0; i < 2 && rc == FDX_OK && names[i]; i++) {
+        const char *part = fdx_file_db_part(&c->id, names[i]);
+        if (part)
+            rc = fail(c->r, FDX_EMISUSE,
+                      "%s: is the store%s %s%s; the rejects file must be another file", c->r->path,
+                      *part ? "'s file" : "", names[i], part);
+    }
+    free(resolved);
+    return rc;
 }
 
 int fdx_rejects_open(const char *path, const char *store_path, const char *const *inputs, size_t n,

@@ -264,7 +264,8 @@ int fdx_store_fail_sqlite(fdx_store *s, int rc, const char *what)
     /* "disk I/O error" alone hides the cause (a full disk where a reader
      * makes its -shm, a quota, a vanished device): the system's says it */
     int os = s->db ? sqlite3_system_errno(s->db) : 0;
-    if ((rc & 0xff) == SQLITE_IOERR && os)
+    /* a short read failed no system call: errno is an earlier call's */
+    if ((rc & 0xff) == SQLITE_IOERR && rc != SQLITE_IOERR_SHORT_READ && os)
         return fdx_store_fail(s, code, "%s: %s: %s (%s)", s->path, what, msg, strerror(os));
     return fdx_store_fail(s, code, "%s: %s: %s", s->path, what, msg);
 }

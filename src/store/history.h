@@ -12,7 +12,8 @@
  * FDX_ENOTSTORE. */
 int fdx_history_load(fdx_store *s);
 /* Whether v may be history_config.rolled_before: -2^31 (nothing rolled up
- * yet) or the first day of a month from 1970 to 9999. */
+ * yet) or the first day of a month up to 9999, before 1970 as far as the
+ * widest daily window reaches. */
 int fdx_history_rolled_valid(int64_t v);
 /* Adds count observations of a cell on day (a day number) from origin. */
 int fdx_history_add(fdx_store *s, int64_t cell_id, int64_t day, int64_t origin, uint64_t count);

@@ -136,11 +136,14 @@ static int write_prune(fdx_store *s, const fdx_prune_filter *f, const char *befo
     return rc == FDX_OK ? log_prune(s, json, stats) : rc;
 }
 
-/* Digits as SQLite prints an integer: no sign, no leading zero. */
+/* Digits as SQLite prints a compute capability's number (0 to 2^32-1, as
+ * the wire holds it): no sign, no leading zero. */
 static const char *plain_digits(const char *p)
 {
     size_t n = strspn(p, "0123456789");
-    return n == 0 || n > 9 || (n > 1 && p[0] == '0') ? NULL : p + n;
+    if (n == 0 || n > 10 || (n > 1 && p[0] == '0') || (n == 10 && strncmp(p, "4294967295", 10) > 0))
+        return NULL;
+    return p + n;
 }
 
 /* A value that matches no cell's is a mistyped filter, not an empty prune:

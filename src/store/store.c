@@ -309,22 +309,32 @@ static int look_at(fdx_store *s, const char *path, int flags, int *exists)
 /* SQLite refuses a database whose full path (from /, links resolved) leaves
  * no room for "-journal" within its unix VFS's 512 bytes (MAX_PATHNAME),
  * saying only "unable to open database file". */
-#define SQLITE_PATH_MAX (512 - 8 + 1)
+#define FDX_SQLITE_PATH_LIMIT (512 - 8)
+
+/* The length of the path SQLite opens: the file's, links resolved, or for a
+ * file still to be made its directory's and its name; 0 when unknown. */
+static size_t full_length(const char *path)
+{
+    char *full = realpath(path, NULL), *dir = NULL, *base = NULL;
+    size_t n = full ? strlen(full) : 0;
+    if (!full && (dir = strdup(path)) && (base = strdup(path)) &&
+        (full = realpath(dirname(dir), NULL)))
+        n = strlen(full) + 1 + strlen(basename(base));
+    free(full);
+    free(dir);
+    free(base);
+    return n;
+}
 
 static int too_long_for_sqlite(fdx_store *s, const char *path)
 {
-    char *dir = strdup(path), *base = strdup(path), *full = NULL;
-    int too_long = dir && base && (full = realpath(dirname(dir), NULL)) &&
-                   strlen(full) + 1 + strlen(basename(base)) >= SQLITE_PATH_MAX;
-    free(dir);
-    free(base);
-    free(full);
-    if (too_long)
-        fdx_store_fail(s, FDX_EIO,
-                       "%s: SQLite opens files whose full path is at most %d bytes, and this "
-                       "one's is longer: use a shorter path",
-                       path, SQLITE_PATH_MAX - 1);
-    return too_long;
+    if (strcmp(path, ":memory:") == 0 || full_length(path) <= FDX_SQLITE_PATH_LIMIT)
+        return 0;
+    fdx_store_fail(s, FDX_EIO,
+                   "%s: SQLite opens files whose full path (links resolved) is at most %d "
+                   "bytes, and this one's is longer: use a shorter path",
+                   path, FDX_SQLITE_PATH_LIMIT);
+    return 1;
 }
 
 /* Opens the file, and creates it only when it was not there: a file that was
