@@ -40,15 +40,21 @@ static void usage(void)
 
 /* A cell has one value of each: a second --op would silently replace the
  * first, and the prune remove other cells than the user read back. */
+static int given_twice(int given, const char *name)
+{
+    return given ? tool_usage_error(prog,
+                                    "--%s given twice: a prune takes one value of each filter "
+                                    "(run it once per value)",
+                                    name)
+                 : 0;
+}
+
 static int set_once(const char **slot, const char *name, const char *value)
 {
-    if (*slot)
-        return tool_usage_error(prog,
-                                "--%s given twice: a prune takes one value of each filter "
-                                "(run it once per value)",
-                                name);
-    *slot = value;
-    return 0;
+    int rc = given_twice(*slot != NULL, name);
+    if (rc == 0)
+        *slot = value;
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -84,9 +90,8 @@ int main(int argc, char **argv)
         case 'c': rc = set_once(&f.compute_capability, "cc", optarg); break;
         case 'k': rc = set_once(&f.hardware_sku, "sku", optarg); break;
         case 'B':
-            if (f.before)
-                return tool_usage_error(prog, "--before given twice: a prune takes one value of "
-                                              "each filter (run it once per value)");
+            if ((rc = given_twice(f.before != 0, "before")) != 0)
+                break;
             if (tool_parse_when(prog, "before", optarg, &before))
                 return EXIT_USAGE;
             f.before = before ? before : 1;

@@ -2,6 +2,7 @@
 #include "common/fsutil.h"
 
 #include <errno.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,20 @@ char *fdx_path_join(const char *dir, const char *name)
     if (p)
         snprintf(p, len, "%s/%s", dir, name);
     return p;
+}
+
+char *fdx_real_path(const char *path)
+{
+    char *full = realpath(path, NULL);
+    if (full || errno != ENOENT)
+        return full;
+    char *dir = strdup(path), *base = strdup(path), *real_dir = NULL;
+    if (dir && base && (real_dir = realpath(dirname(dir), NULL)))
+        full = fdx_path_join(real_dir, basename(base));
+    free(dir);
+    free(base);
+    free(real_dir);
+    return full;
 }
 
 int fdx_parent_missing(const char *path, char *dir, size_t dirsz)

@@ -9,6 +9,11 @@
 int fdx_mkdirs(const char *path, char *err, size_t errsz);
 /* "dir/name", malloc'd; NULL when memory runs out. */
 char *fdx_path_join(const char *dir, const char *name);
+/* The path of the file path names, from /, links resolved (as SQLite names
+ * a store's file and makes its -wal beside it); for a name not there yet,
+ * its directory's so resolved and its own name. malloc'd; NULL when neither
+ * resolves or memory runs out. */
+char *fdx_real_path(const char *path);
 /* 1 when the directory a path would be created in does not exist (its name
  * goes to dir), so that a message can name it rather than the file. */
 int fdx_parent_missing(const char *path, char *dir, size_t dirsz);

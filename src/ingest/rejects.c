@@ -62,7 +62,7 @@ static int check_input(void *ctx, const char *path, const char *name)
  * symlink: SQLite makes the -wal beside the file it resolved. */
 static int check_store(check *c, const char *store_path)
 {
-    char *resolved = realpath(store_path, NULL);
+    char *resolved = fdx_real_path(store_path);
     const char *names[] = {store_path, resolved};
     int rc = FDX_OK;
     for (size_t i = 0; i < 2 && rc == FDX_OK && names[i]; i++) {

@@ -215,6 +215,13 @@ int fdx_store_read_verdict(fdx_store *s, int rc)
                           s->path);
 }
 
+int fdx_store_other_verdict(fdx_store *s, fdx_store *other, int rc)
+{
+    if (other && fdx_store_read_verdict(other, FDX_OK) != FDX_OK)
+        return fdx_store_fail(s, FDX_EBUSY, "%s", other->errmsg);
+    return rc;
+}
+
 int fdx_store_shm_refused(int rc)
 {
     return rc == SQLITE_READONLY_DIRECTORY || rc == SQLITE_READONLY_CANTINIT;

@@ -15,7 +15,9 @@ void fdx_store_note(fdx_store *s, int kind, const char *fmt, ...)
 /* Sets errmsg from a printf format; returns code. */
 int fdx_store_fail(fdx_store *s, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Sets errmsg to "what: <SQLite's message>"; returns the matching fdx code. */
+/* Sets errmsg to "what: <SQLite's message>"; returns the matching fdx code
+ * (or, for a read without locks whose file changed, fdx_store_read_verdict's
+ * outcome). */
 int fdx_store_fail_sqlite(fdx_store *s, int rc, const char *what);
 /* SQLite's result code as an fdx status. */
 int fdx_store_code_of_sqlite(int rc);
@@ -65,6 +67,9 @@ char *fdx_store_immutable_uri(const char *path);
  * and that, FDX_EBUSY, is the outcome (errmsg says so). Every read ends
  * through it. */
 int fdx_store_read_verdict(fdx_store *s, int rc);
+/* The outcome rc of a call on s that also read through other (NULL: none),
+ * unless other's read fails its verdict: then that, its message on s. */
+int fdx_store_other_verdict(fdx_store *s, fdx_store *other, int rc);
 
 /* Runs body in one read snapshot (its own, unless a transaction is open),
  * keeping body's error message when it fails. */

@@ -108,8 +108,8 @@ int fdx_store_filter_values(fdx_store *s, fdx_filter_value_fn fn, void *ctx)
         }
     }
     sqlite3_reset(st);
-    return fdx_store_read_verdict(
-        s, src == SQLITE_DONE ? FDX_OK : fdx_store_fail_sqlite(s, src, "listing filter values"));
+    return src == SQLITE_DONE ? fdx_store_read_verdict(s, FDX_OK)
+                              : fdx_store_fail_sqlite(s, src, "listing filter values");
 }
 
 /* The ranking is over cells checked first, in the same snapshot, as strictly

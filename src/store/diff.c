@@ -34,8 +34,7 @@ static int open_other(fdx_store *s, const char *path, fdx_store **other, const c
  * hold, whatever the comparison's outcome rc. */
 static int close_other(fdx_store *s, fdx_store *other, char *uri, int rc)
 {
-    if (other && fdx_store_read_verdict(other, FDX_OK) != FDX_OK)
-        rc = fdx_store_fail(s, FDX_EBUSY, "%s", fdx_store_errmsg(other));
+    rc = fdx_store_other_verdict(s, other, rc);
     fdx_store_close(other);
     free(uri);
     return fdx_store_read_verdict(s, rc);

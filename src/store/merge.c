@@ -78,8 +78,7 @@ int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
             rc = fdx_merge_stage(src, src->path,
                                  dst->backend ? dst->backend->merge_target : &fdx_merge_sqlite_ops,
                                  dst, &known, &applied, stats);
-        if (src && fdx_store_read_verdict(src, FDX_OK) != FDX_OK)
-            rc = fdx_store_fail(dst, FDX_EBUSY, "%s", fdx_store_errmsg(src));
+        rc = fdx_store_other_verdict(dst, src, rc);
         fdx_store_close(src);
     }
     if (rc == FDX_OK && sqlite3_get_autocommit(dst->db))

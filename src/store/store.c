@@ -4,7 +4,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,7 +240,7 @@ static int reopen_immutable(fdx_store *s, const char *path)
 {
     char wal[4096];
     struct stat st;
-    char *real = realpath(path, NULL); /* through a symlink, the -wal is the target's */
+    char *real = fdx_real_path(path); /* through a symlink, the -wal is the target's */
     int n = snprintf(wal, sizeof wal, "%s-wal", real ? real : path);
     free(real);
     if (n >= (int)sizeof wal)
@@ -311,24 +310,14 @@ static int look_at(fdx_store *s, const char *path, int flags, int *exists)
  * saying only "unable to open database file". */
 #define FDX_SQLITE_PATH_LIMIT (512 - 8)
 
-/* The length of the path SQLite opens: the file's, links resolved, or for a
- * file still to be made its directory's and its name; 0 when unknown. */
-static size_t full_length(const char *path)
-{
-    char *full = realpath(path, NULL), *dir = NULL, *base = NULL;
-    size_t n = full ? strlen(full) : 0;
-    if (!full && (dir = strdup(path)) && (base = strdup(path)) &&
-        (full = realpath(dirname(dir), NULL)))
-        n = strlen(full) + 1 + strlen(basename(base));
-    free(full);
-    free(dir);
-    free(base);
-    return n;
-}
-
 static int too_long_for_sqlite(fdx_store *s, const char *path)
 {
-    if (strcmp(path, ":memory:") == 0 || full_length(path) <= FDX_SQLITE_PATH_LIMIT)
+    if (strcmp(path, ":memory:") == 0)
+        return 0;
+    char *full = fdx_real_path(path); /* NULL: the open says why */
+    size_t n = full ? strlen(full) : 0;
+    free(full);
+    if (n <= FDX_SQLITE_PATH_LIMIT)
         return 0;
     fdx_store_fail(s, FDX_EIO,
                    "%s: SQLite opens files whose full path (links resolved) is at most %d "
@@ -535,7 +524,7 @@ int fdx_store_close(fdx_store *s)
     char saved[sizeof s->errmsg];
     memcpy(saved, s->errmsg, sizeof saved);
     /* through a symlink, the file made is its target, beside its companions */
-    char *target = discard && s->path ? realpath(s->path, NULL) : NULL;
+    char *target = discard && s->path ? fdx_real_path(s->path) : NULL;
     const char *file = target ? target : s->path;
     int removed = discard && remove_if_unused(s, file);
     memcpy(s->errmsg, saved, sizeof saved);
@@ -830,8 +819,8 @@ int fdx_store_cell_counts(fdx_store *s, uint64_t *misses, uint64_t *dispatches)
         *dispatches = (uint64_t)sqlite3_column_int64(st, 1);
     }
     sqlite3_reset(st);
-    return fdx_store_read_verdict(
-        s, src == SQLITE_ROW ? FDX_OK : fdx_store_fail_sqlite(s, src, "counting cells"));
+    return src == SQLITE_ROW ? fdx_store_read_verdict(s, FDX_OK)
+                             : fdx_store_fail_sqlite(s, src, "counting cells");
 }
 
 void fdx_store_set_progress(fdx_store *s, fdx_progress_fn fn, void *ctx)
