@@ -556,6 +556,11 @@ typedef struct fdx_prune_stats {
  * what the commit removes can differ when another writer commits in between;
  * with NULL stats nothing is counted before the commit. */
 int fdx_store_prune(fdx_store *store, const fdx_prune_filter *filter, fdx_prune_stats *stats);
+/* The same check of a filter, without a store, so that a program can refuse
+ * a mistyped filter before it opens one (and waits for another writer):
+ * FDX_OK, or FDX_EMISUSE with the reason written to why (at most why_size
+ * bytes, NUL included; why may be NULL when why_size is 0). */
+int fdx_prune_filter_check(const fdx_prune_filter *filter, char *why, size_t why_size);
 /* What the handle's last fdx_store_prune removed, as its prune_log row
  * records it: once fdx_store_commit has returned FDX_OK, what the committed
  * transaction removed (for a PostgreSQL store, counted in the commit's own

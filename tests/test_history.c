@@ -253,6 +253,32 @@ START_TEST(growth_diff_and_prune_check_their_arguments)
 }
 END_TEST
 
+/* A filter is checked without a store, as fdx_store_prune checks it, so a
+ * program refuses a typo before it opens (and waits for) a store. */
+START_TEST(prune_filters_are_checked_without_a_store)
+{
+    fdx_prune_filter f = {NULL, NULL, NULL, NULL, NULL, NULL, 0};
+    char why[64];
+    ck_assert_int_eq(fdx_prune_filter_check(&f, why, sizeof why), FDX_EMISUSE);
+    ck_assert_str_eq(why, "a prune needs at least one filter");
+    ck_assert_int_eq(fdx_prune_filter_check(NULL, NULL, 0), FDX_EMISUSE);
+    f.kernel_revision = "abc";
+    ck_assert_int_eq(fdx_prune_filter_check(&f, why, sizeof why), FDX_EMISUSE);
+    ck_assert_str_eq(why, "kernel revision 'abc' is not 16 hex digits");
+    f.kernel_revision = "00000000000000aF";
+    ck_assert_int_eq(fdx_prune_filter_check(&f, NULL, 0), FDX_OK);
+    f.compute_capability = "8.9.1";
+    ck_assert_int_eq(fdx_prune_filter_check(&f, why, 16), FDX_EMISUSE);
+    ck_assert_str_eq(why, "compute capabil"); /* cut to the room given */
+    f.compute_capability = "cpu";
+    ck_assert_int_eq(fdx_prune_filter_check(&f, why, sizeof why), FDX_OK);
+    f.compute_capability = "4294967295.0";
+    ck_assert_int_eq(fdx_prune_filter_check(&f, why, sizeof why), FDX_OK);
+    f.compute_capability = "4294967296.0";
+    ck_assert_int_eq(fdx_prune_filter_check(&f, why, sizeof why), FDX_EMISUSE);
+}
+END_TEST
+
 /* fdx_store_pruned: all 0 before a prune, then what the committed prune
  * removed, also when fdx_store_prune was not asked for counts. */
 START_TEST(pruned_reports_the_committed_prune)
@@ -293,6 +319,7 @@ Suite *history_suite(void)
     tcase_add_test(tc, many_cells_a_transaction_each_get_their_history);
     tcase_add_test(tc, grouped_history_rolls_up_and_back_fills_months);
     tcase_add_test(tc, growth_diff_and_prune_check_their_arguments);
+    tcase_add_test(tc, prune_filters_are_checked_without_a_store);
     tcase_add_test(tc, pruned_reports_the_committed_prune);
     suite_add_tcase(s, tc);
     return s;

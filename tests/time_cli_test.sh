@@ -133,6 +133,11 @@ expect 2 "fdx-prune without a filter" -- "$PRUNE" "$T/p.db"; has err "at least o
 expect 2 "fdx-prune bad --before" -- "$PRUNE" --before yesterday "$T/p.db"; has err "@UNIX_SECONDS"
 expect 1 "fdx-prune missing store" -- "$PRUNE" --op x "$T/nosuch.db"
 [ ! -e "$T/nosuch.db" ] && ok || bad "fdx-prune created a store"
+# a mistyped filter is refused before the store is opened: without it, and
+# without waiting for a writer that holds it
+expect 2 "fdx-prune mistyped filter, missing store" -- "$PRUNE" --revision abc "$T/nosuch.db"
+has err "is not 16 hex digits"
+[ ! -e "$T/nosuch.db" ] && ok || bad "fdx-prune created a store"
 H=$T/host.db
 { miss old 3 8.9; miss cpu 4; } >"$T/p1.jsonl"
 { miss new 5 9.0; miss cpu 6; } >"$T/p2.jsonl"

@@ -112,9 +112,9 @@ int main(int argc, char **argv)
         return tool_usage_error(prog, "expected DB");
     if ((rc = tool_check_store_arg(prog, argv[optind], "[OPTION]... DB")) != 0)
         return rc;
-    if (!f.driver_version && !f.kernel_revision && !f.kernel_source && !f.op &&
-        !f.compute_capability && !f.hardware_sku && !f.before)
-        return tool_usage_error(prog, "give at least one filter");
+    char why[512];
+    if (fdx_prune_filter_check(&f, why, sizeof why) != FDX_OK)
+        return tool_usage_error(prog, "%s", why);
     fdx_store *db;
     fdx_prune_stats ps = {0, 0, 0};
     rc = fdx_store_open_v2(argv[optind], 0, (int)busy_ms, &db);

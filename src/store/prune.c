@@ -5,6 +5,7 @@
  * (pruned_cell, pruned_history), so that a later merge of a store holding
  * those counts brings only what it observed beyond them.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "codec/encode.h"
@@ -146,18 +147,36 @@ static const char *plain_digits(const char *p)
     return p + n;
 }
 
+static int any_filter(const fdx_prune_filter *f)
+{
+    return f && (f->driver_version || f->kernel_revision || f->kernel_source || f->op ||
+                 f->compute_capability || f->hardware_sku || f->before);
+}
+
 /* A value that matches no cell's is a mistyped filter, not an empty prune:
  * a revision is 16 hex digits, a compute capability "cpu" or MAJOR.MINOR. */
+int fdx_prune_filter_check(const fdx_prune_filter *f, char *why, size_t why_size)
+{
+    const char *r = f ? f->kernel_revision : NULL, *cc = f ? f->compute_capability : NULL, *dot;
+    if (!any_filter(f))
+        snprintf(why, why_size, "a prune needs at least one filter");
+    else if (r && (strlen(r) != 16 || strspn(r, "0123456789abcdefABCDEF") != 16))
+        snprintf(why, why_size, "kernel revision '%s' is not 16 hex digits", r);
+    else if (cc && strcmp(cc, "cpu") != 0 &&
+             (!(dot = plain_digits(cc)) || *dot != '.' || !(dot = plain_digits(dot + 1)) || *dot))
+        snprintf(why, why_size, "compute capability '%s' is neither 'cpu' nor MAJOR.MINOR (8.9)",
+                 cc);
+    else
+        return FDX_OK;
+    return FDX_EMISUSE;
+}
+
 static int check_filter(fdx_store *s, const fdx_prune_filter *f)
 {
-    const char *r = f->kernel_revision, *cc = f->compute_capability, *dot;
-    if (r && (strlen(r) != 16 || strspn(r, "0123456789abcdefABCDEF") != 16))
-        return fdx_store_fail(s, FDX_EMISUSE, "kernel revision '%s' is not 16 hex digits", r);
-    if (cc && strcmp(cc, "cpu") != 0 &&
-        (!(dot = plain_digits(cc)) || *dot != '.' || !(dot = plain_digits(dot + 1)) || *dot))
-        return fdx_store_fail(s, FDX_EMISUSE,
-                              "compute capability '%s' is neither 'cpu' nor MAJOR.MINOR (8.9)", cc);
-    return FDX_OK;
+    char why[512];
+    if (fdx_prune_filter_check(f, why, sizeof why) == FDX_OK)
+        return FDX_OK;
+    return fdx_store_fail(s, FDX_EMISUSE, "%s", why);
 }
 
 int fdx_store_prune(fdx_store *s, const fdx_prune_filter *f, fdx_prune_stats *stats)
@@ -169,9 +188,6 @@ int fdx_store_prune(fdx_store *s, const fdx_prune_filter *f, fdx_prune_stats *st
     int need = fdx_store_need_txn(s);
     if (need != FDX_OK)
         return need;
-    if (!f || (!f->driver_version && !f->kernel_revision && !f->kernel_source && !f->op &&
-               !f->compute_capability && !f->hardware_sku && !f->before))
-        return fdx_store_fail(s, FDX_EMISUSE, "a prune needs at least one filter");
     if (check_filter(s, f) != FDX_OK)
         return FDX_EMISUSE;
     if (s->ledger.pruned)
