@@ -3,8 +3,8 @@
 
 Crafted stores (a forged extra line in dtypes, dtypes that are not JSON,
 strings that are not UTF-8, a recursive view or a view over a huge blob in
-place of miss_cell, a trigger added, a table missing) make fdx-export, fdx-top
-and fdx-merge (as a source) exit 1 within a bounded time, with a message
+place of miss_cell, a trigger added, a table missing) make fdx-export, fdx-top,
+fdx-diff (either side) and fdx-merge (as a source) exit 1 within a bounded time, with a message
 naming the file and what is wrong, and never write a line fdx-ingest would
 reject. A zero-length file and a rollback-journal store are left exactly as
 they were by every reader; a failed first ingest or merge leaves no store
@@ -62,6 +62,7 @@ def expect_failure(p, what, *needles):
 
 def main():
     ingest, export, top, merge, data = sys.argv[1:6]
+    diff = os.path.join(os.path.dirname(export), "fdx-diff")
     with tempfile.TemporaryDirectory(prefix="fdx-untrusted-") as tmp:
         j = lambda *p: os.path.join(tmp, *p)
         base = j("base.db")
@@ -150,6 +151,8 @@ def main():
             if name not in ("bad-candidates", "bad-keyed"):
                 # fdx-top reads only miss_cell (and checks the whole schema).
                 expect_failure(run([top, path]), f"fdx-top of a store with {name}", path, needle)
+            for pair in ((path, base), (base, path)):
+                expect_failure(run([diff, *pair]), f"fdx-diff {' '.join(pair)}", path, needle)
             dst = j("dst-" + name + ".db")
             p = run([merge, dst, path])
             expect_failure(p, f"merge from a store with {name}", path, needle)
@@ -219,6 +222,7 @@ def main():
 
         long_paths(j, data, ingest)
         crafted_history_settings(j, base, ingest, merge, data)
+        crafted_history_and_ledger(j, base, ingest, merge)
         outputs_beside_the_store(j, base, export, ingest, data)
         uri_shaped_paths(j, data, ingest, export, merge)
         readonly_media(j, base, export, top)
@@ -277,6 +281,75 @@ def crafted_history_settings(j, base, ingest, merge, data):
         expect_failure(run([merge, path, base]), f"merge into a store with {column} {value}",
                        path, f"history_config.{column}")
         check(digest(path) == before, f"the store with {column} {value} is as it was")
+
+
+def crafted_history_and_ledger(j, base, ingest, merge):
+    """The readers that sum a store's history (fdx-top's windows and growth,
+    fdx-report, fdx-prune) and its ledger (fdx-report, fdx-merge) check it as
+    fdx-merge checks a source's: a negative day count printed as 2^64-1000, a
+    cell id two cells shared showed one cell's history as the other's, a
+    negative ledger count was summed into the report. Each is refused, naming
+    the store, which is left as it was."""
+    tools = os.path.dirname(ingest)
+    top, report, prune = (os.path.join(tools, t) for t in ("fdx-top", "fdx-report", "fdx-prune"))
+    lax = "PRAGMA ignore_check_constraints = ON"
+    first_miss = "(SELECT min(cell_id) FROM miss_cell)"
+    history = {
+        "negative-count": ([lax, "UPDATE cell_history SET count = -1000 WHERE cell = "
+                            f"{first_miss}"], "a day or count out of range"),
+        "day-past-9999": ([f"UPDATE cell_history SET day = 3000000 WHERE cell = {first_miss}"],
+                          "a day or count out of range"),
+        "day-after-latest": (["UPDATE history_config SET latest_day = latest_day - 1"],
+                             "after history_config.latest_day"),
+        "no-latest-day": (["UPDATE history_config SET latest_day = NULL"],
+                          "after history_config.latest_day"),
+        "null-cell-id": ([f"UPDATE miss_cell SET cell_id = NULL WHERE cell_id = {first_miss}"],
+                         "miss_cell: a cell id missing"),
+        "cell-id-past-next": (["UPDATE dispatch_cell SET cell_id = 1000000 WHERE cell_id = "
+                               "(SELECT min(cell_id) FROM dispatch_cell)"],
+                              "dispatch_cell: a cell id missing or out of range"),
+        "shared-cell-id": (["UPDATE dispatch_cell SET cell_id = " + first_miss + " WHERE cell_id "
+                            "= (SELECT min(cell_id) FROM dispatch_cell)"], "share the cell id"),
+    }
+    for name, (sql, needle) in history.items():
+        path = j(f"history-{name}.db")
+        shutil.copy(base, path)
+        con = sqlite3.connect(path, isolation_level=None)
+        for statement in sql:
+            con.execute(statement)
+        con.close()
+        before = digest(path)
+        for what, cmd in (("fdx-top --since", [top, "--since", "2000-01-01", path]),
+                          ("fdx-top --growth", [top, "--growth", "7d", path]),
+                          ("fdx-report", [report, path, j(f"history-{name}.html")])):
+            expect_failure(run(cmd), f"{what} of a store with {name}", path, needle)
+        # A copied store's first write hands its history over first, which
+        # may be what refuses it (SQLite's CHECK of a count).
+        expect_failure(run([prune, "--op", "NoSuchOp", path]), f"fdx-prune of {name}", path)
+        check(not os.path.exists(j(f"history-{name}.html")), f"no report of a store with {name}")
+        check(run([top, path]).returncode == 0, f"fdx-top's totals of a store with {name}")
+        check(digest(path) == before, f"the store with {name} is as it was")
+    ledger = {
+        "negative-records": "UPDATE ingest_ledger SET records = -5000000",
+        "unknown-kind": "UPDATE ingest_ledger SET kind = 'bogus'",
+        "empty-run-id": "UPDATE ingest_ledger SET run_id = ''",
+        "capture-before-1970": "UPDATE ingest_ledger SET captured_at = -62135596801",
+    }
+    for name, sql in ledger.items():
+        path = j(f"ledger-{name}.db")
+        shutil.copy(base, path)
+        con = sqlite3.connect(path, isolation_level=None)
+        con.execute(lax)
+        con.execute(sql)
+        con.close()
+        before = digest(path)
+        expect_failure(run([report, path, j(f"ledger-{name}.html")]), f"fdx-report of {name}",
+                       path, "values fdx does not write")
+        dst = j(f"ledger-{name}-fleet.db")
+        expect_failure(run([merge, dst, path]), f"merge from a store with {name}", path,
+                       "values fdx does not write")
+        check(not os.path.exists(dst), f"failed merge from {name} left {dst} behind")
+        check(digest(path) == before, f"the store with {name} is as it was")
 
 
 def outputs_beside_the_store(j, base, export, ingest, data):

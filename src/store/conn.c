@@ -72,6 +72,7 @@ static const char *const stmt_text[FDX_STMT_COUNT] = {
     [FDX_STMT_REPORT_HEATMAP] = fdx_sql_report_heatmap,
     [FDX_STMT_REPORT_DAILY] = fdx_sql_report_daily,
     [FDX_STMT_REPORT_REGRET] = fdx_sql_report_regret,
+    [FDX_STMT_HISTORY_CHECKED] = fdx_sql_history_checked,
     [FDX_STMT_IDENTITY_RELABEL] = fdx_sql_identity_relabel,
     [FDX_STMT_IDENTITY_RELABEL_PRUNED] = fdx_sql_identity_relabel_pruned,
     [FDX_STMT_PRUNE_TOMB_MISS] = fdx_sql_prune_tomb_miss,

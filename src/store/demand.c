@@ -7,6 +7,7 @@
 #include "sql_text.h"
 #include "store/conn.h"
 #include "store/row.h"
+#include "store/store_check.h"
 
 const char *fdx_demand_sql(void)
 {
@@ -113,7 +114,8 @@ int fdx_store_filter_values(fdx_store *s, fdx_filter_value_fn fn, void *ctx)
 }
 
 /* The ranking is over cells checked first, in the same snapshot, as strictly
- * as an export checks them (a store may come from another host). */
+ * as an export checks them (a store may come from another host), and the
+ * ranking of a window over a checked history. */
 typedef struct ranking {
     const fdx_demand_filter *f;
     int growth_days; /* 0: the demand ranking */
@@ -128,6 +130,8 @@ static int rank_body(fdx_store *s, void *ctx)
 {
     const ranking *k = ctx;
     int rc = fdx_row_check_all(s, FDX_KIND_MISS);
+    if (rc == FDX_OK && (k->growth_days || k->f->since || k->f->until))
+        rc = fdx_check_history(s); /* the rankings of a window sum it */
     if (rc == FDX_OK)
         rc = k->growth_days ? growth(s, k) : rank(s, k->f, k->demand, k->ctx);
     return rc;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "store/conn.h"
+#include "store/row.h"
 
 /* Opens the other store; *file is the SQLite database to attach (a store
  * kept elsewhere is attached through its working copy, held open meanwhile;
@@ -46,10 +47,28 @@ static const char *text(sqlite3_stmt *st, int i)
     return t ? t : "";
 }
 
-static int report(fdx_store *s, fdx_diff_fn fn, void *ctx)
+typedef struct differ {
+    fdx_diff_fn fn;
+    void *ctx;
+} differ;
+
+static int check_cells(fdx_store *s, void *ctx)
 {
+    (void)ctx;
+    return fdx_row_check_cells(s);
+}
+
+/* This store's cells are checked in the comparison's snapshot; the other
+ * store's were checked through its own handle. */
+static int report(fdx_store *s, void *arg)
+{
+    const differ *d = arg;
+    fdx_diff_fn fn = d->fn;
+    void *ctx = d->ctx;
     sqlite3_stmt *st;
-    int rc = fdx_store_stmt(s, FDX_STMT_DIFF_CELLS, &st);
+    int rc = fdx_row_check_cells(s);
+    if (rc == FDX_OK)
+        rc = fdx_store_stmt(s, FDX_STMT_DIFF_CELLS, &st);
     if (rc != FDX_OK)
         return rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -84,6 +103,8 @@ int fdx_store_diff(fdx_store *s, const char *other_path, fdx_diff_fn fn, void *c
     const char *file = other_path;
     char *uri = NULL;
     int rc = open_other(s, other_path, &other, &file, &uri);
+    if (rc == FDX_OK && (rc = fdx_store_in_read(other, check_cells, NULL)) != FDX_OK)
+        rc = fdx_store_fail(s, rc, "%s", fdx_store_errmsg(other));
     if (rc == FDX_OK)
         rc = fdx_store_stmt(s, FDX_STMT_DIFF_ATTACH, &st);
     if (rc != FDX_OK)
@@ -93,7 +114,8 @@ int fdx_store_diff(fdx_store *s, const char *other_path, fdx_diff_fn fn, void *c
     sqlite3_reset(st);
     if (src != SQLITE_DONE)
         return close_other(s, other, uri, fdx_store_fail_sqlite(s, src, "opening the other store"));
-    rc = report(s, fn, ctx);
+    differ d = {fn, ctx};
+    rc = fdx_store_in_read(s, report, &d);
     int detach = fdx_store_exec(s, FDX_STMT_DIFF_DETACH);
     return close_other(s, other, uri, rc != FDX_OK ? rc : detach);
 }

@@ -17,6 +17,7 @@
 #include "store/history.h"
 #include "store/merge_stage.h"
 #include "store/row.h"
+#include "store/store_check.h"
 
 /* A source cell: its id in the source's history, the number it was staged
  * under, its count and what its history adds up to. */
@@ -225,34 +226,6 @@ static int stage_history(reader *r)
     return rc;
 }
 
-static const char *text_or_null(sqlite3_stmt *st, int i)
-{
-    return sqlite3_column_type(st, i) == SQLITE_TEXT ? (const char *)sqlite3_column_text(st, i)
-                                                     : NULL;
-}
-
-/* The ledger row of st, of the types fdx writes, or 0. */
-static int ledger_row(sqlite3_stmt *st, fdx_merge_ledger_row *l)
-{
-    static const int ints[] = {1, 4, 5, 6};
-    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
-        if (sqlite3_column_type(st, ints[i]) != SQLITE_INTEGER)
-            return 0;
-    int run = sqlite3_column_type(st, 2), at = sqlite3_column_type(st, 7);
-    *l = (fdx_merge_ledger_row){.store_id = text_or_null(st, 0),
-                                .id = sqlite3_column_int64(st, 1),
-                                .run_id = text_or_null(st, 2),
-                                .kind = text_or_null(st, 3),
-                                .records = sqlite3_column_int64(st, 4),
-                                .cells_added = sqlite3_column_int64(st, 5),
-                                .cells_updated = sqlite3_column_int64(st, 6),
-                                .has_captured_at = at == SQLITE_INTEGER,
-                                .captured_at = sqlite3_column_int64(st, 7),
-                                .committed_at = text_or_null(st, 8)};
-    return fdx_store_id_valid((const unsigned char *)l->store_id) && l->kind && l->committed_at &&
-           (run == SQLITE_NULL || l->run_id) && (at == SQLITE_NULL || l->has_captured_at);
-}
-
 static int stage_ledger(reader *r)
 {
     sqlite3_stmt *st;
@@ -264,8 +237,8 @@ static int stage_ledger(reader *r)
     while (rc == FDX_OK && (src_rc = sqlite3_step(st)) == SQLITE_ROW) {
         fdx_merge_ledger_row l;
         n++;
-        if (!ledger_row(st, &l))
-            rc = invalid(r, "a ledger row of the wrong types (row %lld)", n);
+        if (!fdx_check_ledger_row(st, &l))
+            rc = invalid(r, FDX_BAD_LEDGER_ROW, n);
         else
             rc = r->ops->stage_ledger(r->t, &l);
     }
@@ -294,7 +267,7 @@ static int stage_stores(reader *r, const fdx_merge_source *m)
             rc = invalid(r, "merged_store lists the store's own identity");
             break;
         }
-        const char *digest = text_or_null(st, 2);
+        const char *digest = fdx_row_text_or_null(st, 2);
         if (digest && strlen(digest) != FDX_SHA256_HEX - 1)
             digest = NULL;
         rc = r->ops->stage_store(r->t, (const char *)id, sqlite3_column_int64(st, 1), digest,

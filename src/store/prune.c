@@ -14,6 +14,7 @@
 #include "store/conn.h"
 #include "store/ledger.h"
 #include "store/row.h"
+#include "store/store_check.h"
 #include "store/store_flush.h"
 
 /* The filters given, as JSON text for prune_log, and the :before day. */
@@ -179,6 +180,14 @@ static int check_filter(fdx_store *s, const fdx_prune_filter *f)
     return fdx_store_fail(s, FDX_EMISUSE, "%s", why);
 }
 
+/* What a prune sums and writes into pruned_cell is first checked, as the
+ * store's readers check it (it may come from another host). */
+static int checked_store(fdx_store *s)
+{
+    int rc = fdx_row_check_cells(s);
+    return rc == FDX_OK ? fdx_check_history(s) : rc;
+}
+
 int fdx_store_prune(fdx_store *s, const fdx_prune_filter *f, fdx_prune_stats *stats)
 {
     fdx_prune_stats local = {0, 0, 0};
@@ -200,6 +209,8 @@ int fdx_store_prune(fdx_store *s, const fdx_prune_filter *f, fdx_prune_stats *st
     int rc = json.oom ? fdx_store_fail(s, FDX_ENOMEM, "out of memory") : FDX_OK;
     if (rc == FDX_OK)
         rc = fdx_store_flush_pending(s);
+    if (rc == FDX_OK && !s->backend)
+        rc = checked_store(s);
     if (rc == FDX_OK && (rc = write_prune(s, f, before, &json, stats, asked)) != FDX_OK)
         s->txn_broken = 1; /* part of the prune may be written */
     if (rc == FDX_OK) {

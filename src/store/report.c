@@ -1,12 +1,13 @@
 /* The report's rows: every part read in one snapshot, after the cells were
- * checked as strictly as an export checks them (a store may come from
- * another host). The rankings are fdx-top's statements; the rest are the
- * report_*.sql statements, over the tables, since a store's views are not
- * trusted. */
+ * checked as strictly as an export checks them, and the history and the
+ * ledger as store_check.c checks them (a store may come from another host). The rankings are
+ * fdx-top's statements; the rest are the report_*.sql statements, over the tables, since a store's
+ * views are not trusted. */
 #include "store/report.h"
 
 #include "store/conn.h"
 #include "store/row.h"
+#include "store/store_check.h"
 #include "store/store_internal.h"
 
 typedef struct gather {
@@ -86,9 +87,11 @@ static int read_part(fdx_store *s, const gather *g, fdx_report_part part, const 
 
 static int gather_body(fdx_store *s, void *ctx)
 {
-    int rc = fdx_row_check_all(s, FDX_KIND_MISS);
+    int rc = fdx_row_check_cells(s);
     if (rc == FDX_OK)
-        rc = fdx_row_check_all(s, FDX_KIND_DISPATCH);
+        rc = fdx_check_history(s);
+    if (rc == FDX_OK)
+        rc = fdx_check_ledger(s);
     for (int p = 0; rc == FDX_OK && p < FDX_REPORT_PARTS; p++)
         if (p != FDX_REPORT_DAILY)
             rc = read_part(s, ctx, (fdx_report_part)p, NULL);

@@ -330,3 +330,9 @@ int fdx_row_check_all(fdx_store *s, fdx_kind kind)
     fdx_row_reader_free(&r);
     return rc;
 }
+
+int fdx_row_check_cells(fdx_store *s)
+{
+    int rc = fdx_row_check_all(s, FDX_KIND_MISS);
+    return rc == FDX_OK ? fdx_row_check_all(s, FDX_KIND_DISPATCH) : rc;
+}

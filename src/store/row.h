@@ -27,6 +27,12 @@ typedef struct fdx_row {
     fdx_str line; /* the export line, '\n' included */
 } fdx_row;
 int fdx_row_reader_init(fdx_row_reader *r, fdx_store *s, fdx_kind kind);
+/* Column i's text, or NULL when it holds another type. */
+static inline const char *fdx_row_text_or_null(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_TEXT ? (const char *)sqlite3_column_text(st, i)
+                                                     : NULL;
+}
 void fdx_row_reader_free(fdx_row_reader *r);
 /* The current row of st, valid until the next call; FDX_EDATA (with the
  * file, the table, the cell and what is wrong) for a row fdx would not write. */
@@ -44,5 +50,7 @@ int fdx_row_round_trip(fdx_row_reader *r, const fdx_cell *cell, uint64_t count, 
 int fdx_row_key(sqlite3_stmt *st, fdx_kind kind, fdx_cell *c);
 /* Checks every cell of one kind (the merge-read query). */
 int fdx_row_check_all(fdx_store *s, fdx_kind kind);
+/* Checks every cell of both kinds. */
+int fdx_row_check_cells(fdx_store *s);
 
 #endif

@@ -1,0 +1,27 @@
+-- The first thing in a store's history that no fdx store holds, said in
+-- words, for the readers of the history (fdx-top's windows and growth,
+-- fdx-report, fdx-prune; a store may come from another host): a row whose
+-- day or count is out of range or whose day is after the latest day the
+-- settings hold (NULL: no row), or a cell whose id is missing, out of range
+-- or also another cell's. No row: the history can be read.
+SELECT 'cell_history: a day or count out of range (cell ' || quote(cell) || ')'
+FROM cell_history
+WHERE typeof(cell) <> 'integer' OR typeof(day) <> 'integer' OR typeof(count) <> 'integer'
+   OR count < 1 OR day < :min_day OR day > :max_day
+UNION ALL
+SELECT 'cell_history: a day after history_config.latest_day (cell ' || quote(cell) || ')'
+FROM cell_history
+WHERE :latest_day IS NULL OR day > :latest_day
+UNION ALL
+SELECT 'miss_cell: a cell id missing or out of range (' || quote(cell_id) || ')'
+FROM miss_cell
+WHERE typeof(cell_id) <> 'integer' OR cell_id < 1 OR cell_id >= :next_cell_id
+UNION ALL
+SELECT 'dispatch_cell: a cell id missing or out of range (' || quote(cell_id) || ')'
+FROM dispatch_cell
+WHERE typeof(cell_id) <> 'integer' OR cell_id < 1 OR cell_id >= :next_cell_id
+UNION ALL
+SELECT 'a miss cell and a dispatch cell share the cell id ' || m.cell_id
+FROM miss_cell AS m
+JOIN dispatch_cell AS d ON d.cell_id = m.cell_id
+LIMIT 1;
