@@ -606,7 +606,9 @@ int fdx_store_merge(fdx_store *dst, const char *src_path, fdx_merge_stats *stats
  * that fails has also counted the record in fdx_sink_dropped, so a runtime
  * may ignore the status on its hot path and check fdx_sink_dropped once at
  * the run's end. Calls that cannot fail (freeing, counting, reading the
- * message) return their value, or nothing.
+ * message) return their value, or nothing. A NULL sink, path, directory,
+ * store or out-parameter is FDX_EMISUSE (with no message or count when the
+ * sink itself is NULL; a NULL sink counts as empty).
  *
  * Thread safety: a sink has no lock. Use one sink per thread; each thread
  * drains its own sink into the store (through its own fdx_store handle),

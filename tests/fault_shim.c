@@ -20,6 +20,10 @@
  * so before the Kth pread of any file instead (0: never), for a reader that
  * writes through stdio; at exit FDX_SYNC_LOG then gets "preads N", so that a
  * test can pick the last.
+ *
+ * FDX_FAIL_DIR_OPEN=1 fails open(2) of a directory with O_DIRECTORY (not a
+ * temporary file's) with EACCES, as a directory its user cannot read does;
+ * FDX_FAIL_DIR_FSYNC=1 fails fsync(2) of a directory with EIO.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -29,6 +33,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,12 +82,44 @@ int unlink(const char *path)
     return real(path);
 }
 
+static int fail_dir_open(int flags)
+{
+    if (!getenv("FDX_FAIL_DIR_OPEN") || (flags & O_TMPFILE) != O_DIRECTORY)
+        return 0;
+    errno = EACCES;
+    return 1;
+}
+
+static mode_t mode_of(int flags, va_list ap)
+{
+    return flags & (O_CREAT | O_TMPFILE) ? va_arg(ap, mode_t) : 0;
+}
+
+/* Built with _FILE_OFFSET_BITS=64, as the library is: this is open64. */
+int open(const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t mode = mode_of(flags, ap);
+    va_end(ap);
+    if (fail_dir_open(flags))
+        return -1;
+    int (*real)(const char *, int, ...) =
+        (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open64");
+    return real(path, flags, mode);
+}
+
 int fsync(int fd)
 {
     static int seen;
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+    int known = fstat(fd, &st) == 0;
+    if (known && S_ISREG(st.st_mode))
         count_and_kill("FDX_KILL_AT_FSYNC", &seen);
+    if (known && S_ISDIR(st.st_mode) && getenv("FDX_FAIL_DIR_FSYNC")) {
+        errno = EIO;
+        return -1;
+    }
     log_dir_sync(fd);
     int (*real)(int) = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
     return real(fd);

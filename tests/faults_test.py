@@ -7,8 +7,9 @@ store, a store locked past the busy timeout (and --busy-timeout 0 failing at
 once), a hot journal on read-only media, a corrupt store, a non-SQLite file,
 a newer schema version. An export replaces its pair of files or neither: a
 full disk while the second file is written and a directory where
-dispatches.jsonl should be leave both previous files. Exported files follow
-the umask. Checks that need mounting are skipped, with a message, where
+dispatches.jsonl should be leave both previous files, as does a directory
+that cannot be opened for the fsync that makes the renames durable; an fsync
+that fails after them says so. Exported files follow the umask. Checks that need mounting are skipped, with a message, where
 mounting is not permitted.
 
 Usage: faults_test.py FDX_INGEST FDX_EXPORT GEN_FEED
@@ -154,6 +155,31 @@ def new_store_on_a_refusing_disk(ingest, feed, d):
         check(p.returncode == 1, f"{err}: a new store's ingest fails", p.stderr)
         check(listing(d) == [], f"{err}: files left by a new store's failed ingest",
               str(listing(d)))
+
+
+def directory_not_synced(export, base, big, out):
+    """The renames of an export are made durable by an fsync of their
+    directory (the fault shim fails its steps). A directory that cannot be
+    opened for it (not readable by its user) fails the export before either
+    file is replaced; an fsync that fails after the renames says both files
+    were replaced."""
+    shim = os.environ.get("FDX_FAULT_SHIM")
+    if not shim or not os.path.exists(shim):
+        return skip(6, "a directory not synced: FDX_FAULT_SHIM does not name the fault shim")
+    check(run([export, base, out]).returncode == 0, "export before a directory not synced")
+    old = pair(out)
+    asan = os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0"
+    env = dict(os.environ, LD_PRELOAD=shim, FDX_FAIL_DIR_OPEN="1", ASAN_OPTIONS=asan)
+    p = subprocess.run([export, big, out], capture_output=True, text=True, timeout=120, env=env)
+    expect_failure(p, "export into a directory that cannot be opened", "opening its directory")
+    check(pair(out) == old, "a directory that cannot be opened: the previous pair stays")
+    check(listing(out) == ["dispatches.jsonl", "misses.jsonl"],
+          "a directory that cannot be opened: no temporary file left", str(listing(out)))
+    env = dict(os.environ, LD_PRELOAD=shim, FDX_FAIL_DIR_FSYNC="1", ASAN_OPTIONS=asan)
+    p = subprocess.run([export, big, out], capture_output=True, text=True, timeout=120, env=env)
+    expect_failure(p, "export whose directory fsync fails", "replaced, but syncing its directory",
+                   "was already replaced")
+    check(pair(out) != old, "a directory fsync failing after the renames: the pair was replaced")
 
 
 def hot_journal_on_read_only_media(ingest, export, base, base_out, fs):
@@ -323,6 +349,7 @@ def main():
         hot_journal_on_read_only_media(ingest, export, base, j("base-out"), j("hot-fs"))
         copy_with_full_tmpdir(ingest, big, j("tmp-fs"), j("big-copy.db"))
         new_store_on_a_refusing_disk(ingest, j("small", "run_0000"), j("refusing"))
+        directory_not_synced(export, base, big, j("unsynced-out"))
 
         # A directory where dispatches.jsonl should be: neither file is replaced.
         out = j("dir-out")

@@ -6,7 +6,8 @@ a miss whose wanted key is hostile markup, writes the page with fdx-report,
 and checks: nothing in it is fetched (no http(s):// reference, no external
 resource); Chromium's DOM shows the same numbers SQLite's views give (the
 demand ranking, the heatmap cells, the trends, the regret rows, the ledger
-summary); the hostile key is shown as text and adds no element; a store with
+summary); the hostile key is shown as text and adds no element; a long op's label is
+cut at a character; a store with
 a bad cell, a missing store and bad usage exit 1, 1 and 2 and leave the
 previous page. Screenshots of the page in light and dark mode are kept in
 ARTIFACT_DIR. Chromium (Debian's chromium package; scripts/deps.sh installs
@@ -31,6 +32,8 @@ PAGE_TAGS = {"html", "head", "meta", "title", "style", "body", "header", "h1", "
              "p", "dl", "div", "dt", "dd", "table", "thead", "tbody", "tr", "th", "td", "span",
              "svg", "g", "rect", "text", "polyline", "circle"}
 HOSTILE = '"><script>alert(1)</script><img src=x onerror=alert(2)>&amp;\'<b>'
+# An op longer than the heatmap's label, whose 20th byte is inside a character.
+WIDE_OP = "x" + "\u00c4" * 15
 
 
 def run(cmd):
@@ -111,6 +114,10 @@ def build_store(ingest, runs, tmp):
             "backend": "Cuda", "op": "Gelu<i>", "dtypes": ["F16"], "kernel_source": "s",
             "kernel_revision_hash": 1}, "count": 100000, "hw": {
             "compute_capability": [8, 9], "hardware_sku": "sku", "driver_version": "1"}}) + "\n")
+        f.write(json.dumps({"schema": 2, "wanted": "wide", "fallback": {
+            "backend": "Cuda", "op": WIDE_OP, "dtypes": ["F16"], "kernel_source": "s",
+            "kernel_revision_hash": 1}, "count": 1, "hw": {
+            "compute_capability": [8, 9], "hardware_sku": "sku", "driver_version": "1"}}) + "\n")
     p = run([ingest, "-q", "--at", "2026-11-27", db, hostile])
     check(p.returncode == 0, "ingest the hostile key", p.stderr)
     return db
@@ -140,7 +147,14 @@ def num(text):
 
 
 def check_page(page, dom, exp):
-    text = open(page, encoding="utf-8").read()
+    raw = open(page, "rb").read()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        check(False, "the page is valid UTF-8", str(e))
+        text = raw.decode("utf-8", "replace")
+    check("x" + "\u00c4" * 9 + "\u2026</text>" in text,
+          "a long op's label is cut before a character, not inside it")
     check(not re.search(r"https?://", text, re.I), "no http(s):// reference in the page")
     tags = [re.sub(r'"[^"]*"', '""', t) for t in re.findall(r"<[a-zA-Z][^<>]*>", text)]
     for pat in (r"^<script", r"^<link", r"^<img", r"^<iframe", r"^<object", r"^<embed",

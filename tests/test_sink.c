@@ -349,6 +349,43 @@ START_TEST(bad_records_are_dropped_and_counted)
 }
 END_TEST
 
+/* A NULL sink (fdx_sink_new's answer when memory runs out), path, directory
+ * or store is refused, not followed (each of these crashed). */
+START_TEST(null_handles_and_paths_are_refused)
+{
+    fdx_miss m = ref_miss("w", "generic");
+    fdx_dispatch d = ref_dispatch("k", "generic", NULL, 0);
+    fdx_sink_cell cell = 0;
+    fdx_records *records = NULL;
+    size_t a = 7, b = 7;
+    ck_assert_int_eq(fdx_sink_record_miss(NULL, &m), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_sink_record_dispatch(NULL, &d), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_sink_record_miss_cell(NULL, &m, &cell), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_sink_record_dispatch_cell(NULL, &d, &cell), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_sink_add(NULL, cell, 1), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_sink_records(NULL, &records), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_sink_flush_misses(NULL, tu_path(tu_dir, "m.jsonl"), &a), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_sink_flush_all(NULL, tu_dir, &a, &b), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_sink_drain_to_store(NULL, NULL, NULL), FDX_EMISUSE);
+    ck_assert_uint_eq(fdx_sink_miss_cell_count(NULL) + fdx_sink_dispatch_cell_count(NULL), 0);
+    ck_assert(fdx_sink_is_empty(NULL));
+    ck_assert_uint_eq(fdx_sink_dropped(NULL), 0);
+
+    ck_assert_int_eq(fdx_sink_record_miss(sink, &m), FDX_OK);
+    ck_assert_int_eq(fdx_sink_flush_misses(sink, NULL, &a), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_sink_flush_dispatches(sink, "", &a), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_sink_flush_all(sink, NULL, &a, &b), FDX_EMISUSE);
+    ck_assert_str_eq(fdx_sink_errmsg(sink), "no path given to flush to");
+    ck_assert_int_eq(fdx_sink_records(sink, NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_sink_drain_to_store(sink, NULL, NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_sink_drain_to_store_at(sink, NULL, 0, NULL), FDX_EMISUSE);
+    ck_assert_str_eq(fdx_sink_errmsg(sink), "no store given to drain into");
+    ck_assert_uint_eq(a + b, 14);                         /* no count set by a refusal */
+    ck_assert_uint_eq(fdx_sink_miss_cell_count(sink), 1); /* and the sink kept its cell */
+    ck_assert_uint_eq(fdx_sink_dropped(sink), 0);
+}
+END_TEST
+
 /* Refused records are explained field by field, a list's items by index. */
 START_TEST(refusals_name_the_field)
 {
@@ -945,6 +982,7 @@ Suite *sink_suite(void)
     tcase_add_test(tc, golden_nasty);
     tcase_add_test(tc, drain_counts_once_and_refuses_an_open_transaction);
     tcase_add_test(tc, bad_records_are_dropped_and_counted);
+    tcase_add_test(tc, null_handles_and_paths_are_refused);
     tcase_add_test(tc, refusals_name_the_field);
     tcase_add_test(tc, a_miss_without_wanted_never_matches_a_cell);
     tcase_add_test(tc, candidates_follow_the_latest_list);

@@ -130,10 +130,15 @@ static int create_temp(char *tmp, size_t len, const char *dir, const char *base)
     return -1;
 }
 
-int fdx_afile_open(fdx_afile *af, const char *path, char *err, size_t errsz)
+void fdx_afile_init(fdx_afile *af)
 {
     memset(af, 0, sizeof *af);
-    af->fd = -1;
+    af->fd = af->dir_fd = -1;
+}
+
+int fdx_afile_open(fdx_afile *af, const char *path, char *err, size_t errsz)
+{
+    fdx_afile_init(af);
     char *dir = dir_of(path), *base = base_of(path);
     size_t len = (dir ? strlen(dir) : 0) + (base ? strlen(base) : 0) + 64;
     af->path = strdup(path);
@@ -146,6 +151,8 @@ int fdx_afile_open(fdx_afile *af, const char *path, char *err, size_t errsz)
         return FDX_ENOMEM;
     }
     int rc = fdx_afile_check_target(af, err, errsz);
+    if (rc == FDX_OK && (af->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        rc = io_fail(path, "opening its directory (to sync it after the rename)", err, errsz);
     if (rc == FDX_OK) {
         sweep_stale(dir, base);
         af->fd = create_temp(af->tmp_path, len, dir, base);
@@ -212,21 +219,11 @@ int fdx_afile_flush_if_full(fdx_afile *af, char *err, size_t errsz)
     return rc;
 }
 
-int fdx_sync_parent(const char *path, char *err, size_t errsz)
+int fdx_afile_sync_dir(fdx_afile *af, char *err, size_t errsz)
 {
-    char *dir = dir_of(path);
-    if (!dir) {
-        snprintf(err, errsz, "%s: out of memory", path);
-        return FDX_ENOMEM;
-    }
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    int rc = FDX_OK;
-    if (fd < 0 || fsync(fd) != 0)
-        rc = io_fail(dir, "syncing the directory", err, errsz);
-    if (fd >= 0)
-        close(fd);
-    free(dir);
-    return rc;
+    return fsync(af->dir_fd) == 0
+               ? FDX_OK
+               : io_fail(af->path, "replaced, but syncing its directory failed", err, errsz);
 }
 
 int fdx_afile_seal(fdx_afile *af, char *err, size_t errsz)
@@ -258,6 +255,9 @@ void fdx_afile_abort(fdx_afile *af)
     if (af->fd >= 0)
         close(af->fd);
     af->fd = -1;
+    if (af->dir_fd >= 0)
+        close(af->dir_fd);
+    af->dir_fd = -1;
     if (af->tmp_path)
         unlink(af->tmp_path);
     free(af->tmp_path);

@@ -28,22 +28,33 @@ static int write_one(fdx_afile *af, fdx_jsonl_file *f, char *err, size_t errsz)
     return FDX_OK;
 }
 
-/* Renames in order; a failure after the first names what was replaced. */
+/* " (PATHS were already replaced)" after err, for the first n files. */
+static void note_replaced(const fdx_jsonl_file *files, size_t n, char *err, size_t errsz)
+{
+    for (size_t k = 0; k < n; k++) {
+        size_t len = strlen(err);
+        snprintf(err + len, errsz - len, "; %s was already replaced", files[k].path);
+    }
+}
+
+/* Renames in order, then makes the renames durable; a failure after the
+ * first rename names what was replaced. */
 static int install_all(fdx_afile *af, fdx_jsonl_file *files, size_t n, char *err, size_t errsz)
 {
     for (size_t i = 0; i < n; i++) {
         int rc = fdx_afile_install(&af[i], err, errsz);
-        for (size_t k = 0; rc != FDX_OK && k < i; k++) {
-            size_t len = strlen(err);
-            snprintf(err + len, errsz - len, "; %s was already replaced", files[k].path);
-        }
-        if (rc != FDX_OK)
+        if (rc != FDX_OK) {
+            note_replaced(files, i, err, errsz);
             return rc;
+        }
     }
     for (size_t i = 0; i < n; i++) {
-        int rc = fdx_sync_parent(files[i].path, err, errsz);
-        if (rc != FDX_OK)
+        int rc = fdx_afile_sync_dir(&af[i], err, errsz);
+        if (rc != FDX_OK) {
+            note_replaced(files, i, err, errsz);
+            note_replaced(files + i + 1, n - i - 1, err, errsz);
             return rc;
+        }
     }
     return FDX_OK;
 }
@@ -56,7 +67,7 @@ int fdx_write_jsonl_files(fdx_jsonl_file *files, size_t n, char *err, size_t err
         return FDX_ENOMEM;
     }
     for (size_t i = 0; i < n; i++)
-        af[i].fd = -1;
+        fdx_afile_init(&af[i]);
     int rc = FDX_OK;
     for (size_t i = 0; rc == FDX_OK && i < n; i++)
         rc = write_one(&af[i], &files[i], err, errsz);

@@ -83,7 +83,7 @@ int fdx_rejects_open(const char *path, const char *store_path, const char *const
     *out = r;
     if (!r)
         return FDX_ENOMEM;
-    r->af.fd = -1;
+    fdx_afile_init(&r->af);
     if (!path || !*path || !store_path)
         return fail(r, FDX_EMISUSE, "no rejects path given");
     if (!(r->path = strdup(path)))
@@ -162,7 +162,7 @@ int fdx_rejects_commit(fdx_rejects *r)
     r->state = 3;
     int rc = fdx_afile_install(&r->af, r->errmsg, sizeof r->errmsg);
     if (rc == FDX_OK)
-        rc = fdx_sync_parent(r->path, r->errmsg, sizeof r->errmsg);
+        rc = fdx_afile_sync_dir(&r->af, r->errmsg, sizeof r->errmsg);
     fdx_afile_abort(&r->af); /* frees; the installed file stays */
     return rc;
 }

@@ -215,6 +215,18 @@ static double ln1p(double v)
     return 2 * sum + k * 0.6931471805599453;
 }
 
+enum { LABEL_BYTES = 20, LABEL_ROOM = LABEL_BYTES + 4 };
+
+/* A label cut to LABEL_BYTES bytes, at a character's start, with an ellipsis. */
+static const char *short_label(const char *s, char out[LABEL_ROOM])
+{
+    size_t n = strlen(s), cut = LABEL_BYTES;
+    while (cut > 0 && n > cut && ((unsigned char)s[cut] & 0xC0) == 0x80)
+        cut--;
+    snprintf(out, LABEL_ROOM, "%.*s%s", (int)cut, s, n > cut ? "\xe2\x80\xa6" : "");
+    return out;
+}
+
 static void heatmap(page *pg)
 {
     const part_rows *p = &pg->part[FDX_REPORT_HEATMAP];
@@ -258,9 +270,8 @@ static void heatmap(page *pg)
         putf(pg, "<text x=\"4\" y=\"%d\"><title>", y + 18);
         esc(pg, ops[o]);
         put(pg, "</title>");
-        char shown[24];
-        snprintf(shown, sizeof shown, "%.20s%s", ops[o], strlen(ops[o]) > 20 ? "\xe2\x80\xa6" : "");
-        esc(pg, shown);
+        char shown[LABEL_ROOM];
+        esc(pg, short_label(ops[o], shown));
         put(pg, "</text>");
         for (size_t c = 0; c < ncc; c++) {
             const row *hit = NULL;
@@ -476,7 +487,7 @@ int fdx_store_report(fdx_store *s, const char *path, const fdx_report_opts *opts
     if (rc == FDX_OK)
         rc = fdx_afile_install(&af, err, sizeof err);
     if (rc == FDX_OK)
-        rc = fdx_sync_parent(path, err, sizeof err);
+        rc = fdx_afile_sync_dir(&af, err, sizeof err);
     fdx_afile_abort(&af);
     free_page(&pg);
     return rc == FDX_OK ? FDX_OK : fdx_store_fail(s, rc, "%s", err);

@@ -98,6 +98,8 @@ static int add_new(fdx_sink *s, int rc, fdx_sink_cache *cache, const fdx_cell *c
 
 static int record_miss(fdx_sink *s, const fdx_miss *m, uint32_t *at)
 {
+    if (!s)
+        return FDX_EMISUSE; /* no sink to count the record in */
     if (!m)
         return no_record(s);
     fdx_raw_record r = fdx_raw_record_of(1, m->wanted, &m->fallback, &m->hw);
@@ -168,6 +170,8 @@ static int record_seen_dispatch(fdx_sink *s, const fdx_dispatch *d, uint32_t at)
 
 static int record_dispatch(fdx_sink *s, const fdx_dispatch *d, uint32_t *at)
 {
+    if (!s)
+        return FDX_EMISUSE;
     if (!d)
         return no_record(s);
     fdx_raw_record r =
@@ -201,6 +205,8 @@ int fdx_sink_record_dispatch_cell(fdx_sink *s, const fdx_dispatch *d, fdx_sink_c
 
 int fdx_sink_add(fdx_sink *s, fdx_sink_cell cell, uint64_t count)
 {
+    if (!s)
+        return FDX_EMISUSE;
     fdx_agg *agg = cell >> 63 == FDX_KIND_MISS ? s->misses : s->dispatches;
     uint32_t at = (uint32_t)cell;
     if ((uint32_t)(cell >> 32 & 0x7fffffff) != s->epoch || at >= fdx_agg_cells(agg)) {
@@ -215,19 +221,19 @@ int fdx_sink_add(fdx_sink *s, fdx_sink_cell cell, uint64_t count)
 
 size_t fdx_sink_miss_cell_count(const fdx_sink *s)
 {
-    return fdx_agg_cells(s->misses);
+    return s ? fdx_agg_cells(s->misses) : 0;
 }
 size_t fdx_sink_dispatch_cell_count(const fdx_sink *s)
 {
-    return fdx_agg_cells(s->dispatches);
+    return s ? fdx_agg_cells(s->dispatches) : 0;
 }
 int fdx_sink_is_empty(const fdx_sink *s)
 {
-    return fdx_agg_cells(s->misses) == 0 && fdx_agg_cells(s->dispatches) == 0;
+    return fdx_sink_miss_cell_count(s) == 0 && fdx_sink_dispatch_cell_count(s) == 0;
 }
 uint64_t fdx_sink_dropped(const fdx_sink *s)
 {
-    return s->dropped;
+    return s ? s->dropped : 0;
 }
 const char *fdx_sink_errmsg(const fdx_sink *s)
 {

@@ -87,8 +87,21 @@ static int flush_files(fdx_sink *s, const flush_job *jobs, size_t n)
     return rc;
 }
 
+/* A sink, and where its files go. */
+static int given(fdx_sink *s, const char *path)
+{
+    if (!s)
+        return FDX_EMISUSE;
+    if (path && *path)
+        return FDX_OK;
+    snprintf(s->errmsg, sizeof s->errmsg, "no path given to flush to");
+    return FDX_EMISUSE;
+}
+
 int fdx_sink_flush_misses(fdx_sink *s, const char *path, size_t *lines)
 {
+    if (given(s, path) != FDX_OK)
+        return FDX_EMISUSE;
     fdx_sink_settle(s);
     flush_job job = {s->misses, path, lines};
     return flush_files(s, &job, 1);
@@ -96,6 +109,8 @@ int fdx_sink_flush_misses(fdx_sink *s, const char *path, size_t *lines)
 
 int fdx_sink_flush_dispatches(fdx_sink *s, const char *path, size_t *lines)
 {
+    if (given(s, path) != FDX_OK)
+        return FDX_EMISUSE;
     fdx_sink_settle(s);
     flush_job job = {s->dispatches, path, lines};
     return flush_files(s, &job, 1);
@@ -103,6 +118,8 @@ int fdx_sink_flush_dispatches(fdx_sink *s, const char *path, size_t *lines)
 
 int fdx_sink_flush_all(fdx_sink *s, const char *dir, size_t *miss_lines, size_t *dispatch_lines)
 {
+    if (given(s, dir) != FDX_OK)
+        return FDX_EMISUSE;
     fdx_sink_settle(s);
     int rc = fdx_mkdirs(dir, s->errmsg, sizeof s->errmsg);
     char *misses = fdx_path_join(dir, "misses.jsonl");
@@ -139,6 +156,12 @@ static int add_all(fdx_store *st, const fdx_agg *agg)
 /* at: the capture time, NULL for now. */
 static int drain(fdx_sink *s, fdx_store *st, const int64_t *at, fdx_commit_stats *stats)
 {
+    if (!s)
+        return FDX_EMISUSE;
+    if (!st) {
+        snprintf(s->errmsg, sizeof s->errmsg, "no store given to drain into");
+        return FDX_EMISUSE;
+    }
     if (st->in_txn) {
         snprintf(s->errmsg, sizeof s->errmsg, "the store already has a transaction open");
         return fdx_store_fail(st, FDX_EMISUSE, "%s", s->errmsg);
