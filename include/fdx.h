@@ -113,6 +113,11 @@ typedef struct fdx_store fdx_store;
 /* For readers: the same as FDX_OPEN_READONLY (a reader never creates,
  * migrates or converts the store it reads). */
 #define FDX_OPEN_FOR_READING 0x4
+/* Writes (in transactions rolled back: a dry run) to the store only as it
+ * is: an empty file or an older schema is refused as a reader refuses it,
+ * and a store in rollback-journal mode stays in it. No effect on a
+ * PostgreSQL store. */
+#define FDX_OPEN_AS_IS 0x8
 
 /*
  * Opens (and with FDX_OPEN_CREATE, creates) the store at path, migrating an
@@ -607,8 +612,9 @@ int fdx_store_merge(fdx_store *dst, const char *src_path, fdx_merge_stats *stats
  * may ignore the status on its hot path and check fdx_sink_dropped once at
  * the run's end. Calls that cannot fail (freeing, counting, reading the
  * message) return their value, or nothing. A NULL sink, path, directory,
- * store or out-parameter is FDX_EMISUSE (with no message or count when the
- * sink itself is NULL; a NULL sink counts as empty).
+ * store or fdx_sink_records out-parameter is FDX_EMISUSE (with no message
+ * or count when the sink itself is NULL; a NULL sink counts as empty); a
+ * NULL count or handle out-parameter is not wanted.
  *
  * Thread safety: a sink has no lock. Use one sink per thread; each thread
  * drains its own sink into the store (through its own fdx_store handle),

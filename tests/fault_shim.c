@@ -92,7 +92,7 @@ static int fail_dir_open(int flags)
 
 static mode_t mode_of(int flags, va_list ap)
 {
-    return flags & (O_CREAT | O_TMPFILE) ? va_arg(ap, mode_t) : 0;
+    return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? va_arg(ap, mode_t) : 0;
 }
 
 /* Built with _FILE_OFFSET_BITS=64, as the library is: this is open64. */

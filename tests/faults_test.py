@@ -157,12 +157,13 @@ def new_store_on_a_refusing_disk(ingest, feed, d):
               str(listing(d)))
 
 
-def directory_not_synced(export, base, big, out):
+def directory_not_synced(ingest, export, base, big, out):
     """The renames of an export are made durable by an fsync of their
     directory (the fault shim fails its steps). A directory that cannot be
     opened for it (not readable by its user) fails the export before either
-    file is replaced; an fsync that fails after the renames says both files
-    were replaced."""
+    file is replaced, and a report or a rejects file before it replaces the
+    previous one; an fsync that fails after the renames says both files were
+    replaced."""
     shim = os.environ.get("FDX_FAULT_SHIM")
     if not shim or not os.path.exists(shim):
         return skip(6, "a directory not synced: FDX_FAULT_SHIM does not name the fault shim")
@@ -171,7 +172,7 @@ def directory_not_synced(export, base, big, out):
     asan = os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0"
     env = dict(os.environ, LD_PRELOAD=shim, FDX_FAIL_DIR_OPEN="1", ASAN_OPTIONS=asan)
     p = subprocess.run([export, big, out], capture_output=True, text=True, timeout=120, env=env)
-    expect_failure(p, "export into a directory that cannot be opened", "opening its directory")
+    expect_failure(p, "export into a directory that cannot be opened", "opening the directory")
     check(pair(out) == old, "a directory that cannot be opened: the previous pair stays")
     check(listing(out) == ["dispatches.jsonl", "misses.jsonl"],
           "a directory that cannot be opened: no temporary file left", str(listing(out)))
@@ -180,6 +181,29 @@ def directory_not_synced(export, base, big, out):
     expect_failure(p, "export whose directory fsync fails", "replaced, but syncing its directory",
                    "was already replaced")
     check(pair(out) != old, "a directory fsync failing after the renames: the pair was replaced")
+    # The report and a rejects file are written the same way.
+    report = os.path.join(os.path.dirname(export), "fdx-report")
+    page = os.path.join(out, "page.html")
+    with open(page, "w") as f:
+        f.write("previous page\n")
+    env = dict(os.environ, LD_PRELOAD=shim, FDX_FAIL_DIR_OPEN="1", ASAN_OPTIONS=asan)
+    p = subprocess.run([report, base, page], capture_output=True, text=True, timeout=120, env=env)
+    expect_failure(p, "report into a directory that cannot be opened", "opening the directory")
+    check(open(page).read() == "previous page\n", "the previous page stays")
+    rejects = os.path.join(out, "rejects")
+    with open(rejects, "w") as f:
+        f.write("previous rejects\n")
+    bad = os.path.join(out, "bad.jsonl")
+    with open(bad, "w") as f:
+        f.write('{"schema":2}\n')
+    copy = os.path.join(out, "rejects.db")
+    shutil.copy(base, copy)
+    p = subprocess.run([ingest, "--skip-invalid", "--rejects", rejects, copy, bad],
+                       capture_output=True, text=True, timeout=120, env=env)
+    expect_failure(p, "rejects into a directory that cannot be opened", "opening the directory")
+    check(open(rejects).read() == "previous rejects\n", "the previous rejects file stays")
+    check(sorted(n for n in listing(out) if n.startswith(".")) == [],
+          "no temporary file left by the report or the rejects", str(listing(out)))
 
 
 def hot_journal_on_read_only_media(ingest, export, base, base_out, fs):
@@ -349,7 +373,7 @@ def main():
         hot_journal_on_read_only_media(ingest, export, base, j("base-out"), j("hot-fs"))
         copy_with_full_tmpdir(ingest, big, j("tmp-fs"), j("big-copy.db"))
         new_store_on_a_refusing_disk(ingest, j("small", "run_0000"), j("refusing"))
-        directory_not_synced(export, base, big, j("unsynced-out"))
+        directory_not_synced(ingest, export, base, big, j("unsynced-out"))
 
         # A directory where dispatches.jsonl should be: neither file is replaced.
         out = j("dir-out")

@@ -377,6 +377,7 @@ START_TEST(null_handles_and_paths_are_refused)
     ck_assert_int_eq(fdx_sink_flush_all(sink, NULL, &a, &b), FDX_EMISUSE);
     ck_assert_str_eq(fdx_sink_errmsg(sink), "no path given to flush to");
     ck_assert_int_eq(fdx_sink_records(sink, NULL), FDX_EMISUSE);
+    ck_assert_str_eq(fdx_sink_errmsg(sink), "no place given for the records");
     ck_assert_int_eq(fdx_sink_drain_to_store(sink, NULL, NULL), FDX_EMISUSE);
     ck_assert_int_eq(fdx_sink_drain_to_store_at(sink, NULL, 0, NULL), FDX_EMISUSE);
     ck_assert_str_eq(fdx_sink_errmsg(sink), "no store given to drain into");

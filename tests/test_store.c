@@ -2677,6 +2677,43 @@ START_TEST(export_needs_a_directory)
 }
 END_TEST
 
+/* FDX_OPEN_AS_IS writes to a store only as it is: an empty file is not made
+ * a store, an older one not migrated; a current store opens writable. */
+START_TEST(an_open_as_it_is_makes_and_migrates_nothing)
+{
+    const char *empty = tu_path(tu_dir, "empty.db"), *older = tu_path(tu_dir, "older.db");
+    FILE *f = fopen(empty, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    fdx_store *db;
+    ck_assert_int_eq(fdx_store_open(empty, FDX_OPEN_AS_IS, &db), FDX_ENOTSTORE);
+    fdx_store_close(db);
+    struct stat st;
+    ck_assert_int_eq(stat(empty, &st), 0);
+    ck_assert_int_eq(st.st_size, 0);
+    fdx_store_close(tu_open(older));
+    sqlite3 *raw;
+    ck_assert_int_eq(sqlite3_open(older, &raw), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(raw, "PRAGMA user_version = 5", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(raw);
+    ck_assert_int_eq(fdx_store_open(older, FDX_OPEN_AS_IS, &db), FDX_ERROR);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "needs migrating"));
+    fdx_store_close(db);
+    ck_assert_int_eq(sqlite3_open(older, &raw), SQLITE_OK);
+    sqlite3_stmt *q;
+    ck_assert_int_eq(sqlite3_prepare_v2(raw, "PRAGMA user_version", -1, &q, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+    ck_assert_int_eq(sqlite3_column_int(q, 0), 5);
+    sqlite3_finalize(q);
+    ck_assert_int_eq(sqlite3_exec(raw, "PRAGMA user_version = 6", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(raw);
+    ck_assert_int_eq(fdx_store_open(older, FDX_OPEN_AS_IS, &db), FDX_OK);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    fdx_store_close(db);
+}
+END_TEST
+
 /* An export or report whose file is the store's own (or its -wal) would
  * rename over it: refused, the store as it was. A store named
  * misses.jsonl exported into its own directory, or a report written to
@@ -3148,6 +3185,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, filter_values_list_what_the_cells_hold);
     tcase_add_test(tc, missing_directory_is_named);
     tcase_add_test(tc, outputs_never_replace_the_store);
+    tcase_add_test(tc, an_open_as_it_is_makes_and_migrates_nothing);
     suite_add_tcase(s, tc);
     return s;
 }

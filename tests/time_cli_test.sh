@@ -158,8 +158,9 @@ expect 0 "fdx-prune the largest compute capability" -- "$PRUNE" -n --cc 42949672
 expect 0 "fdx-prune a padded revision" -- "$PRUNE" -n --revision 0000000000000001 "$T/typo.db"
 has err "would remove 3 miss cells"
 cmp -s "$H" "$T/typo.db" && ok || bad "a refused prune changed the store"
-# a dry run changes nothing: it makes no store of an empty file and migrates
-# no older one (a writable open would), refusing them as a reader does
+# a dry run changes nothing: it makes no store of an empty file, migrates no
+# older one (a writable open would; it refuses them as a reader does) and
+# leaves a store in rollback-journal mode in it
 : >"$T/empty.db"
 expect 1 "fdx-prune -n of an empty file" -- "$PRUNE" -n --op MatMul "$T/empty.db"; has err "it is empty"
 [ ! -s "$T/empty.db" ] && ok || bad "a dry run made a store of an empty file"
@@ -168,6 +169,12 @@ sqlite3 "$T/older.db" "PRAGMA user_version = 5"
 cp "$T/older.db" "$T/older-before.db"
 expect 1 "fdx-prune -n of an older store" -- "$PRUNE" -n --op MatMul "$T/older.db"; has err "needs migrating"
 cmp -s "$T/older.db" "$T/older-before.db" && ok || bad "a dry run migrated an older store"
+cp "$H" "$T/rollback.db"
+sqlite3 "$T/rollback.db" "PRAGMA journal_mode = DELETE" >/dev/null
+cp "$T/rollback.db" "$T/rollback-before.db"
+expect 0 "fdx-prune -n of a rollback-journal store" -- "$PRUNE" -n --op MatMul "$T/rollback.db"
+has err "would remove"
+cmp -s "$T/rollback.db" "$T/rollback-before.db" && ok || bad "a dry run switched a store to WAL"
 expect 0 "fleet merges the host" -- "$MERGE" -q "$T/fleet.db" "$H"
 # which host and which run brought what: the cookbook's fleet recipe
 is "$(sqlite3 "$T/fleet.db" "SELECT group_concat(x, ' ') FROM (SELECT d.day || ':' || (d.store = (SELECT id FROM store_identity)) || ':' || group_concat(DISTINCT l.run_id) || ':' || sum(d.count) AS x FROM miss_daily_by_store AS d JOIN fleet_ledger AS l ON l.store = d.store AND l.day = d.day AND l.kind = 'ingest' WHERE d.wanted = 'cpu' GROUP BY d.day, d.store ORDER BY d.day)")" \

@@ -63,6 +63,7 @@ def expect_failure(p, what, *needles):
 def main():
     ingest, export, top, merge, data = sys.argv[1:6]
     diff = os.path.join(os.path.dirname(export), "fdx-diff")
+    prune = os.path.join(os.path.dirname(export), "fdx-prune")
     with tempfile.TemporaryDirectory(prefix="fdx-untrusted-") as tmp:
         j = lambda *p: os.path.join(tmp, *p)
         base = j("base.db")
@@ -153,6 +154,8 @@ def main():
                 expect_failure(run([top, path]), f"fdx-top of a store with {name}", path, needle)
             for pair in ((path, base), (base, path)):
                 expect_failure(run([diff, *pair]), f"fdx-diff {' '.join(pair)}", path, needle)
+            expect_failure(run([prune, "-n", "--op", "NoSuchOp", path]),
+                           f"fdx-prune -n of a store with {name}", path, needle)
             dst = j("dst-" + name + ".db")
             p = run([merge, dst, path])
             expect_failure(p, f"merge from a store with {name}", path, needle)
@@ -265,7 +268,8 @@ def long_paths(j, data, ingest):
 def crafted_history_settings(j, base, ingest, merge, data):
     """A store written to (or merged into) whose history_config no fdx wrote:
     a next cell id at 2^63-1 overflowed into negative ids, and a latest day
-    near -2^63 overflowed the day arithmetic. Refused, the store unchanged."""
+    near -2^63 overflowed the day arithmetic. Refused, the store unchanged;
+    and so by the readers that sum the history."""
     feed = [os.path.join(data, "nasty", "input", "run_0000")]
     for column, value in (("next_cell_id", 2**63 - 1), ("next_cell_id", 0),
                           ("latest_day", -2**63 + 5), ("latest_day", 10**12),
@@ -280,6 +284,14 @@ def crafted_history_settings(j, base, ingest, merge, data):
                        path, f"history_config.{column}")
         expect_failure(run([merge, path, base]), f"merge into a store with {column} {value}",
                        path, f"history_config.{column}")
+        tools = os.path.dirname(ingest)
+        for what, cmd in (("fdx-top --since", ["fdx-top", "--since", "2000-01-01", path]),
+                          ("fdx-top --growth", ["fdx-top", "--growth", "7d", path]),
+                          ("fdx-report", ["fdx-report", path, j("hist.html")]),
+                          ("fdx-prune -n", ["fdx-prune", "-n", "--op", "NoSuchOp", path])):
+            cmd[0] = os.path.join(tools, cmd[0])
+            expect_failure(run(cmd), f"{what} of a store with {column} {value}", path,
+                           f"history_config.{column}")
         check(digest(path) == before, f"the store with {column} {value} is as it was")
 
 
@@ -409,6 +421,7 @@ def uri_shaped_paths(j, data, ingest, export, merge):
     con.execute("DROP TABLE miss_cell")
     con.close()
     diff = os.path.join(os.path.dirname(export), "fdx-diff")
+    prune = os.path.join(os.path.dirname(export), "fdx-prune")
     p = at([diff, memory, "file:u.db"])
     check(p.returncode == 0 and "3 cells changed" in p.stderr,
           "fdx-diff compares file:u.db itself (one run of two)", p.stdout + p.stderr)

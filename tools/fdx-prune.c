@@ -57,19 +57,6 @@ static int set_once(const char **slot, const char *name, const char *value)
     return rc;
 }
 
-/* A dry run changes nothing, and the writable open it counts through would
- * make a store of an empty file and migrate an older one: such a store is
- * refused as a reader refuses it. */
-static int dry_run_may_open(const char *path, int busy_ms)
-{
-    fdx_store *db;
-    int rc = fdx_store_open_v2(path, FDX_OPEN_FOR_READING, busy_ms, &db);
-    if (rc != FDX_OK)
-        tool_error(prog, "%s", fdx_store_errmsg(db));
-    fdx_store_close(db);
-    return rc;
-}
-
 int main(int argc, char **argv)
 {
     tool_tune_process();
@@ -130,9 +117,8 @@ int main(int argc, char **argv)
         return tool_usage_error(prog, "%s", why);
     fdx_store *db;
     fdx_prune_stats ps = {0, 0, 0};
-    if (dry && (rc = dry_run_may_open(argv[optind], (int)busy_ms)) != FDX_OK)
-        return EXIT_FAIL;
-    rc = fdx_store_open_v2(argv[optind], 0, (int)busy_ms, &db);
+    /* a dry run changes nothing: it neither makes, migrates nor converts */
+    rc = fdx_store_open_v2(argv[optind], dry ? FDX_OPEN_AS_IS : 0, (int)busy_ms, &db);
     if (rc == FDX_OK)
         rc = fdx_store_begin(db);
     /* A real prune reports what its commit removed (a PostgreSQL store's

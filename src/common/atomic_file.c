@@ -151,21 +151,22 @@ int fdx_afile_open(fdx_afile *af, const char *path, char *err, size_t errsz)
         return FDX_ENOMEM;
     }
     int rc = fdx_afile_check_target(af, err, errsz);
-    if (rc == FDX_OK && (af->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-        rc = io_fail(path, "opening its directory (to sync it after the rename)", err, errsz);
     if (rc == FDX_OK) {
         sweep_stale(dir, base);
         af->fd = create_temp(af->tmp_path, len, dir, base);
         if (af->fd < 0)
             rc = io_fail(af->tmp_path, "creating a temporary file", err, errsz);
     }
-    free(dir);
-    free(base);
-    if (rc != FDX_OK) {
+    if (rc != FDX_OK) { /* no temporary file to remove */
         free(af->tmp_path);
         af->tmp_path = NULL;
-        fdx_afile_abort(af);
+    } else if ((af->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+        rc = io_fail(dir, "opening the directory (to sync the rename into it)", err, errsz);
     }
+    free(dir);
+    free(base);
+    if (rc != FDX_OK)
+        fdx_afile_abort(af);
     return rc;
 }
 

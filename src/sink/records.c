@@ -119,8 +119,12 @@ static void *materialise(records *r, const fdx_agg *agg, fdx_decoder *dec, size_
 
 int fdx_sink_records(fdx_sink *s, fdx_records **out)
 {
-    if (!s || !out)
+    if (!s)
         return FDX_EMISUSE;
+    if (!out) {
+        snprintf(s->errmsg, sizeof s->errmsg, "no place given for the records");
+        return FDX_EMISUSE;
+    }
     records *r = calloc(1, sizeof *r);
     fdx_decoder *dec = fdx_decoder_new(0);
     int oom = !r || !dec;

@@ -8,6 +8,8 @@
  */
 #include "store/history.h"
 
+#include <limits.h>
+
 #include "common/when.h"
 #include "store/conn.h"
 
@@ -49,10 +51,14 @@ int fdx_store_set_time(fdx_store *s, int64_t unix_seconds)
 #define MAX_DAY     (FDX_TIME_MAX / FDX_SECONDS_PER_DAY)
 #define MAX_CELL_ID ((int64_t)1 << 62) /* far above any store; no sum of ids overflows */
 #define NOT_ROLLED  (-2147483648LL)
+/* A daily window reaching back before 1970 (a long --daily-days, a capture
+ * time early in 1970) rolls up from a month before it: as far back as the
+ * widest window, INT_MAX days, from day 0. */
+#define MIN_ROLLED (-(int64_t)INT_MAX - 31)
 
 int fdx_history_rolled_valid(int64_t v)
 {
-    return v == NOT_ROLLED || (v >= FDX_HISTORY_MIN_DAY && v <= MAX_DAY && fdx_month_start(v) == v);
+    return v == NOT_ROLLED || (v >= MIN_ROLLED && v <= MAX_DAY && fdx_month_start(v) == v);
 }
 
 /* The settings read from a store that may come from elsewhere. */

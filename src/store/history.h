@@ -6,13 +6,6 @@
 
 #include "store/store_internal.h"
 
-#include <limits.h>
-
-/* The earliest month bucket: a daily window reaching back before 1970 (a long
- * --daily-days, a capture time early in 1970) rolls up from a month before
- * it, as far back as the widest window, INT_MAX days, from day 0. */
-#define FDX_HISTORY_MIN_DAY (-(int64_t)INT_MAX - 31)
-
 /* History (history.c). */
 /* Reads history_config into s->hist once per transaction; a store whose
  * settings no fdx wrote (they would overflow the day and id arithmetic) is

@@ -150,6 +150,20 @@ static int exec_retrying(fdx_store *s, const char *sql)
     }
 }
 
+/* A store opened as it is: neither made from an empty file nor migrated. */
+static int as_found(fdx_store *s, const identity *id, int older_code, const char *open)
+{
+    if (is_empty(id))
+        return fdx_store_fail(s, FDX_ENOTSTORE, "%s: not an fdx store (it is empty)", s->path);
+    if (id->version < FDX_SCHEMA_VERSION)
+        return fdx_store_fail(s, older_code,
+                              "%s: store schema version %lld needs migrating to %d, which %s "
+                              "cannot do: open it writable once (fdx-ingest %s /dev/null "
+                              "migrates it)",
+                              s->path, (long long)id->version, FDX_SCHEMA_VERSION, open, s->path);
+    return FDX_OK;
+}
+
 static int configure(fdx_store *s, int flags)
 {
     sqlite3_extended_result_codes(s->db, 1);
@@ -167,17 +181,13 @@ static int configure(fdx_store *s, int flags)
         rc = check_identity(s, &id);
     if (rc != FDX_OK)
         return rc;
-    if (flags & FDX_OPEN_READONLY) {
-        if (is_empty(&id))
-            return fdx_store_fail(s, FDX_ENOTSTORE, "%s: not an fdx store (it is empty)", s->path);
-        if (id.version < FDX_SCHEMA_VERSION)
-            return fdx_store_fail(s, FDX_EREADONLY,
-                                  "%s: store schema version %lld needs migrating to %d, which a "
-                                  "read-only open cannot do: open it writable once (fdx-ingest "
-                                  "%s /dev/null migrates it)",
-                                  s->path, (long long)id.version, FDX_SCHEMA_VERSION, s->path);
-        return fdx_schema_check(s);
-    }
+    if (flags & FDX_OPEN_READONLY)
+        return (rc = as_found(s, &id, FDX_EREADONLY, "a read-only open")) != FDX_OK
+                   ? rc
+                   : fdx_schema_check(s);
+    if ((flags & FDX_OPEN_AS_IS) &&
+        (rc = as_found(s, &id, FDX_ERROR, "an open as it is (a dry run)")) != FDX_OK)
+        return rc;
     if (id.version == FDX_SCHEMA_VERSION && (rc = fdx_schema_check(s)) != FDX_OK)
         return rc;
     /* A new store's first commit writes every page it will hold: through
@@ -187,7 +197,7 @@ static int configure(fdx_store *s, int flags)
      * the file, and one its check refuses must be left as it was. */
     s->wal_pending = is_empty(&id) || id.version < FDX_SCHEMA_VERSION;
     int src = is_empty(&id) ? exec_retrying(s, fdx_sql_page_size) : SQLITE_OK;
-    if (src == SQLITE_OK && !s->wal_pending)
+    if (src == SQLITE_OK && !s->wal_pending && !(flags & FDX_OPEN_AS_IS))
         src = exec_retrying(s, fdx_sql_journal_wal);
     if (src == SQLITE_OK)
         src = exec_retrying(s, fdx_sql_connection);

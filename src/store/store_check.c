@@ -29,11 +29,13 @@ static int none_found(fdx_store *s, sqlite3_stmt *st, const char *reading)
     int src = sqlite3_step(st);
     int rc = FDX_OK;
     const char *what = src == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
-    if (src == SQLITE_ROW)
+    if (what)
         rc = fdx_store_fail(s, FDX_ENOTSTORE,
                             "%s: not a valid fdx store: %s; it is damaged or was not written "
                             "by fdx",
-                            s->path, what ? what : "out of memory");
+                            s->path, what);
+    else if (src == SQLITE_ROW)
+        rc = fdx_store_fail(s, FDX_ENOMEM, "%s: %s: out of memory", s->path, reading);
     else if (src != SQLITE_DONE)
         rc = fdx_store_fail_sqlite(s, src, reading);
     sqlite3_reset(st);
@@ -50,8 +52,6 @@ int fdx_check_history(fdx_store *s)
         rc = fdx_store_stmt(s, FDX_STMT_HISTORY_CHECKED, &st);
     if (rc != FDX_OK)
         return rc;
-    sqlite3_clear_bindings(st); /* a NULL latest_day binds by not binding */
-    bind_named(st, ":min_day", FDX_HISTORY_MIN_DAY);
     bind_named(st, ":max_day", FDX_TIME_MAX / FDX_SECONDS_PER_DAY);
     /* A PostgreSQL store numbers cells from a sequence, not the settings. */
     bind_named(st, ":next_cell_id", s->backend ? INT64_MAX : s->hist.next_cell_id);
