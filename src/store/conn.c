@@ -412,3 +412,17 @@ int fdx_store_in_read(fdx_store *s, int (*body)(fdx_store *s, void *ctx), void *
     }
     return fdx_store_read_verdict(s, rc);
 }
+
+void fdx_store_bind_named_int64(sqlite3_stmt *st, const char *name, int64_t v)
+{
+    int i = sqlite3_bind_parameter_index(st, name);
+    if (i > 0)
+        sqlite3_bind_int64(st, i, v);
+}
+
+void fdx_store_bind_named_text(sqlite3_stmt *st, const char *name, const char *text)
+{
+    int i = sqlite3_bind_parameter_index(st, name);
+    if (i > 0 && text)
+        sqlite3_bind_text(st, i, text, -1, SQLITE_TRANSIENT);
+}

@@ -26,6 +26,10 @@ int64_t fdx_store_now_ms(void);
 /* Whether path names the very file this handle opened (same device and
  * inode); never for a store not on disk. */
 int fdx_store_is_own_file(const fdx_store *s, const char *path);
+/* Bind to the parameter called name (":top"), when the statement has one;
+ * a NULL text leaves it NULL. */
+void fdx_store_bind_named_int64(sqlite3_stmt *st, const char *name, int64_t v);
+void fdx_store_bind_named_text(sqlite3_stmt *st, const char *name, const char *text);
 /* sqlite3_step, retrying SQLITE_BUSY until the handle's busy timeout. */
 int fdx_store_step_retrying(fdx_store *s, sqlite3_stmt *st);
 

@@ -24,13 +24,6 @@ const char *fdx_growth_sql(void)
     return fdx_sql_top_growth;
 }
 
-static void bind_opt(sqlite3_stmt *st, const char *name, const char *value)
-{
-    int i = sqlite3_bind_parameter_index(st, name);
-    if (i > 0 && value)
-        sqlite3_bind_text(st, i, value, -1, SQLITE_TRANSIENT);
-}
-
 /* A capture time's day as the queries take it; NULL for 0 (open). */
 static void bind_day(sqlite3_stmt *st, const char *name, int64_t unix_seconds)
 {
@@ -38,7 +31,7 @@ static void bind_day(sqlite3_stmt *st, const char *name, int64_t unix_seconds)
     if (!unix_seconds)
         return;
     fdx_day_format(unix_seconds / FDX_SECONDS_PER_DAY, day);
-    bind_opt(st, name, day);
+    fdx_store_bind_named_text(st, name, day);
 }
 
 int fdx_demand_filter_init(fdx_demand_filter *filter, unsigned int version)
@@ -57,13 +50,13 @@ static int prepare(fdx_store *s, fdx_stmt_id id, const fdx_demand_filter *f, sql
     int rc = fdx_store_stmt(s, id, &st);
     if (rc != FDX_OK)
         return rc;
-    bind_opt(st, ":cc", f->compute_capability);
-    bind_opt(st, ":sku", f->hardware_sku);
-    bind_opt(st, ":op", f->op);
-    bind_opt(st, ":source", f->kernel_source);
+    fdx_store_bind_named_text(st, ":cc", f->compute_capability);
+    fdx_store_bind_named_text(st, ":sku", f->hardware_sku);
+    fdx_store_bind_named_text(st, ":op", f->op);
+    fdx_store_bind_named_text(st, ":source", f->kernel_source);
     bind_day(st, ":since", f->since);
     bind_day(st, ":until", f->until);
-    sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":top"), f->limit > 0 ? f->limit : -1);
+    fdx_store_bind_named_int64(st, ":top", f->limit > 0 ? f->limit : -1);
     *out = st;
     return FDX_OK;
 }
@@ -170,7 +163,7 @@ static int growth(fdx_store *s, const ranking *k)
     int rc = prepare(s, FDX_STMT_TOP_GROWTH, k->f, &st);
     if (rc != FDX_OK)
         return rc;
-    sqlite3_bind_int(st, sqlite3_bind_parameter_index(st, ":days"), k->growth_days);
+    fdx_store_bind_named_int64(st, ":days", k->growth_days);
     int src;
     while ((src = sqlite3_step(st)) == SQLITE_ROW) {
         fdx_growth_row row = {text_or_empty(st, 0),

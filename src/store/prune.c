@@ -44,11 +44,10 @@ static void describe(const fdx_prune_filter *f, fdx_buf *json, char before[FDX_D
     fdx_buf_putc(json, '}');
 }
 
+/* An empty filter value filters nothing, as NULL does. */
 static void bind_named(sqlite3_stmt *st, const char *name, const char *value)
 {
-    int i = sqlite3_bind_parameter_index(st, name);
-    if (i > 0 && value && *value)
-        sqlite3_bind_text(st, i, value, -1, SQLITE_STATIC);
+    fdx_store_bind_named_text(st, name, value && *value ? value : NULL);
 }
 
 /* A removed cell's key, so that its history is kept as counts already

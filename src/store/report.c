@@ -27,13 +27,6 @@ static const char *const part_name[FDX_REPORT_PARTS] = {
     "the growth ranking", "the daily history",  "the dispatch regret",
 };
 
-static void bind_int(sqlite3_stmt *st, const char *name, int v)
-{
-    int i = sqlite3_bind_parameter_index(st, name);
-    if (i > 0)
-        sqlite3_bind_int(st, i, v);
-}
-
 static int read_part(fdx_store *s, const gather *g, fdx_report_part part, const char *wanted);
 
 /* A growth row is followed by the daily misses of its key. */
@@ -50,8 +43,8 @@ static int read_part(fdx_store *s, const gather *g, fdx_report_part part, const 
     int rc = fdx_store_stmt(s, part_stmt[part], &st);
     if (rc != FDX_OK)
         return rc;
-    bind_int(st, ":top", g->top);
-    bind_int(st, ":days", 7);
+    fdx_store_bind_named_int64(st, ":top", g->top);
+    fdx_store_bind_named_int64(st, ":days", 7);
     int lead = wanted != NULL, w = sqlite3_bind_parameter_index(st, ":wanted");
     if (w > 0 && wanted)
         sqlite3_bind_text(st, w, wanted, -1, SQLITE_STATIC);

@@ -181,10 +181,10 @@ static int configure(fdx_store *s, int flags)
         rc = check_identity(s, &id);
     if (rc != FDX_OK)
         return rc;
-    if (flags & FDX_OPEN_READONLY)
-        return (rc = as_found(s, &id, FDX_EREADONLY, "a read-only open")) != FDX_OK
-                   ? rc
-                   : fdx_schema_check(s);
+    if (flags & FDX_OPEN_READONLY) {
+        rc = as_found(s, &id, FDX_EREADONLY, "a read-only open");
+        return rc == FDX_OK ? fdx_schema_check(s) : rc;
+    }
     if ((flags & FDX_OPEN_AS_IS) &&
         (rc = as_found(s, &id, FDX_ERROR, "an open as it is (a dry run)")) != FDX_OK)
         return rc;

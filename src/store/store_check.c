@@ -17,11 +17,6 @@
 #include "store/identity.h"
 #include "store/row.h"
 
-static void bind_named(sqlite3_stmt *st, const char *name, int64_t v)
-{
-    sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, name), v);
-}
-
 /* Steps st once: FDX_OK when it finds nothing, else a refusal that says what
  * it found. */
 static int none_found(fdx_store *s, sqlite3_stmt *st, const char *reading)
@@ -52,11 +47,11 @@ int fdx_check_history(fdx_store *s)
         rc = fdx_store_stmt(s, FDX_STMT_HISTORY_CHECKED, &st);
     if (rc != FDX_OK)
         return rc;
-    bind_named(st, ":max_day", FDX_TIME_MAX / FDX_SECONDS_PER_DAY);
+    fdx_store_bind_named_int64(st, ":max_day", FDX_TIME_MAX / FDX_SECONDS_PER_DAY);
     /* A PostgreSQL store numbers cells from a sequence, not the settings. */
-    bind_named(st, ":next_cell_id", s->backend ? INT64_MAX : s->hist.next_cell_id);
+    fdx_store_bind_named_int64(st, ":next_cell_id", s->backend ? INT64_MAX : s->hist.next_cell_id);
     if (s->hist.latest_day != INT64_MIN) /* else NULL: no day yet */
-        bind_named(st, ":latest_day", s->hist.latest_day);
+        fdx_store_bind_named_int64(st, ":latest_day", s->hist.latest_day);
     return none_found(s, st, "checking the history");
 }
 
@@ -104,10 +99,12 @@ int fdx_check_ledger(fdx_store *s)
     int src;
     long long n = 0;
     fdx_merge_ledger_row l;
-    while (rc == FDX_OK && (src = sqlite3_step(st)) == SQLITE_ROW)
-        if (n++, !fdx_check_ledger_row(st, &l))
+    while (rc == FDX_OK && (src = sqlite3_step(st)) == SQLITE_ROW) {
+        n++;
+        if (!fdx_check_ledger_row(st, &l))
             rc = fdx_store_fail(s, FDX_ENOTSTORE, "%s: not a valid fdx store: " FDX_BAD_LEDGER_ROW,
                                 s->path, n);
+    }
     if (rc == FDX_OK && src != SQLITE_DONE)
         rc = fdx_store_fail_sqlite(s, src, "checking the ledger");
     sqlite3_reset(st);
