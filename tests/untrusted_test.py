@@ -17,7 +17,9 @@ last commit still in the -wal is refused (through a symlink too), and a store
 that changes under such a read (read without locks) fails it, keeping the
 previous export. A store path longer than SQLite opens is named as such. A
 store written to whose history settings would overflow
-(a crafted next cell id or day) is refused. A store path that starts with
+(a crafted next cell id or day, a cell id at or past the next one) is
+refused. A table whose keys are out of order (its file edited in place) is
+not exported. A store path that starts with
 "file:" names that file,
 never a URI. No output is written over the store's files, a symlink or a
 device.
@@ -226,6 +228,7 @@ def main():
         long_paths(j, data, ingest)
         crafted_history_settings(j, base, ingest, merge, data)
         crafted_history_and_ledger(j, base, ingest, merge)
+        keys_out_of_order(j, ingest, export)
         outputs_beside_the_store(j, base, export, ingest, data)
         uri_shaped_paths(j, data, ingest, export, merge)
         readonly_media(j, base, export, top)
@@ -301,10 +304,16 @@ def crafted_history_and_ledger(j, base, ingest, merge):
     fdx-merge checks a source's: a negative day count printed as 2^64-1000, a
     cell id two cells shared showed one cell's history as the other's, a
     negative ledger count was summed into the report. Each is refused, naming
-    the store, which is left as it was."""
+    the store, which is left as it was. Writers refuse a cell id at or past
+    the next one, which they would give a new cell a second time."""
     tools = os.path.dirname(ingest)
     top, report, prune = (os.path.join(tools, t) for t in ("fdx-top", "fdx-report", "fdx-prune"))
     lax = "PRAGMA ignore_check_constraints = ON"
+    new_cell = j("history-new-cell.jsonl")
+    with open(new_cell, "w") as f:
+        f.write('{"schema":2,"wanted":"brand:new","fallback":{"backend":"Cuda","op":"Gelu",'
+                '"dtypes":["F32"],"kernel_source":"g","kernel_revision_hash":1},"count":3,'
+                '"hw":{"compute_capability":[8,6],"hardware_sku":"A","driver_version":"1"}}\n')
     first_miss = "(SELECT min(cell_id) FROM miss_cell)"
     history = {
         "negative-count": ([lax, "UPDATE cell_history SET count = -1000 WHERE cell = "
@@ -319,7 +328,10 @@ def crafted_history_and_ledger(j, base, ingest, merge):
                          "miss_cell: a cell id missing"),
         "cell-id-past-next": (["UPDATE dispatch_cell SET cell_id = 1000000 WHERE cell_id = "
                                "(SELECT min(cell_id) FROM dispatch_cell)"],
-                              "dispatch_cell: a cell id missing or out of range"),
+                              "dispatch_cell: a cell id out of range"),
+        "cell-id-at-next": (["UPDATE miss_cell SET cell_id = (SELECT next_cell_id FROM "
+                             f"history_config) WHERE cell_id = {first_miss}"],
+                            "miss_cell: a cell id out of range"),
         "shared-cell-id": (["UPDATE dispatch_cell SET cell_id = " + first_miss + " WHERE cell_id "
                             "= (SELECT min(cell_id) FROM dispatch_cell)"], "share the cell id"),
     }
@@ -339,6 +351,10 @@ def crafted_history_and_ledger(j, base, ingest, merge):
         # may be what refuses it (SQLite's CHECK of a count).
         expect_failure(run([prune, "--op", "NoSuchOp", path]), f"fdx-prune of {name}", path)
         check(not os.path.exists(j(f"history-{name}.html")), f"no report of a store with {name}")
+        if name.startswith("cell-id-"):
+            # A writer would number a new cell with an id the store holds.
+            expect_failure(run([ingest, path, new_cell]), f"ingest into {name}", path, needle)
+            expect_failure(run([merge, path, base]), f"merge into {name}", path, needle)
         check(run([top, path]).returncode == 0, f"fdx-top's totals of a store with {name}")
         check(digest(path) == before, f"the store with {name} is as it was")
     ledger = {
@@ -362,6 +378,42 @@ def crafted_history_and_ledger(j, base, ingest, merge):
                        "values fdx does not write")
         check(not os.path.exists(dst), f"failed merge from {name} left {dst} behind")
         check(digest(path) == before, f"the store with {name} is as it was")
+
+
+def keys_out_of_order(j, ingest, export):
+    """A store whose file was edited in place, a key's bytes changed so that
+    its table's B-tree is out of order (SQLite trusts the order, and an open
+    does not read every page): an export wrote the lines out of order with
+    exit 0. It is refused, naming the table and the cell, with no line
+    written and the last export kept; a key repeated is refused too."""
+    feed = j("order.jsonl")
+    with open(feed, "w") as f:
+        for key in ("order:aaa", "order:bbb", "order:ccc"):
+            f.write('{"schema":2,"wanted":"%s","fallback":{"backend":"Cuda","op":"Gelu",'
+                    '"dtypes":["F32"],"kernel_source":"g","kernel_revision_hash":1},"count":3,'
+                    '"hw":{"compute_capability":[8,6],"hardware_sku":"A","driver_version":"1"}}\n'
+                    % key)
+    for name, into in (("past-the-next", b"order:zzz"), ("repeated", b"order:ccc")):
+        path, out = j(f"order-{name}.db"), j(f"order-{name}-out")
+        p = run([ingest, "-q", path, feed])
+        check(p.returncode == 0, f"ingest of the store {name}", p.stderr)
+        check(run([export, "-q", path, out]).returncode == 0, f"first export of {name}")
+        kept = open(os.path.join(out, "misses.jsonl"), "rb").read()
+        with open(path, "rb") as f:
+            image = f.read()
+        check(image.count(b"order:bbb") >= 1, f"the key is in the file of {name}")
+        with open(path, "wb") as f:  # the table's leaf and the by-id index's
+            f.write(image.replace(b"order:bbb", into))
+        before = digest(path)
+        expect_failure(run([export, path, out]), f"export of a store with keys {name}", path,
+                       "miss_cell, cell 3: not after the cell before it in key order")
+        check(open(os.path.join(out, "misses.jsonl"), "rb").read() == kept,
+              f"the last export of {name} is kept")
+        p = run([export, "--kind", "misses", path, "-"])
+        expect_failure(p, f"export to stdout of a store with keys {name}", "in key order")
+        check(p.stdout.count("\n") < 2, f"the stream of {name} stops at the cell out of order",
+              p.stdout)
+        check(digest(path) == before, f"the store with keys {name} is as it was")
 
 
 def outputs_beside_the_store(j, base, export, ingest, data):

@@ -48,6 +48,19 @@ static int next_row(void *ctx, fdx_buf *line, char *err, size_t errsz)
     return 1;
 }
 
+/* The row reader and the query of r's kind; the query is in export order,
+ * which each row is checked to follow. */
+static int rows_open(rows *r)
+{
+    int rc = fdx_row_reader_init(&r->reader, r->s, r->kind);
+    r->reader.ordered = 1;
+    return rc == FDX_OK ? fdx_store_stmt(r->s,
+                                         r->kind == FDX_KIND_MISS ? FDX_STMT_MISS_EXPORT
+                                                                  : FDX_STMT_DISPATCH_EXPORT,
+                                         &r->st)
+                        : rc;
+}
+
 static int write_pair(fdx_store *s, const char *dir, fdx_export_stats *stats)
 {
     char err[512];
@@ -59,14 +72,8 @@ static int write_pair(fdx_store *s, const char *dir, fdx_export_stats *stats)
         files[0].path && files[1].path ? FDX_OK : fdx_store_fail(s, FDX_ENOMEM, "out of memory");
     for (int i = 0; i < 2 && rc == FDX_OK; i++)
         rc = fdx_store_may_replace(s, files[i].path);
-    if (rc == FDX_OK)
-        rc = fdx_row_reader_init(&r[0].reader, s, r[0].kind);
-    if (rc == FDX_OK)
-        rc = fdx_row_reader_init(&r[1].reader, s, r[1].kind);
-    if (rc == FDX_OK)
-        rc = fdx_store_stmt(s, FDX_STMT_MISS_EXPORT, &r[0].st);
-    if (rc == FDX_OK)
-        rc = fdx_store_stmt(s, FDX_STMT_DISPATCH_EXPORT, &r[1].st);
+    for (int i = 0; i < 2 && rc == FDX_OK; i++)
+        rc = rows_open(&r[i]);
     if (rc == FDX_OK && (rc = fdx_write_jsonl_files(files, 2, err, sizeof err)) != FDX_OK)
         fdx_store_fail(s, rc, "%s", err);
     for (int i = 0; i < 2; i++) {
@@ -94,11 +101,7 @@ static int write_kind(rows *r, FILE *out, uint64_t *lines)
 {
     char err[512];
     fdx_buf b = FDX_BUF_INIT;
-    int more, rc = fdx_row_reader_init(&r->reader, r->s, r->kind);
-    if (rc == FDX_OK)
-        rc = fdx_store_stmt(
-            r->s, r->kind == FDX_KIND_MISS ? FDX_STMT_MISS_EXPORT : FDX_STMT_DISPATCH_EXPORT,
-            &r->st);
+    int more, rc = rows_open(r);
     while (rc == FDX_OK && (more = next_row(r, &b, err, sizeof err)) != 0) {
         if (more < 0)
             rc = -more;

@@ -81,6 +81,21 @@ static int settings_valid(fdx_store *s)
                : FDX_OK;
 }
 
+/* The cell table (if any) holding an id that a writer would give a new
+ * cell, from columns 4 and 5 of the settings' row. A backend's working copy
+ * numbers nothing itself. */
+static const char *cell_ids_reaching(const fdx_store *s, sqlite3_stmt *st)
+{
+    static const char *const tables[] = {"miss_cell", "dispatch_cell"};
+    for (int i = 0; i < 2 && !s->backend; i++) {
+        int type = sqlite3_column_type(st, 4 + i);
+        if (type != SQLITE_NULL &&
+            (type != SQLITE_INTEGER || sqlite3_column_int64(st, 4 + i) >= s->hist.next_cell_id))
+            return tables[i];
+    }
+    return NULL;
+}
+
 int fdx_history_load(fdx_store *s)
 {
     if (s->hist.loaded)
@@ -90,12 +105,14 @@ int fdx_history_load(fdx_store *s)
     if (rc != FDX_OK)
         return rc;
     rc = sqlite3_step(st);
+    const char *stray = NULL;
     if (rc == SQLITE_ROW) {
         s->hist.daily_days = sqlite3_column_int64(st, 0);
         s->hist.rolled_before = sqlite3_column_int64(st, 1);
         s->hist.latest_day =
             sqlite3_column_type(st, 2) == SQLITE_NULL ? INT64_MIN : sqlite3_column_int64(st, 2);
         s->hist.next_cell_id = sqlite3_column_int64(st, 3);
+        stray = cell_ids_reaching(s, st);
     }
     sqlite3_reset(st);
     if (rc != SQLITE_ROW)
@@ -104,6 +121,12 @@ int fdx_history_load(fdx_store *s)
                                  : fdx_store_fail_sqlite(s, rc, "reading the history settings");
     if ((rc = settings_valid(s)) != FDX_OK)
         return rc;
+    if (stray)
+        return fdx_store_fail(s, FDX_ENOTSTORE,
+                              "%s: %s: a cell id out of range (at or above "
+                              "history_config.next_cell_id, %lld); the store is damaged or was "
+                              "not written by fdx",
+                              s->path, stray, (long long)s->hist.next_cell_id);
     s->hist.loaded = 1;
     return FDX_OK;
 }

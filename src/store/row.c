@@ -64,6 +64,7 @@ void fdx_row_reader_free(fdx_row_reader *r)
     fdx_buf_free(&r->line);
     fdx_buf_free(&r->dtypes);
     fdx_buf_free(&r->cands);
+    fdx_buf_free(&r->prev);
     r->dec = NULL;
 }
 
@@ -269,6 +270,23 @@ static int check_fields(fdx_row_reader *r, sqlite3_stmt *st, const fdx_row *row,
     return FDX_OK;
 }
 
+/* A query in export order walks the primary key's B-tree, whose order SQLite
+ * trusts: a page edited in place (a key's bytes changed) would put lines out
+ * of order or twice in an export, which no reader of it could tell. */
+static int follows_previous(fdx_row_reader *r, const fdx_cell *cell)
+{
+    if (r->prev.len) {
+        fdx_cell before;
+        fdx_cell_unpack(&before, r->prev.data, r->prev.len);
+        if (fdx_cell_compare(&before, cell) >= 0)
+            return bad(r, " in key order (the table's B-tree is damaged)",
+                       "not after the cell before it", "");
+    }
+    fdx_buf_clear(&r->prev);
+    fdx_cell_pack(cell, &r->prev);
+    return r->prev.oom ? fdx_store_fail(r->s, FDX_ENOMEM, "out of memory") : FDX_OK;
+}
+
 int fdx_row_read(fdx_row_reader *r, sqlite3_stmt *st, fdx_row *row)
 {
     char err[512];
@@ -282,6 +300,8 @@ int fdx_row_read(fdx_row_reader *r, sqlite3_stmt *st, fdx_row *row)
     row->has_set_at = i < sqlite3_column_count(st) && sqlite3_column_type(st, i) != SQLITE_NULL;
     row->set_at = row->has_set_at ? sqlite3_column_int64(st, i) : 0;
     if ((rc = check_fields(r, st, row, count)) != FDX_OK)
+        return rc;
+    if (r->ordered && (rc = follows_previous(r, &row->cell)) != FDX_OK)
         return rc;
     row->count = (uint64_t)count;
 

@@ -17,6 +17,8 @@ typedef struct fdx_row_reader {
     struct fdx_decoder *dec;
     fdx_buf line, dtypes, cands; /* scratch */
     uint64_t rows;
+    int ordered;  /* set by a reader of a query in export order: each row must */
+    fdx_buf prev; /* follow the one before it (whose packed key this is) */
 } fdx_row_reader;
 typedef struct fdx_row {
     fdx_cell cell;
