@@ -1,14 +1,16 @@
 -- The first thing in a store's history that no fdx store holds, said in
 -- words, for the readers of the history (fdx-top's windows and growth,
 -- fdx-report, fdx-prune; a store may come from another host): a row whose
--- day or count is out of range (a month bucket is keyed by its first day,
--- never before 1970, however far back the daily window reaches) or whose day is after the latest day the
--- settings hold (NULL: no row), or a cell whose id is missing, out of range
--- or also another cell's. No row: the history can be read.
-SELECT 'cell_history: a day or count out of range (cell ' || quote(cell) || ')'
+-- day, count or cell id is out of range (a month bucket is keyed by its first
+-- day, never before 1970, however far back the daily window reaches; an id
+-- at or past the next one would be a new cell's history) or whose day is
+-- after the latest day the settings hold (NULL: no row), or a cell whose id
+-- is missing, out of range or also another cell's. No row: the history can
+-- be read.
+SELECT 'cell_history: a day, count or cell id out of range (cell ' || quote(cell) || ')'
 FROM cell_history
 WHERE typeof(cell) <> 'integer' OR typeof(day) <> 'integer' OR typeof(count) <> 'integer'
-   OR count < 1 OR day < 0 OR day > :max_day
+   OR count < 1 OR day < 0 OR day > :max_day OR cell < 1 OR cell >= :next_cell_id
 UNION ALL
 SELECT 'cell_history: a day after history_config.latest_day (cell ' || quote(cell) || ')'
 FROM cell_history

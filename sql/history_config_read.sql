@@ -1,8 +1,10 @@
 -- The history settings and counters (see schema_5.sql), and the highest cell
--- id each cell table holds: a writer numbers new cells from next_cell_id, so
--- a store whose cells already reach it (not written by fdx) is refused
--- before an id is given twice. Each maximum is one probe of its by-id index.
+-- id that each cell table and the prune tombstones hold: a writer numbers new
+-- cells from next_cell_id, so a store already holding it (not written by fdx)
+-- is refused before an id is given twice. Each maximum is one probe of its
+-- by-id index.
 SELECT daily_days, rolled_before, latest_day, next_cell_id,
        (SELECT max(cell_id) FROM miss_cell),
-       (SELECT max(cell_id) FROM dispatch_cell)
+       (SELECT max(cell_id) FROM dispatch_cell),
+       (SELECT max(cell_id) FROM pruned_cell)
 FROM history_config;

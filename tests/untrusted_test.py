@@ -228,7 +228,9 @@ def main():
         long_paths(j, data, ingest)
         crafted_history_settings(j, base, ingest, merge, data)
         crafted_history_and_ledger(j, base, ingest, merge)
-        keys_out_of_order(j, ingest, export)
+        keys_out_of_order(j, ingest, export, merge, top)
+        tombstone_id_at_next(j, ingest, merge)
+        utf16_store(j, base, ingest, export, top, merge)
         outputs_beside_the_store(j, base, export, ingest, data)
         uri_shaped_paths(j, data, ingest, export, merge)
         readonly_media(j, base, export, top)
@@ -317,9 +319,9 @@ def crafted_history_and_ledger(j, base, ingest, merge):
     first_miss = "(SELECT min(cell_id) FROM miss_cell)"
     history = {
         "negative-count": ([lax, "UPDATE cell_history SET count = -1000 WHERE cell = "
-                            f"{first_miss}"], "a day or count out of range"),
+                            f"{first_miss}"], "a day, count or cell id out of range"),
         "day-past-9999": ([f"UPDATE cell_history SET day = 3000000 WHERE cell = {first_miss}"],
-                          "a day or count out of range"),
+                          "a day, count or cell id out of range"),
         "day-after-latest": (["UPDATE history_config SET latest_day = latest_day - 1"],
                              "after history_config.latest_day"),
         "no-latest-day": (["UPDATE history_config SET latest_day = NULL"],
@@ -332,6 +334,9 @@ def crafted_history_and_ledger(j, base, ingest, merge):
         "cell-id-at-next": (["UPDATE miss_cell SET cell_id = (SELECT next_cell_id FROM "
                              f"history_config) WHERE cell_id = {first_miss}"],
                             "miss_cell: a cell id out of range"),
+        "history-past-next": (["INSERT INTO cell_history (cell, day, origin, count) SELECT "
+                               "next_cell_id, latest_day, 0, 1000 FROM history_config"],
+                              "a day, count or cell id out of range"),
         "shared-cell-id": (["UPDATE dispatch_cell SET cell_id = " + first_miss + " WHERE cell_id "
                             "= (SELECT min(cell_id) FROM dispatch_cell)"], "share the cell id"),
     }
@@ -380,19 +385,24 @@ def crafted_history_and_ledger(j, base, ingest, merge):
         check(digest(path) == before, f"the store with {name} is as it was")
 
 
-def keys_out_of_order(j, ingest, export):
+def one_miss_per_key(path, keys, op="Gelu", count=3):
+    with open(path, "w") as f:
+        for key in keys:
+            f.write('{"schema":2,"wanted":"%s","fallback":{"backend":"Cuda","op":"%s",'
+                    '"dtypes":["F32"],"kernel_source":"g","kernel_revision_hash":1},"count":%d,'
+                    '"hw":{"compute_capability":[8,6],"hardware_sku":"A","driver_version":"1"}}\n'
+                    % (key, op, count))
+    return path
+
+
+def keys_out_of_order(j, ingest, export, merge, top):
     """A store whose file was edited in place, a key's bytes changed so that
     its table's B-tree is out of order (SQLite trusts the order, and an open
     does not read every page): an export wrote the lines out of order with
-    exit 0. It is refused, naming the table and the cell, with no line
-    written and the last export kept; a key repeated is refused too."""
-    feed = j("order.jsonl")
-    with open(feed, "w") as f:
-        for key in ("order:aaa", "order:bbb", "order:ccc"):
-            f.write('{"schema":2,"wanted":"%s","fallback":{"backend":"Cuda","op":"Gelu",'
-                    '"dtypes":["F32"],"kernel_source":"g","kernel_revision_hash":1},"count":3,'
-                    '"hw":{"compute_capability":[8,6],"hardware_sku":"A","driver_version":"1"}}\n'
-                    % key)
+    exit 0, and a merge of a key repeated wrote a target whose history no
+    longer added up. Both are refused, naming the table and the cell, with no
+    line written, the last export kept and no target made; so is fdx-top."""
+    feed = one_miss_per_key(j("order.jsonl"), ("order:aaa", "order:bbb", "order:ccc"))
     for name, into in (("past-the-next", b"order:zzz"), ("repeated", b"order:ccc")):
         path, out = j(f"order-{name}.db"), j(f"order-{name}-out")
         p = run([ingest, "-q", path, feed])
@@ -413,7 +423,72 @@ def keys_out_of_order(j, ingest, export):
         expect_failure(p, f"export to stdout of a store with keys {name}", "in key order")
         check(p.stdout.count("\n") < 2, f"the stream of {name} stops at the cell out of order",
               p.stdout)
+        target = j(f"order-{name}-fleet.db")
+        expect_failure(run([merge, target, path]), f"merge of a store with keys {name}", path,
+                       "miss_cell, cell 3: not after the cell before it in key order")
+        check(not os.path.exists(target), f"the failed merge of {name} made no target")
+        expect_failure(run([top, path]), f"fdx-top of a store with keys {name}", path,
+                       "in key order")
         check(digest(path) == before, f"the store with keys {name} is as it was")
+
+
+def tombstone_id_at_next(j, ingest, merge):
+    """A prune's tombstone keeps the id its cell had. One crafted to hold the
+    id the next new cell gets made a later prune credit that cell's history
+    to both tombstones. Writers refuse it, leaving the store as it was."""
+    path = j("tomb.db")
+    prune = os.path.join(os.path.dirname(ingest), "fdx-prune")
+    for feed in (one_miss_per_key(j("tomb-gelu.jsonl"), ("order:aaa",)),
+                 one_miss_per_key(j("tomb-tanh.jsonl"), ("order:aaa",), op="Tanh")):
+        check(run([ingest, "-q", path, feed]).returncode == 0, f"ingest of {feed}")
+    p = run([prune, "-q", "--op", "Tanh", path])
+    check(p.returncode == 0, "the prune that leaves a tombstone", p.stderr)
+    con = sqlite3.connect(path, isolation_level=None)
+    con.execute("UPDATE pruned_cell SET cell_id = (SELECT next_cell_id FROM history_config)")
+    con.close()
+    before = digest(path)
+    new = one_miss_per_key(j("tomb-relu.jsonl"), ("zz:new",), op="Relu", count=100)
+    needle = "pruned_cell: a cell id out of range"
+    expect_failure(run([ingest, path, new]), "ingest beside a tombstone at the next id", path,
+                   needle)
+    expect_failure(run([merge, path, j("base.db")]), "merge beside a tombstone at the next id",
+                   path, needle)
+    check(digest(path) == before, "the store with a tombstone at the next id is as it was")
+
+
+def utf16_store(j, base, ingest, export, top, merge):
+    """SQLite compares text as the bytes of the database's encoding, so a
+    store copied into a UTF-16 database (integrity_check ok, and accepted
+    before) would sort its keys in an order other than the export's. Every
+    tool refuses it as not UTF-8, and leaves it as it was."""
+    path = j("utf16.db")
+    src, dst = sqlite3.connect(base), sqlite3.connect(path, isolation_level=None)
+    dst.execute("PRAGMA encoding = 'UTF-16le'")
+    dst.execute("BEGIN")
+    rows = src.execute("SELECT type, name, sql FROM sqlite_schema WHERE sql IS NOT NULL "
+                       "ORDER BY rowid").fetchall()
+    for kind, name, sql in rows:
+        if kind == "table":
+            dst.execute(sql)
+            width = len(src.execute(f"PRAGMA table_info({name})").fetchall())
+            dst.executemany(f"INSERT INTO {name} VALUES ({','.join('?' * width)})",
+                            src.execute(f"SELECT * FROM {name}").fetchall())
+    for kind, name, sql in rows:
+        if kind != "table":
+            dst.execute(sql)
+    dst.execute("COMMIT")
+    for pragma in ("user_version", "application_id"):
+        dst.execute(f"PRAGMA {pragma} = {src.execute(f'PRAGMA {pragma}').fetchone()[0]}")
+    src.close()
+    dst.close()
+    before = digest(path)
+    needle = "its text encoding is UTF-16le"
+    for what, cmd in (("export", [export, path, j("utf16-out")]), ("fdx-top", [top, path]),
+                      ("ingest", [ingest, path, j("order.jsonl")]),
+                      ("merge from it", [merge, j("utf16-fleet.db"), path]),
+                      ("merge into it", [merge, path, base])):
+        expect_failure(run(cmd), f"{what} of a UTF-16 store", path, needle)
+    check(digest(path) == before, "the UTF-16 store is as it was")
 
 
 def outputs_beside_the_store(j, base, export, ingest, data):

@@ -48,12 +48,10 @@ static int next_row(void *ctx, fdx_buf *line, char *err, size_t errsz)
     return 1;
 }
 
-/* The row reader and the query of r's kind; the query is in export order,
- * which each row is checked to follow. */
+/* The row reader and the export query of r's kind. */
 static int rows_open(rows *r)
 {
     int rc = fdx_row_reader_init(&r->reader, r->s, r->kind);
-    r->reader.ordered = 1;
     return rc == FDX_OK ? fdx_store_stmt(r->s,
                                          r->kind == FDX_KIND_MISS ? FDX_STMT_MISS_EXPORT
                                                                   : FDX_STMT_DISPATCH_EXPORT,

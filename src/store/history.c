@@ -81,13 +81,13 @@ static int settings_valid(fdx_store *s)
                : FDX_OK;
 }
 
-/* The cell table (if any) holding an id that a writer would give a new
- * cell, from columns 4 and 5 of the settings' row. A backend's working copy
- * numbers nothing itself. */
+/* The table (if any) holding a cell id that a writer would give a new cell,
+ * from columns 4 to 6 of the settings' row. A backend's working copy numbers
+ * nothing itself. */
 static const char *cell_ids_reaching(const fdx_store *s, sqlite3_stmt *st)
 {
-    static const char *const tables[] = {"miss_cell", "dispatch_cell"};
-    for (int i = 0; i < 2 && !s->backend; i++) {
+    static const char *const tables[] = {"miss_cell", "dispatch_cell", "pruned_cell"};
+    for (int i = 0; i < 3 && !s->backend; i++) {
         int type = sqlite3_column_type(st, 4 + i);
         if (type != SQLITE_NULL &&
             (type != SQLITE_INTEGER || sqlite3_column_int64(st, 4 + i) >= s->hist.next_cell_id))

@@ -270,9 +270,9 @@ static int check_fields(fdx_row_reader *r, sqlite3_stmt *st, const fdx_row *row,
     return FDX_OK;
 }
 
-/* A query in export order walks the primary key's B-tree, whose order SQLite
- * trusts: a page edited in place (a key's bytes changed) would put lines out
- * of order or twice in an export, which no reader of it could tell. */
+/* The queries in export order walk the primary key's B-tree, whose order
+ * SQLite trusts: a page edited in place (a key's bytes changed) would put
+ * lines out of order or twice in an export, and a cell twice into a merge. */
 static int follows_previous(fdx_row_reader *r, const fdx_cell *cell)
 {
     if (r->prev.len) {
@@ -301,7 +301,7 @@ int fdx_row_read(fdx_row_reader *r, sqlite3_stmt *st, fdx_row *row)
     row->set_at = row->has_set_at ? sqlite3_column_int64(st, i) : 0;
     if ((rc = check_fields(r, st, row, count)) != FDX_OK)
         return rc;
-    if (r->ordered && (rc = follows_previous(r, &row->cell)) != FDX_OK)
+    if ((rc = follows_previous(r, &row->cell)) != FDX_OK)
         return rc;
     row->count = (uint64_t)count;
 

@@ -8,7 +8,7 @@
 
 /*
  * Reading cells from a store, each checked as strictly as a feed line (row.c).
- * The rows are those of the export and merge-read queries.
+ * The rows are those of the export and merge-read queries, in export order.
  */
 struct fdx_decoder;
 typedef struct fdx_row_reader {
@@ -17,8 +17,7 @@ typedef struct fdx_row_reader {
     struct fdx_decoder *dec;
     fdx_buf line, dtypes, cands; /* scratch */
     uint64_t rows;
-    int ordered;  /* set by a reader of a query in export order: each row must */
-    fdx_buf prev; /* follow the one before it (whose packed key this is) */
+    fdx_buf prev; /* the packed key of the row before: each follows it */
 } fdx_row_reader;
 typedef struct fdx_row {
     fdx_cell cell;

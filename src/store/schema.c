@@ -267,6 +267,30 @@ static int by_reference(fdx_store *s, int64_t version, const objects *also, cons
     return code;
 }
 
+/* SQLite compares text as the bytes of the database's encoding: in a UTF-16
+ * store the keys, and so an export, would be in an order other than the
+ * export's (docs/FORMAT.md), and fdx makes its stores UTF-8. */
+static int utf8_text(fdx_store *s)
+{
+    sqlite3_stmt *st;
+    char encoding[16] = "";
+    int rc = sqlite3_prepare_v2(s->db, fdx_sql_encoding, -1, &st, NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *e = (const char *)sqlite3_column_text(st, 0);
+        snprintf(encoding, sizeof encoding, "%s", e ? e : "");
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_OK)
+        return rc == SQLITE_NOMEM ? fdx_store_fail(s, FDX_ENOMEM, "out of memory")
+                                  : fdx_store_fail_sqlite(s, rc, "reading the text encoding");
+    if (strcmp(encoding, "UTF-8") == 0)
+        return FDX_OK;
+    return fdx_store_fail(s, FDX_ENOTSTORE,
+                          "%s: not an fdx store: its text encoding is %s (fdx stores are UTF-8)",
+                          s->path, encoding[0] ? encoding : "unknown");
+}
+
 /* Judges the store against the schema of version: the current one, or an
  * older one before its migrations run. A store like the image is fdx's
  * schema as a real SQLite wrote it. One that is not may still be: the
@@ -282,7 +306,9 @@ static int check(fdx_store *s, int64_t version)
     objects image = the_image();
     schema have = {{NULL, 0, NULL}, {NULL, 0, NULL}};
     char why[512];
-    int code = read_schema(s, &have);
+    int code = utf8_text(s);
+    if (code == FDX_OK)
+        code = read_schema(s, &have);
     if (code == FDX_OK && !(current && compare(&image, &image, &have, 0, why, sizeof why) == 0))
         code = by_reference(s, version, current ? NULL : &image, &have);
     objects_free(&have.objects);
