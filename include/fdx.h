@@ -377,7 +377,8 @@ typedef struct fdx_export_stats {
  * parents) when missing (FDX_EMISUSE for ""). Not allowed while a write
  * transaction is open. Every cell is checked as strictly as a feed line:
  * FDX_EDATA (naming the table, the cell and the column) for one fdx would
- * not have written.
+ * not have written, or (naming the table and the cell) for one that does not
+ * come after the cell before it in export order, as in a file edited in place.
  */
 int fdx_store_export(fdx_store *store, const char *outdir, fdx_export_stats *stats);
 

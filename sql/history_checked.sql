@@ -4,9 +4,13 @@
 -- day, count or cell id is out of range (a month bucket is keyed by its first
 -- day, never before 1970, however far back the daily window reaches; an id
 -- at or past the next one would be a new cell's history) or whose day is
--- after the latest day the settings hold (NULL: no row), or a cell whose id
--- is missing, out of range or also another cell's. No row: the history can
--- be read.
+-- after the latest day the settings hold (NULL: no row), a cell whose id is
+-- missing, out of range or also another cell's, or a prune's tombstone
+-- naming an id out of range or also a cell's or another tombstone's (a
+-- later prune would hand that cell's history to it: prune_tomb_history.sql).
+-- Cell ids are given once and never again, so none of these is fdx's. The
+-- writers probe only the by-id indexes for the highest id (history.c); this
+-- reads every row. No row: the history can be read.
 SELECT 'cell_history: a day, count or cell id out of range (cell ' || quote(cell) || ')'
 FROM cell_history
 WHERE typeof(cell) <> 'integer' OR typeof(day) <> 'integer' OR typeof(count) <> 'integer'
@@ -27,4 +31,12 @@ UNION ALL
 SELECT 'a miss cell and a dispatch cell share the cell id ' || m.cell_id
 FROM miss_cell AS m
 JOIN dispatch_cell AS d ON d.cell_id = m.cell_id
+UNION ALL
+SELECT 'pruned_cell: a tombstone names the cell id of a cell or of another tombstone ('
+       || p.cell_id || ')'
+FROM pruned_cell AS p
+WHERE p.cell_id < 1 OR p.cell_id >= :next_cell_id
+   OR EXISTS (SELECT 1 FROM miss_cell WHERE cell_id = p.cell_id)
+   OR EXISTS (SELECT 1 FROM dispatch_cell WHERE cell_id = p.cell_id)
+   OR EXISTS (SELECT 1 FROM pruned_cell AS q WHERE q.cell_id = p.cell_id AND q.id <> p.id)
 LIMIT 1;

@@ -2022,10 +2022,12 @@ START_TEST(export_queries_need_no_sort)
 {
     const char *path = tu_path(tu_dir, "s.db");
     fdx_store_close(tu_open(path));
-    const char *queries[] = {fdx_sql_miss_export, fdx_sql_dispatch_export};
+    /* every reader of cells checks that each follows the one before */
+    const char *queries[] = {fdx_sql_miss_export, fdx_sql_dispatch_export,
+                             fdx_sql_merge_read_misses, fdx_sql_merge_read_dispatches};
     sqlite3 *raw;
     ck_assert_int_eq(sqlite3_open(path, &raw), SQLITE_OK);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 4; i++) {
         char sql[2048];
         sqlite3_stmt *st;
         snprintf(sql, sizeof sql, "EXPLAIN QUERY PLAN %s", queries[i]);

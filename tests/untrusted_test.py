@@ -17,9 +17,12 @@ last commit still in the -wal is refused (through a symlink too), and a store
 that changes under such a read (read without locks) fails it, keeping the
 previous export. A store path longer than SQLite opens is named as such. A
 store written to whose history settings would overflow
-(a crafted next cell id or day, a cell id at or past the next one) is
-refused. A table whose keys are out of order (its file edited in place) is
-not exported. A store path that starts with
+(a crafted next cell id or day, a cell or tombstone id at or past the next
+one) is refused. A table whose keys are out of order (its file edited in
+place) is neither exported, merged nor ranked; a history row or a tombstone
+naming an id no fdx store would is refused by the readers of the history;
+a store (or an empty file) whose text is UTF-16 is refused by every tool.
+A store path that starts with
 "file:" names that file,
 never a URI. No output is written over the store's files, a symlink or a
 device.
@@ -229,7 +232,7 @@ def main():
         crafted_history_settings(j, base, ingest, merge, data)
         crafted_history_and_ledger(j, base, ingest, merge)
         keys_out_of_order(j, ingest, export, merge, top)
-        tombstone_id_at_next(j, ingest, merge)
+        tombstones_naming_other_ids(j, base, ingest, merge, top, prune)
         utf16_store(j, base, ingest, export, top, merge)
         outputs_beside_the_store(j, base, export, ingest, data)
         uri_shaped_paths(j, data, ingest, export, merge)
@@ -311,11 +314,7 @@ def crafted_history_and_ledger(j, base, ingest, merge):
     tools = os.path.dirname(ingest)
     top, report, prune = (os.path.join(tools, t) for t in ("fdx-top", "fdx-report", "fdx-prune"))
     lax = "PRAGMA ignore_check_constraints = ON"
-    new_cell = j("history-new-cell.jsonl")
-    with open(new_cell, "w") as f:
-        f.write('{"schema":2,"wanted":"brand:new","fallback":{"backend":"Cuda","op":"Gelu",'
-                '"dtypes":["F32"],"kernel_source":"g","kernel_revision_hash":1},"count":3,'
-                '"hw":{"compute_capability":[8,6],"hardware_sku":"A","driver_version":"1"}}\n')
+    new_cell = one_miss_per_key(j("history-new-cell.jsonl"), ("brand:new",))
     first_miss = "(SELECT min(cell_id) FROM miss_cell)"
     history = {
         "negative-count": ([lax, "UPDATE cell_history SET count = -1000 WHERE cell = "
@@ -334,6 +333,8 @@ def crafted_history_and_ledger(j, base, ingest, merge):
         "cell-id-at-next": (["UPDATE miss_cell SET cell_id = (SELECT next_cell_id FROM "
                              f"history_config) WHERE cell_id = {first_miss}"],
                             "miss_cell: a cell id out of range"),
+        "history-cell-zero": (["UPDATE cell_history SET cell = 0 WHERE cell = " + first_miss],
+                              "a day, count or cell id out of range"),
         "history-past-next": (["INSERT INTO cell_history (cell, day, origin, count) SELECT "
                                "next_cell_id, latest_day, 0, 1000 FROM history_config"],
                               "a day, count or cell id out of range"),
@@ -421,8 +422,7 @@ def keys_out_of_order(j, ingest, export, merge, top):
               f"the last export of {name} is kept")
         p = run([export, "--kind", "misses", path, "-"])
         expect_failure(p, f"export to stdout of a store with keys {name}", "in key order")
-        check(p.stdout.count("\n") < 2, f"the stream of {name} stops at the cell out of order",
-              p.stdout)
+        check(p.stdout == "", f"the stream of {name} writes no line", p.stdout)
         target = j(f"order-{name}-fleet.db")
         expect_failure(run([merge, target, path]), f"merge of a store with keys {name}", path,
                        "miss_cell, cell 3: not after the cell before it in key order")
@@ -432,28 +432,45 @@ def keys_out_of_order(j, ingest, export, merge, top):
         check(digest(path) == before, f"the store with keys {name} is as it was")
 
 
-def tombstone_id_at_next(j, ingest, merge):
-    """A prune's tombstone keeps the id its cell had. One crafted to hold the
-    id the next new cell gets made a later prune credit that cell's history
-    to both tombstones. Writers refuse it, leaving the store as it was."""
-    path = j("tomb.db")
-    prune = os.path.join(os.path.dirname(ingest), "fdx-prune")
-    for feed in (one_miss_per_key(j("tomb-gelu.jsonl"), ("order:aaa",)),
-                 one_miss_per_key(j("tomb-tanh.jsonl"), ("order:aaa",), op="Tanh")):
-        check(run([ingest, "-q", path, feed]).returncode == 0, f"ingest of {feed}")
-    p = run([prune, "-q", "--op", "Tanh", path])
-    check(p.returncode == 0, "the prune that leaves a tombstone", p.stderr)
-    con = sqlite3.connect(path, isolation_level=None)
-    con.execute("UPDATE pruned_cell SET cell_id = (SELECT next_cell_id FROM history_config)")
-    con.close()
-    before = digest(path)
+def tombstones_naming_other_ids(j, base, ingest, merge, top, prune):
+    """A prune's tombstone keeps the id its cell had, and a later prune hands
+    the history of that id to it. One crafted to hold the id the next new
+    cell gets, a live cell's id or another tombstone's credited a cell's
+    history to a key pruned long before. Writers refuse the first (they
+    would give the id), readers of the history all three; the store is left
+    as it was."""
+    gelu = one_miss_per_key(j("tomb-gelu.jsonl"), ("order:aaa", "order:bbb"))
+    tanh = one_miss_per_key(j("tomb-tanh.jsonl"), ("order:aaa", "order:bbb"), op="Tanh")
     new = one_miss_per_key(j("tomb-relu.jsonl"), ("zz:new",), op="Relu", count=100)
-    needle = "pruned_cell: a cell id out of range"
-    expect_failure(run([ingest, path, new]), "ingest beside a tombstone at the next id", path,
-                   needle)
-    expect_failure(run([merge, path, j("base.db")]), "merge beside a tombstone at the next id",
-                   path, needle)
-    check(digest(path) == before, "the store with a tombstone at the next id is as it was")
+    next_id = "(SELECT next_cell_id FROM history_config)"
+    cases = {
+        "at-next": f"UPDATE pruned_cell SET cell_id = {next_id} WHERE id = 1",
+        "a-cell": "UPDATE pruned_cell SET cell_id = (SELECT min(cell_id) FROM miss_cell) "
+                  "WHERE id = 1",
+        "another-tombstone": "UPDATE pruned_cell SET cell_id = (SELECT cell_id FROM "
+                             "pruned_cell WHERE id = 2) WHERE id = 1",
+    }
+    for name, sql in cases.items():
+        path = j(f"tomb-{name}.db")
+        for feed in (gelu, tanh):
+            check(run([ingest, "-q", path, feed]).returncode == 0, f"ingest of {feed}")
+        p = run([prune, "-q", "--op", "Tanh", path])
+        check(p.returncode == 0, "the prune that leaves two tombstones", p.stderr)
+        con = sqlite3.connect(path, isolation_level=None)
+        con.execute(sql)
+        con.close()
+        before = digest(path)
+        needle = ("pruned_cell: a cell id out of range" if name == "at-next" else
+                  "pruned_cell: a tombstone names the cell id of a cell or of another tombstone")
+        if name == "at-next":
+            expect_failure(run([ingest, path, new]), f"ingest beside a tombstone {name}", path,
+                           needle)
+            expect_failure(run([merge, path, base]), f"merge beside a tombstone {name}", path,
+                           needle)
+        for what, cmd in (("fdx-top --growth", [top, "--growth", "7d", path]),
+                          ("fdx-prune", [prune, "--op", "Relu", path])):
+            expect_failure(run(cmd), f"{what} beside a tombstone {name}", path, needle)
+        check(digest(path) == before, f"the store with a tombstone {name} is as it was")
 
 
 def utf16_store(j, base, ingest, export, top, merge):
@@ -489,6 +506,18 @@ def utf16_store(j, base, ingest, export, top, merge):
                       ("merge into it", [merge, path, base])):
         expect_failure(run(cmd), f"{what} of a UTF-16 store", path, needle)
     check(digest(path) == before, "the UTF-16 store is as it was")
+    check(not os.path.exists(j("utf16-fleet.db")), "a failed merge from it made no target")
+    # A database that holds nothing yet keeps the encoding its header has.
+    empty = j("utf16-empty.db")
+    con = sqlite3.connect(empty, isolation_level=None)
+    con.execute("PRAGMA encoding = 'UTF-16le'")
+    con.execute("CREATE TABLE t (x)")  # writes the header
+    con.execute("DROP TABLE t")
+    con.close()
+    before = digest(empty)
+    expect_failure(run([ingest, empty, j("order.jsonl")]), "ingest into an empty UTF-16 file",
+                   empty, needle)
+    check(digest(empty) == before, "the empty UTF-16 file is as it was")
 
 
 def outputs_beside_the_store(j, base, export, ingest, data):

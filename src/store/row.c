@@ -287,6 +287,11 @@ static int follows_previous(fdx_row_reader *r, const fdx_cell *cell)
     return r->prev.oom ? fdx_store_fail(r->s, FDX_ENOMEM, "out of memory") : FDX_OK;
 }
 
+void fdx_row_reader_restart(fdx_row_reader *r)
+{
+    fdx_buf_clear(&r->prev);
+}
+
 int fdx_row_read(fdx_row_reader *r, sqlite3_stmt *st, fdx_row *row)
 {
     char err[512];

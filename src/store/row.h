@@ -36,8 +36,12 @@ static inline const char *fdx_row_text_or_null(sqlite3_stmt *st, int i)
 }
 void fdx_row_reader_free(fdx_row_reader *r);
 /* The current row of st, valid until the next call; FDX_EDATA (with the
- * file, the table, the cell and what is wrong) for a row fdx would not write. */
+ * file, the table, the cell and what is wrong) for a row fdx would not write,
+ * or for one that does not come after the row before it: a reader serves one
+ * pass of a query in export order. */
 int fdx_row_read(fdx_row_reader *r, sqlite3_stmt *st, fdx_row *row);
+/* Starts another pass: the next row read follows no row before it. */
+void fdx_row_reader_restart(fdx_row_reader *r);
 /* Writes the cell's export line into r->line, decodes it and checks that it
  * gives back exactly the cell, count and candidates: FDX_OK, FDX_ENOMEM, or
  * FDX_EDATA with the field it does not give back in *field, or with *field

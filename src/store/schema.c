@@ -267,10 +267,10 @@ static int by_reference(fdx_store *s, int64_t version, const objects *also, cons
     return code;
 }
 
-/* SQLite compares text as the bytes of the database's encoding: in a UTF-16
- * store the keys, and so an export, would be in an order other than the
- * export's (docs/FORMAT.md), and fdx makes its stores UTF-8. */
-static int utf8_text(fdx_store *s)
+/* SQLite compares text as the bytes of the database's encoding: a UTF-16
+ * store's keys would be in an order other than export order (docs/FORMAT.md),
+ * and fdx makes its stores UTF-8. */
+int fdx_schema_check_encoding(fdx_store *s)
 {
     sqlite3_stmt *st;
     char encoding[16] = "";
@@ -278,7 +278,7 @@ static int utf8_text(fdx_store *s)
     if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *e = (const char *)sqlite3_column_text(st, 0);
         snprintf(encoding, sizeof encoding, "%s", e ? e : "");
-        rc = SQLITE_OK;
+        rc = e ? SQLITE_OK : SQLITE_NOMEM;
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_OK)
@@ -306,7 +306,7 @@ static int check(fdx_store *s, int64_t version)
     objects image = the_image();
     schema have = {{NULL, 0, NULL}, {NULL, 0, NULL}};
     char why[512];
-    int code = utf8_text(s);
+    int code = fdx_schema_check_encoding(s);
     if (code == FDX_OK)
         code = read_schema(s, &have);
     if (code == FDX_OK && !(current && compare(&image, &image, &have, 0, why, sizeof why) == 0))

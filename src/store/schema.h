@@ -10,6 +10,9 @@
 
 /* Whether the open store's schema is exactly the one fdx creates. */
 int fdx_schema_check(fdx_store *s);
+/* FDX_ENOTSTORE for a database whose text encoding is not UTF-8 (checked by
+ * fdx_schema_check, and before a file that holds nothing is made a store). */
+int fdx_schema_check_encoding(fdx_store *s);
 /* Whether a store of an older version is exactly what the migrations made of
  * it, so that migrating it runs nothing but them: checked before they run. */
 int fdx_schema_check_older(fdx_store *s, int64_t version);

@@ -126,7 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          sqlite3_bind_text(st, 2, cands.p, (int)cands.n, SQLITE_STATIC) != SQLITE_OK) ||
         sqlite3_step(st) != SQLITE_ROW)
         fail("query", sqlite3_errmsg(t->db->db), data, size);
-    fdx_buf_clear(&t->read[kind].prev); /* each input is a query of one row */
+    fdx_row_reader_restart(&t->read[kind]); /* each input is a query of one row */
     int read = fdx_row_read(&t->read[kind], st, &row);
     if (read != FDX_ENOMEM && (read == FDX_OK) != (rc == FDX_OK))
         fail("fdx_row_read and the round trip disagree", fdx_store_errmsg(t->db), data, size);
