@@ -609,6 +609,22 @@ static int still_there(fdx_store *s)
                           s->path);
 }
 
+/* A transaction on a backend's working copy starts without the cells of the
+ * ones this handle committed before (sql/working_copy_clear.sql): pushed
+ * again, they were counted twice. */
+static int working_copy_clear(fdx_store *s)
+{
+    char *msg = NULL;
+    int src =
+        s->backend ? sqlite3_exec(s->db, fdx_sql_working_copy_clear, NULL, NULL, &msg) : SQLITE_OK;
+    if (src == SQLITE_OK)
+        return FDX_OK;
+    int rc = fdx_store_fail(s, fdx_store_code_of_sqlite(src), "%s: clearing the working copy: %s",
+                            s->path, msg ? msg : sqlite3_errstr(src));
+    sqlite3_free(msg);
+    return rc;
+}
+
 int fdx_store_begin(fdx_store *s)
 {
     int rc = need_db(s);
@@ -627,7 +643,8 @@ int fdx_store_begin(fdx_store *s)
      * an I/O error, which says less than still_there. */
     if ((rc = fdx_store_exec(s, FDX_STMT_BEGIN_WRITE)) != FDX_OK)
         return still_there(s) != FDX_OK ? FDX_EIO : rc;
-    if ((rc = still_there(s)) != FDX_OK || (rc = fdx_identity_check_file(s, 1)) != FDX_OK) {
+    if ((rc = still_there(s)) != FDX_OK || (rc = fdx_identity_check_file(s, 1)) != FDX_OK ||
+        (rc = working_copy_clear(s)) != FDX_OK) {
         char saved[sizeof s->errmsg];
         memcpy(saved, s->errmsg, sizeof saved);
         fdx_store_exec(s, FDX_STMT_ROLLBACK);
