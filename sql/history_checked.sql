@@ -7,7 +7,10 @@
 -- after the latest day the settings hold (NULL: no row), a cell whose id is
 -- missing, out of range or also another cell's, or a prune's tombstone
 -- naming an id out of range or also a cell's or another tombstone's (a
--- later prune would hand that cell's history to it: prune_tomb_history.sql).
+-- later prune would hand that cell's history to it: prune_tomb_history.sql),
+-- a history row of a tombstone's id (a prune moves those, and the next would
+-- move such a row too), or a tombstone's history row of no tombstone (the
+-- next tombstone, numbered after the last, would take it) or out of range.
 -- Cell ids are given once and never again, so none of these is fdx's. The
 -- writers probe only the by-id indexes for the highest id (history.c); this
 -- reads every row. No row: the history can be read.
@@ -39,4 +42,14 @@ WHERE p.cell_id < 1 OR p.cell_id >= :next_cell_id
    OR EXISTS (SELECT 1 FROM miss_cell WHERE cell_id = p.cell_id)
    OR EXISTS (SELECT 1 FROM dispatch_cell WHERE cell_id = p.cell_id)
    OR EXISTS (SELECT 1 FROM pruned_cell AS q WHERE q.cell_id = p.cell_id AND q.id <> p.id)
+UNION ALL
+SELECT 'cell_history: a row of a pruned cell''s id (cell ' || h.cell || ')'
+FROM cell_history AS h
+WHERE EXISTS (SELECT 1 FROM pruned_cell WHERE cell_id = h.cell)
+UNION ALL
+SELECT 'pruned_history: a row of no tombstone, or a day or count out of range (tombstone '
+       || quote(cell) || ')'
+FROM pruned_history AS ph
+WHERE typeof(day) <> 'integer' OR typeof(count) <> 'integer' OR count < 1 OR day < 0
+   OR day > :max_day OR NOT EXISTS (SELECT 1 FROM pruned_cell WHERE id = ph.cell)
 LIMIT 1;

@@ -435,10 +435,12 @@ def keys_out_of_order(j, ingest, export, merge, top):
 def tombstones_naming_other_ids(j, base, ingest, merge, top, prune):
     """A prune's tombstone keeps the id its cell had, and a later prune hands
     the history of that id to it. One crafted to hold the id the next new
-    cell gets, a live cell's id or another tombstone's credited a cell's
-    history to a key pruned long before. Writers refuse the first (they
-    would give the id), readers of the history all three; the store is left
-    as it was."""
+    cell gets, a live cell's id or another tombstone's, a history row planted
+    at a tombstone's id, and a tombstone's history row planted for the next
+    tombstone each credited observations to a key pruned long before (which
+    then kept a merge from bringing the key back). Writers refuse the first
+    (they would give the id), readers of the history all five; the store is
+    left as it was."""
     gelu = one_miss_per_key(j("tomb-gelu.jsonl"), ("order:aaa", "order:bbb"))
     tanh = one_miss_per_key(j("tomb-tanh.jsonl"), ("order:aaa", "order:bbb"), op="Tanh")
     new = one_miss_per_key(j("tomb-relu.jsonl"), ("zz:new",), op="Relu", count=100)
@@ -449,6 +451,11 @@ def tombstones_naming_other_ids(j, base, ingest, merge, top, prune):
                   "WHERE id = 1",
         "another-tombstone": "UPDATE pruned_cell SET cell_id = (SELECT cell_id FROM "
                              "pruned_cell WHERE id = 2) WHERE id = 1",
+        "history-at-a-tombstone": "INSERT INTO cell_history (cell, day, origin, count) SELECT "
+                                  "cell_id, (SELECT latest_day FROM history_config), 0, 1000000 "
+                                  "FROM pruned_cell WHERE id = 1",
+        "tombstone-history-of-none": "INSERT INTO pruned_history (cell, day, origin, count) "
+                                     "SELECT max(id) + 1, 20513, 0, 1000000 FROM pruned_cell",
     }
     for name, sql in cases.items():
         path = j(f"tomb-{name}.db")
@@ -460,8 +467,11 @@ def tombstones_naming_other_ids(j, base, ingest, merge, top, prune):
         con.execute(sql)
         con.close()
         before = digest(path)
-        needle = ("pruned_cell: a cell id out of range" if name == "at-next" else
-                  "pruned_cell: a tombstone names the cell id of a cell or of another tombstone")
+        needle = {"at-next": "pruned_cell: a cell id out of range",
+                  "history-at-a-tombstone": "cell_history: a row of a pruned cell's id",
+                  "tombstone-history-of-none": "pruned_history: a row of no tombstone"}.get(
+                      name, "pruned_cell: a tombstone names the cell id of a cell or of another "
+                      "tombstone")
         if name == "at-next":
             expect_failure(run([ingest, path, new]), f"ingest beside a tombstone {name}", path,
                            needle)
