@@ -124,8 +124,11 @@ typedef struct fdx_store fdx_store;
  * older schema unless read-only. A path that is a postgresql:// or
  * postgres:// URI opens a store kept in PostgreSQL (docs/FLEET.md): a
  * read-only handle works on one snapshot of it, and a writer's commit is
- * applied to it in one PostgreSQL transaction (fdx_store_merge's sources
- * too); fdx_store_prune refuses it. ":memory:" is a store in memory, gone
+ * applied to it in one PostgreSQL transaction (fdx_store_merge's sources and
+ * fdx_store_prune too). A writer's handle holds only what its own
+ * transactions write, so reading cells through it (exports, rankings,
+ * reports, fdx_store_cell_counts, fdx_store_filter_values) is FDX_EMISUSE:
+ * read through a read-only handle. ":memory:" is a store in memory, gone
  * at close. Any other path names a regular file, even one SQLite would take
  * for a URI ("file:..."); a directory, FIFO or device is FDX_ENOTSTORE.
  * The store's schema must be exactly the one

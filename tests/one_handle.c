@@ -4,7 +4,9 @@
  * prune), and prints what each commit reports. pg_test.py runs it against an
  * SQLite and a PostgreSQL store: both must end with the same cells and
  * report the same counts; a transaction must never apply an earlier one's
- * cells again.
+ * cells again. Then it reads the cell counts through the same handle and
+ * says on stderr what it got: a PostgreSQL writer's handle holds only what
+ * it writes, and refuses.
  *
  * Usage: one_handle STORE
  */
@@ -86,6 +88,12 @@ int main(int argc, char **argv)
     int bad = !sink || drain(db, sink, 1) || record(db, 2) || drain(db, sink, 3) || prune(db) ||
               record(db, 4) || drain(db, sink, 5) || prune(db) || record(db, 6);
     fdx_sink_free(sink);
+    uint64_t misses = 0, dispatches = 0;
+    if (!bad && fdx_store_cell_counts(db, &misses, &dispatches) == FDX_OK)
+        fprintf(stderr, "read through the writer's handle: %llu miss cells\n",
+                (unsigned long long)misses);
+    else if (!bad)
+        fprintf(stderr, "read through the writer's handle: %s\n", fdx_store_errmsg(db));
     if (fdx_store_close(db) != FDX_OK)
         bad = 1;
     return bad;

@@ -303,13 +303,19 @@ def test_one_handle():
     every cell its working copy held at each commit, those of the
     transactions it had already pushed too: three drains of one observation
     each left a count of 6. Both kinds of store must report the same counts
-    at every commit and end with the same cells."""
+    at every commit and end with the same cells. Reading the cells through a
+    PostgreSQL writer's handle read its working copy, which holds only what
+    the handle wrote; it is refused."""
     program = os.environ["FDX_ONE_HANDLE"]
     lite, pg = os.path.join(T, "one-handle.db"), uri(new_db())
     runs = [subprocess.run([program, store], capture_output=True, text=True, timeout=LIMIT)
             for store in (lite, pg)]
     for store, r in zip(("sqlite", "pg"), runs):
         check(r.returncode == 0, f"one handle, {store}: every transaction commits", r.stderr)
+    check("2 miss cells" in runs[0].stderr, "one handle: an SQLite writer reads its store",
+          runs[0].stderr)
+    check("read the store through a read-only handle" in runs[1].stderr,
+          "one handle: a PostgreSQL writer refuses to read what it does not hold", runs[1].stderr)
     check(runs[0].stdout == runs[1].stdout, "one handle: the same counts at every commit",
           f"sqlite:\n{runs[0].stdout}pg:\n{runs[1].stdout}")
     ea, eb = export(lite, os.path.join(T, "oh-lite")), export(pg, os.path.join(T, "oh-pg"))

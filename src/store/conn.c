@@ -395,10 +395,23 @@ int fdx_store_script(fdx_store *s, const char *sql, const char *what)
     return rc;
 }
 
+int fdx_store_reads_cells(fdx_store *s)
+{
+    if (!s->backend || s->readonly)
+        return FDX_OK;
+    return fdx_store_fail(s, FDX_EMISUSE,
+                          "%s: a writer's handle holds only what it writes: read the store "
+                          "through a read-only handle (FDX_OPEN_READONLY)",
+                          s->path);
+}
+
 int fdx_store_in_read(fdx_store *s, int (*body)(fdx_store *s, void *ctx), void *ctx)
 {
     int own = sqlite3_get_autocommit(s->db);
-    int rc = own ? fdx_store_exec(s, FDX_STMT_BEGIN_READ) : FDX_OK;
+    int rc = fdx_store_reads_cells(s);
+    if (rc != FDX_OK)
+        return rc;
+    rc = own ? fdx_store_exec(s, FDX_STMT_BEGIN_READ) : FDX_OK;
     if (rc != FDX_OK)
         return rc;
     rc = body(s, ctx);

@@ -65,6 +65,10 @@ char *fdx_store_file_name(const char *path);
 /* The "file:" URI that reads the store at path with immutable=1 (malloc'd;
  * NULL when out of memory). */
 char *fdx_store_immutable_uri(const char *path);
+/* FDX_OK, or FDX_EMISUSE for a read of a backend's store through a writer's
+ * handle: its working copy holds only what its own transactions write, not
+ * the store's cells (a read-only handle copies those). */
+int fdx_store_reads_cells(fdx_store *s);
 /* The outcome rc of a read, unless the handle reads without locks
  * (immutable, where no lock file can be made) and the file has changed since
  * it was opened: a writer wrote meanwhile, what was read may mix two states,

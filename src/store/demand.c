@@ -90,7 +90,9 @@ static int rank(fdx_store *s, const fdx_demand_filter *f, fdx_demand_fn fn, void
 int fdx_store_filter_values(fdx_store *s, fdx_filter_value_fn fn, void *ctx)
 {
     sqlite3_stmt *st;
-    int rc = fdx_store_stmt(s, FDX_STMT_FILTER_VALUES, &st);
+    int rc = fdx_store_reads_cells(s);
+    if (rc == FDX_OK)
+        rc = fdx_store_stmt(s, FDX_STMT_FILTER_VALUES, &st);
     if (rc != FDX_OK)
         return rc;
     int src;

@@ -91,7 +91,7 @@ static int can_export(fdx_store *s)
         return fdx_store_fail(s, FDX_EMISUSE, "the store is not open");
     if (s->in_txn)
         return fdx_store_fail(s, FDX_EMISUSE, "cannot export while a transaction is open");
-    return FDX_OK;
+    return fdx_store_reads_cells(s);
 }
 
 /* The lines of one kind to out, buffered up to 64 KiB at a time. */

@@ -614,15 +614,8 @@ static int still_there(fdx_store *s)
  * again, they were counted twice. */
 static int working_copy_clear(fdx_store *s)
 {
-    char *msg = NULL;
-    int src =
-        s->backend ? sqlite3_exec(s->db, fdx_sql_working_copy_clear, NULL, NULL, &msg) : SQLITE_OK;
-    if (src == SQLITE_OK)
-        return FDX_OK;
-    int rc = fdx_store_fail(s, fdx_store_code_of_sqlite(src), "%s: clearing the working copy: %s",
-                            s->path, msg ? msg : sqlite3_errstr(src));
-    sqlite3_free(msg);
-    return rc;
+    return s->backend ? fdx_store_script(s, fdx_sql_working_copy_clear, "clearing the working copy")
+                      : FDX_OK;
 }
 
 int fdx_store_begin(fdx_store *s)
@@ -838,6 +831,8 @@ int fdx_store_cell_counts(fdx_store *s, uint64_t *misses, uint64_t *dispatches)
 {
     sqlite3_stmt *st;
     int rc = need_db(s);
+    if (rc == FDX_OK)
+        rc = fdx_store_reads_cells(s);
     if (rc == FDX_OK)
         rc = fdx_store_stmt(s, FDX_STMT_CELL_COUNTS, &st);
     if (rc != FDX_OK)
