@@ -82,8 +82,11 @@ int main(int argc, char **argv)
         return 2;
     }
     fdx_store *db;
-    if (fdx_store_open(argv[1], FDX_OPEN_CREATE, &db) != FDX_OK)
-        return failed(db, "open") + (fdx_store_close(db) & 0);
+    if (fdx_store_open(argv[1], FDX_OPEN_CREATE, &db) != FDX_OK) {
+        failed(db, "open");
+        fdx_store_close(db);
+        return 1;
+    }
     fdx_sink *sink = fdx_sink_new();
     int bad = !sink || drain(db, sink, 1) || record(db, 2) || drain(db, sink, 3) || prune(db) ||
               record(db, 4) || drain(db, sink, 5) || prune(db) || record(db, 6);

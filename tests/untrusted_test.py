@@ -57,6 +57,18 @@ def digest(path):
     return h.hexdigest()
 
 
+def altered(path, *statements, src=None):
+    """Runs statements (SQL, or (SQL, parameters)) on the store at path, a copy
+    of src when given; returns the store's digest after them."""
+    if src:
+        shutil.copy(src, path)
+    con = sqlite3.connect(path, isolation_level=None)
+    for statement in statements:
+        con.execute(*((statement,) if isinstance(statement, str) else statement))
+    con.close()
+    return digest(path)
+
+
 def expect_failure(p, what, *needles):
     check(p.returncode == 1, f"{what}: exit {p.returncode}, want 1", p.stderr)
     if os.environ.get("FDX_TEST_VERBOSE"):
@@ -283,11 +295,7 @@ def crafted_history_settings(j, base, ingest, merge, data):
                           ("latest_day", -2**63 + 5), ("latest_day", 10**12),
                           ("daily_days", 2**62), ("rolled_before", 17)):
         path = j(f"hist-{column}-{value}.db")
-        shutil.copy(base, path)
-        con = sqlite3.connect(path, isolation_level=None)
-        con.execute(f"UPDATE history_config SET {column} = ?", (value,))
-        con.close()
-        before = digest(path)
+        before = altered(path, (f"UPDATE history_config SET {column} = ?", (value,)), src=base)
         expect_failure(run([ingest, path] + feed), f"ingest into a store with {column} {value}",
                        path, f"history_config.{column}")
         expect_failure(run([merge, path, base]), f"merge into a store with {column} {value}",
@@ -343,12 +351,7 @@ def crafted_history_and_ledger(j, base, ingest, merge):
     }
     for name, (sql, needle) in history.items():
         path = j(f"history-{name}.db")
-        shutil.copy(base, path)
-        con = sqlite3.connect(path, isolation_level=None)
-        for statement in sql:
-            con.execute(statement)
-        con.close()
-        before = digest(path)
+        before = altered(path, *sql, src=base)
         for what, cmd in (("fdx-top --since", [top, "--since", "2000-01-01", path]),
                           ("fdx-top --growth", [top, "--growth", "7d", path]),
                           ("fdx-report", [report, path, j(f"history-{name}.html")])):
@@ -371,12 +374,7 @@ def crafted_history_and_ledger(j, base, ingest, merge):
     }
     for name, sql in ledger.items():
         path = j(f"ledger-{name}.db")
-        shutil.copy(base, path)
-        con = sqlite3.connect(path, isolation_level=None)
-        con.execute(lax)
-        con.execute(sql)
-        con.close()
-        before = digest(path)
+        before = altered(path, lax, sql, src=base)
         expect_failure(run([report, path, j(f"ledger-{name}.html")]), f"fdx-report of {name}",
                        path, "values fdx does not write")
         dst = j(f"ledger-{name}-fleet.db")
@@ -463,10 +461,7 @@ def tombstones_naming_other_ids(j, base, ingest, merge, top, prune):
             check(run([ingest, "-q", path, feed]).returncode == 0, f"ingest of {feed}")
         p = run([prune, "-q", "--op", "Tanh", path])
         check(p.returncode == 0, "the prune that leaves two tombstones", p.stderr)
-        con = sqlite3.connect(path, isolation_level=None)
-        con.execute(sql)
-        con.close()
-        before = digest(path)
+        before = altered(path, sql)
         needle = {"at-next": "pruned_cell: a cell id out of range",
                   "history-at-a-tombstone": "cell_history: a row of a pruned cell's id",
                   "tombstone-history-of-none": "pruned_history: a row of no tombstone"}.get(

@@ -87,7 +87,9 @@ static int settings_valid(fdx_store *s)
 static const char *cell_ids_reaching(const fdx_store *s, sqlite3_stmt *st)
 {
     static const char *const tables[] = {"miss_cell", "dispatch_cell", "pruned_cell"};
-    for (int i = 0; i < 3 && !s->backend; i++) {
+    if (s->backend)
+        return NULL;
+    for (int i = 0; i < 3; i++) {
         int type = sqlite3_column_type(st, 4 + i);
         if (type != SQLITE_NULL &&
             (type != SQLITE_INTEGER || sqlite3_column_int64(st, 4 + i) >= s->hist.next_cell_id))

@@ -306,9 +306,7 @@ static int check(fdx_store *s, int64_t version)
     objects image = the_image();
     schema have = {{NULL, 0, NULL}, {NULL, 0, NULL}};
     char why[512];
-    int code = fdx_schema_check_encoding(s);
-    if (code == FDX_OK)
-        code = read_schema(s, &have);
+    int code = read_schema(s, &have);
     if (code == FDX_OK && !(current && compare(&image, &image, &have, 0, why, sizeof why) == 0))
         code = by_reference(s, version, current ? NULL : &image, &have);
     objects_free(&have.objects);

@@ -10,8 +10,8 @@
 
 /* Whether the open store's schema is exactly the one fdx creates. */
 int fdx_schema_check(fdx_store *s);
-/* FDX_ENOTSTORE for a database whose text encoding is not UTF-8 (checked by
- * fdx_schema_check, and before a file that holds nothing is made a store). */
+/* FDX_ENOTSTORE for a database whose text encoding is not UTF-8 (checked
+ * once when a store is opened, before anything else reads it). */
 int fdx_schema_check_encoding(fdx_store *s);
 /* Whether a store of an older version is exactly what the migrations made of
  * it, so that migrating it runs nothing but them: checked before they run. */

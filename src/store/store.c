@@ -117,8 +117,6 @@ static int migrate(fdx_store *s)
                             "%s: not an fdx store (it holds objects but no fdx schema)", s->path);
     else if (rc == FDX_OK && id.objects)
         rc = fdx_schema_check_older(s, id.version);
-    else if (rc == FDX_OK)
-        rc = fdx_schema_check_encoding(s); /* a header's encoding outlives its tables */
     if (rc == FDX_OK) {
         int src = is_empty(&id) ? fdx_schema_create(s->db, err, sizeof err)
                                 : fdx_schema_migrate(s->db, id.version, err, sizeof err);
@@ -181,6 +179,8 @@ static int configure(fdx_store *s, int flags)
     int rc = read_identity(s, &id);
     if (rc == FDX_OK)
         rc = check_identity(s, &id);
+    if (rc == FDX_OK) /* a header's, even of a file that holds nothing yet */
+        rc = fdx_schema_check_encoding(s);
     if (rc != FDX_OK)
         return rc;
     if (flags & FDX_OPEN_READONLY) {
