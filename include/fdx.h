@@ -204,9 +204,11 @@ int fdx_store_rollback(fdx_store *store);
 /*
  * Capture time. Every write transaction has one (default: when
  * fdx_store_begin ran); the cells it changes gain its observations on that
- * UTC day in the store's history (the miss_daily and dispatch_daily views).
- * A backfill sets it right after fdx_store_begin, before anything is
- * recorded (FDX_EMISUSE otherwise). Unix seconds, 1970-01-01 to 9999-12-31.
+ * UTC day in the store's history (the miss_daily and dispatch_daily views),
+ * and a candidates list it brings replaces a cell's only when the cell's was
+ * captured no later. A backfill sets it right after fdx_store_begin, before
+ * anything is recorded (FDX_EMISUSE otherwise). Unix seconds, 1970-01-01 to
+ * 9999-12-31.
  */
 int fdx_store_set_time(fdx_store *store, int64_t unix_seconds);
 /* Parses a capture time as users write it: YYYY-MM-DD (midnight UTC), an
@@ -430,7 +432,7 @@ int fdx_demand_filter_init(fdx_demand_filter *filter, unsigned int version);
 
 typedef struct fdx_demand_row {
     const char *wanted;
-    uint64_t misses;    /* summed counts (exact up to 2^53) */
+    uint64_t misses;    /* summed counts (exact, saturating at 2^63-1) */
     uint64_t fallbacks; /* distinct fallback implementations */
     uint64_t devices;   /* distinct hardware stamps */
     const char *ops;    /* the ops involved, comma-separated */
@@ -535,7 +537,8 @@ int fdx_store_diff(fdx_store *store, const char *other_path, fdx_diff_fn fn, voi
 
 /* ---- Pruning ------------------------------------------------------------
  * Removes from the open transaction the cells (and their history) that pass
- * every filter given (NULL / 0: does not filter; at least one is needed), and
+ * every filter given (NULL / 0: does not filter; at least one is needed; an
+ * empty string matches the empty string), and
  * records it in the ledger (kind 'prune', details in prune_log): the ledger
  * moving on is what keeps a pruned copy of a store from being taken for the
  * full one by fdx_store_merge, and a store merged before the prune is still
@@ -548,7 +551,8 @@ typedef struct fdx_prune_filter {
     const char *op;
     const char *compute_capability; /* "8.9", or "cpu" */
     const char *hardware_sku;
-    int64_t before; /* Unix seconds: cells with no observation on that UTC day or later */
+    int64_t before; /* Unix seconds: cells with no observation on that UTC day or later
+                     * (a rolled-up month counts as observed through its last day) */
 } fdx_prune_filter;
 
 typedef struct fdx_prune_stats {

@@ -1,6 +1,10 @@
 -- Adds one pending dispatch cell. ?13 is the cell's count (1 ..= 2^63-1),
--- saturating at 2^63-1; ?12 (candidates) replaces the stored list only when
--- it is not the empty list, and ?15 (Unix ms) records when that happened.
+-- saturating at 2^63-1; ?12 (candidates), when not the empty list, replaces
+-- the stored list when this transaction wrote that one (lines in arrival
+-- order), or else when it was captured later (?15, the transaction's capture
+-- time in Unix ms), at the same time when its text is greater: as a merge
+-- decides (merge_apply_dispatches.sql), so a backfill with an older capture
+-- time leaves a newer list where it is (WIRE.md, section 2).
 -- ?14 is the ledger id of the transaction.
 -- ?16 is the cell's id: the stored one (cell_id.sql) or, for a new cell, the next.
 INSERT INTO dispatch_cell (keyed, structure_key, backend, op, dtypes,
@@ -17,11 +21,19 @@ DO UPDATE SET
         ELSE count + excluded.count
     END,
     candidates = CASE
-        WHEN excluded.candidates = '[]' THEN candidates
-        ELSE excluded.candidates
+        WHEN excluded.candidates <> '[]'
+             AND (last_ingest = excluded.last_ingest
+                  OR (excluded.candidates_set_at, excluded.candidates)
+                     > (coalesce(candidates_set_at, -1), candidates))
+            THEN excluded.candidates
+        ELSE candidates
     END,
     candidates_set_at = CASE
-        WHEN excluded.candidates = '[]' THEN candidates_set_at
-        ELSE excluded.candidates_set_at
+        WHEN excluded.candidates <> '[]'
+             AND (last_ingest = excluded.last_ingest
+                  OR (excluded.candidates_set_at, excluded.candidates)
+                     > (coalesce(candidates_set_at, -1), candidates))
+            THEN excluded.candidates_set_at
+        ELSE candidates_set_at
     END,
     last_ingest = excluded.last_ingest;

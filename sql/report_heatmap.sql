@@ -4,7 +4,10 @@ SELECT op,
        cc_major,
        cc_minor,
        CASE WHEN cc_major < 0 THEN 'cpu' ELSE cc_major || '.' || cc_minor END,
-       CAST(total(count) AS INTEGER)
+       CASE WHEN sum(count >> 32) + (sum(count & 4294967295) >> 32) >= 2147483648
+            THEN 9223372036854775807
+            ELSE ((sum(count >> 32) + (sum(count & 4294967295) >> 32)) << 32)
+                 + (sum(count & 4294967295) & 4294967295) END
 FROM miss_cell
 GROUP BY op, cc_major, cc_minor
 ORDER BY op, cc_major, cc_minor;

@@ -12,7 +12,10 @@ SELECT count(*),
        count(DISTINCT store),
        date(min(captured_at), 'unixepoch'),
        date(max(captured_at), 'unixepoch'),
-       CAST(total(records) AS INTEGER),
+       CASE WHEN sum(records >> 32) + (sum(records & 4294967295) >> 32) >= 2147483648
+            THEN 9223372036854775807
+            ELSE ((sum(records >> 32) + (sum(records & 4294967295) >> 32)) << 32)
+                 + (sum(records & 4294967295) & 4294967295) END,
        (SELECT count(*) FROM miss_cell),
        (SELECT count(*) FROM dispatch_cell)
 FROM l;

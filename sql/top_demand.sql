@@ -2,7 +2,10 @@
 -- cells that pass the filters, most demanded first. A NULL parameter does not
 -- filter; :cc is a compute capability such as '8.9', or 'cpu'.
 SELECT wanted,
-       CAST(total(count) AS INTEGER) AS misses,
+       CASE WHEN sum(count >> 32) + (sum(count & 4294967295) >> 32) >= 2147483648
+            THEN 9223372036854775807
+            ELSE ((sum(count >> 32) + (sum(count & 4294967295) >> 32)) << 32)
+                 + (sum(count & 4294967295) & 4294967295) END AS misses,
        count(DISTINCT json_array(backend, op, dtypes, kernel_source, kernel_revision_hash))
            AS fallbacks,
        count(DISTINCT json_array(cc_major, cc_minor, hardware_sku, driver_version)) AS devices,

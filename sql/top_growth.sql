@@ -3,17 +3,23 @@
 -- the latest day in the history) against the :days days before those, over
 -- the cells that pass the filters of top_demand.sql. is_new: no misses at all
 -- before the window. Most grown first; keys with no misses in either window
--- are left out.
+-- are left out. The sums are exact, saturating at 2^63-1: each is summed in
+-- two halves of 32 bits (sum() fails past 2^63-1, total() rounds past 2^53).
 WITH w AS (
     SELECT coalesce(CAST(strftime('%s', :until) AS INTEGER) / 86400,
                     (SELECT latest_day + 1 FROM history_config)) - :days AS lo
 ),
 per AS (
     SELECT c.wanted,
-           total(CASE WHEN h.day >= w.lo AND h.day < w.lo + :days THEN h.count END) AS recent,
-           total(CASE WHEN h.day >= w.lo - :days AND h.day < w.lo THEN h.count END)
-               AS previous,
-           total(CASE WHEN h.day < w.lo THEN h.count END) AS before,
+           sum(CASE WHEN h.day >= w.lo AND h.day < w.lo + :days THEN h.count >> 32 END)
+               AS recent_hi,
+           sum(CASE WHEN h.day >= w.lo AND h.day < w.lo + :days THEN h.count & 4294967295 END)
+               AS recent_lo,
+           sum(CASE WHEN h.day >= w.lo - :days AND h.day < w.lo THEN h.count >> 32 END)
+               AS previous_hi,
+           sum(CASE WHEN h.day >= w.lo - :days AND h.day < w.lo THEN h.count & 4294967295 END)
+               AS previous_lo,
+           max(CASE WHEN h.day < w.lo THEN h.count END) AS before,
            group_concat(DISTINCT c.op) AS ops
     FROM miss_cell AS c
     JOIN cell_history AS h ON h.cell = c.cell_id, w
@@ -25,14 +31,28 @@ per AS (
       AND (:op IS NULL OR c.op = :op)
       AND (:source IS NULL OR c.kernel_source = :source)
     GROUP BY c.wanted
+),
+sums AS (
+    SELECT wanted,
+           coalesce(CASE WHEN recent_hi + (recent_lo >> 32) >= 2147483648
+                         THEN 9223372036854775807
+                         ELSE ((recent_hi + (recent_lo >> 32)) << 32)
+                              + (recent_lo & 4294967295) END, 0) AS recent,
+           coalesce(CASE WHEN previous_hi + (previous_lo >> 32) >= 2147483648
+                         THEN 9223372036854775807
+                         ELSE ((previous_hi + (previous_lo >> 32)) << 32)
+                              + (previous_lo & 4294967295) END, 0) AS previous,
+           coalesce(before, 0) AS before,
+           ops
+    FROM per
 )
 SELECT wanted,
-       CAST(recent AS INTEGER) AS misses,
-       CAST(previous AS INTEGER) AS previous,
-       CAST(recent AS INTEGER) - CAST(previous AS INTEGER) AS growth,
+       recent AS misses,
+       previous,
+       recent - previous AS growth,
        before = 0 AS is_new,
        ops
-FROM per
+FROM sums
 WHERE recent > 0 OR previous > 0
 ORDER BY growth DESC, misses DESC, wanted
 LIMIT :top;

@@ -4,7 +4,10 @@
 -- top_demand.sql, most demanded first. A month bucket (history older than the
 -- daily window) counts when its first day is inside the window.
 SELECT c.wanted,
-       CAST(total(h.count) AS INTEGER) AS misses,
+       CASE WHEN sum(h.count >> 32) + (sum(h.count & 4294967295) >> 32) >= 2147483648
+            THEN 9223372036854775807
+            ELSE ((sum(h.count >> 32) + (sum(h.count & 4294967295) >> 32)) << 32)
+                 + (sum(h.count & 4294967295) & 4294967295) END AS misses,
        count(DISTINCT json_array(c.backend, c.op, c.dtypes, c.kernel_source,
                                  c.kernel_revision_hash)) AS fallbacks,
        count(DISTINCT json_array(c.cc_major, c.cc_minor, c.hardware_sku, c.driver_version))

@@ -40,6 +40,11 @@ def month_start(day):
     return (d.replace(day=1) - EPOCH).days
 
 
+def month_end(day):
+    """The last day of the month of a month bucket's first day."""
+    return month_start(day + 31) - 1
+
+
 def sat(n):
     return min(n, COUNT_MAX)
 
@@ -88,10 +93,12 @@ class Store:
 
     def prune(self, pred, before=None):
         """Removes the cells pred accepts (and, with before, not seen since
-        that day); their counts become tombstones."""
+        that day, a month bucket counting as seen through its last day);
+        their counts become tombstones."""
         seen = {}
         for (cell, _, day) in self.rows:
-            seen[cell] = max(seen.get(cell, day), day)
+            last = day if day >= self.rolled_before else month_end(day)
+            seen[cell] = max(seen.get(cell, last), last)
         gone = {c for c in seen if pred(c) and (before is None or seen[c] < before)}
         for key, n in self.rows.items():
             if key[0] in gone:

@@ -148,6 +148,13 @@ def test_same_exports():
     lite, pg, db = same_as_sqlite("generated", runs_of(gen),
                                   at=["2026-01-05", "2026-01-20", "2026-06-20", "2026-06-21"])
     same_as_sqlite("edge", edge_runs())
+    # a backfill: the second run captured before the first leaves the first's lists
+    lite_b, pg_b, _ = same_as_sqlite("backfill", edge_runs(), at=["2026-12-01", "2026-11-01"])
+    for store in (lite_b, pg_b):
+        out = fdx("fdx-export", "--kind", "dispatches", store, "-").stdout
+        sat = [ln for ln in out.splitlines() if '"structure_key":"sat"' in ln]
+        check(len(sat) == 1 and '"latency_ns":5}' in sat[0],
+              f"backfill: {store[:40]}: the later capture's list stays", out)
     return lite, pg, db
 
 

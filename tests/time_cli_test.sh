@@ -204,4 +204,74 @@ expect 0 "... and then the full store" -- "$MERGE" -q "$T/fleet2.db" "$H"
 is "$(q "$T/fleet2.db" "SELECT group_concat(wanted || ':' || count) FROM (SELECT * FROM miss_cells ORDER BY wanted)")" \
    "cpu:10,new:5,old:3" "fleet2 holds the full store, each observation once"
 
+# fdx-prune --before inside a rolled-up month: the month's bucket sits on its
+# first day but counts as observed through its last, so a cell seen in that
+# month is kept; a date after the month removes it.
+P=$T/rolled.db
+miss w3 7 >"$T/w3.jsonl"; miss w4 1 >"$T/w4.jsonl"
+expect 0 "w3 on 2026-01-25" -- "$INGEST" -q --daily-days 10 --at 2026-01-25 "$P" "$T/w3.jsonl"
+expect 0 "w4 on 2026-03-15" -- "$INGEST" -q --daily-days 10 --at 2026-03-15 "$P" "$T/w4.jsonl"
+is "$(q "$P" "SELECT day || ' ' || span FROM miss_daily WHERE wanted = 'w3'")" "2026-01-01 month" "w3 rolled into January"
+for when in 2026-01-20 2026-01-31T23:59:59Z; do
+  expect 0 "prune -n --before $when" -- "$PRUNE" -n --before "$when" "$P"
+  has err "would remove 0 miss cells"
+done
+cp "$P" "$T/rolled-before.db"
+expect 0 "prune --before 2026-01-20" -- "$PRUNE" -q --before 2026-01-20 "$P"
+is "$(q "$P" "SELECT group_concat(wanted || ':' || count) FROM (SELECT * FROM miss_cells ORDER BY wanted)")" \
+   "w3:7,w4:1" "a cell seen in the rolled month of --before is kept"
+expect 0 "prune --before 2026-02-01" -- "$PRUNE" --before 2026-02-01 "$P"
+has err "removed 1 miss cell and 0 dispatch cells (7 observations)"
+is "$(q "$P" "SELECT group_concat(wanted) FROM miss_cells")" "w4" "a date after the month removes it"
+
+# A cell's candidates list is the one of the latest capture time (WIRE.md,
+# section 2): a backfill with an older --at leaves a later list in place, in
+# one store and through merges in either order; between two ingests at the
+# same time the greater list wins, as between two stores in a merge.
+dsp() {
+  printf '{"schema":2,"structure_key":"sk","chosen":{"backend":"Cuda","op":"MatMul","dtypes":["F16"],"kernel_source":"s","kernel_revision_hash":1},"candidates":[{"impl_id":{"backend":"Cuda","op":"MatMul","dtypes":["F16"],"kernel_source":"%s","kernel_revision_hash":2},"latency_ns":1}],"count":1,"hw":{"hardware_sku":"sku","driver_version":"d"}}\n' "$1"
+}
+list_of() { "$B/fdx-export" -q "$1" - --kind dispatches | sed 's/.*"candidates":\[{"impl_id":{[^}]*"kernel_source":"\([A-Z]*\)".*/\1/'; }
+dsp NEW >"$T/dnew.jsonl"; dsp OLD >"$T/dold.jsonl"; dsp TIE >"$T/dtie.jsonl"
+expect 0 "list captured 2026-12-01" -- "$INGEST" -q --at 2026-12-01 "$T/c.db" "$T/dnew.jsonl"
+expect 0 "backfill captured 2026-11-01" -- "$INGEST" -q --at 2026-11-01 "$T/c.db" "$T/dold.jsonl"
+is "$(list_of "$T/c.db")" NEW "a backfill leaves the later capture's list"
+is "$(q "$T/c.db" "SELECT count || ' ' || candidates_set_at FROM dispatch_cell")" "2 1796083200000" \
+   "the backfill counts, and the list keeps its capture time"
+expect 0 "same capture time, a greater list" -- "$INGEST" -q --at 2026-12-01 "$T/c.db" "$T/dtie.jsonl"
+is "$(list_of "$T/c.db")" TIE "at the same capture time the greater list wins"
+expect 0 "same capture time, a lesser list" -- "$INGEST" -q --at 2026-12-01 "$T/c.db" "$T/dnew.jsonl"
+is "$(list_of "$T/c.db")" TIE "... whichever comes later"
+{ dsp NEW; dsp OLD; } >"$T/dboth.jsonl"
+expect 0 "one ingest, two lists" -- "$INGEST" -q --at 2026-12-02 "$T/c.db" "$T/dboth.jsonl"
+is "$(list_of "$T/c.db")" OLD "within one ingest the later line's list wins"
+expect 0 "host 1, 2026-12-01" -- "$INGEST" -q --at 2026-12-01 "$T/c1.db" "$T/dnew.jsonl"
+expect 0 "host 2, 2026-11-01" -- "$INGEST" -q --at 2026-11-01 "$T/c2.db" "$T/dold.jsonl"
+expect 0 "merge 1 then 2" -- "$MERGE" -q "$T/m12.db" "$T/c1.db" "$T/c2.db"
+expect 0 "merge 2 then 1" -- "$MERGE" -q "$T/m21.db" "$T/c2.db" "$T/c1.db"
+is "$(list_of "$T/m12.db") $(list_of "$T/m21.db")" "NEW NEW" "merges keep the later capture's list"
+expect 0 "the older host merged into the newer" -- "$MERGE" -q "$T/c1.db" "$T/c2.db"
+is "$(list_of "$T/c1.db")" NEW "a merge of an older capture into a store leaves its list"
+
+# An empty filter value matches the empty string, never every cell.
+cp "$T/c.db" "$T/empty-filter.db"
+for f in --op --sku --driver --source; do
+  expect 0 "prune $f ''" -- "$PRUNE" "$f" "" "$T/empty-filter.db"
+  has err "removed 0 miss cells and 0 dispatch cells"
+done
+is "$(q "$T/empty-filter.db" "SELECT count(*) FROM dispatch_cell")" 1 "an empty filter value prunes nothing"
+is "$(q "$T/empty-filter.db" "SELECT filter FROM prune_log ORDER BY ledger_id LIMIT 1")" '{"op":""}' \
+   "and is logged as given"
+
+# Summed counts are exact past 2^53 and saturate at 2^63-1, in every ranking.
+{ miss a 9007199254740992; miss b 9007199254740992; miss b 1 8.9
+  miss c 4611686018427387904; miss c 4611686018427387904 8.9; } >"$T/sums.jsonl"
+expect 0 "counts past 2^53" -- "$INGEST" -q --at 2026-11-20 "$T/sums.db" "$T/sums.jsonl"
+for args in "" "--since 2026-11-01" "--growth 7"; do
+  expect 0 "fdx-top $args" -- "$TOP" -q --json $args "$T/sums.db"
+  is "$(tr -d '\n' <"$T/out" | grep -o '"wanted":"[abc]","misses":[0-9]*' | tr '\n' ' ')" \
+     '"wanted":"c","misses":9223372036854775807 "wanted":"b","misses":9007199254740993 "wanted":"a","misses":9007199254740992 ' \
+     "fdx-top $args: exact sums, in order"
+done
+
 finish

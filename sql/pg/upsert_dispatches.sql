@@ -1,6 +1,7 @@
 -- Adds the staged dispatch cells, as dispatch_upsert.sql does one by one:
 -- counts add, saturating at 2^63-1; a non-empty candidates list replaces the
--- stored one (with the time it was set). $1 is the ledger id of the push.
+-- stored one (with its capture time) when captured later, or at the same time
+-- with a greater text. Each cell is staged once a push. $1 is the ledger id of the push.
 -- Returns how many cells were added and how many updated.
 WITH up AS (
     INSERT INTO dispatch_cell AS d (keyed, structure_key, backend, op, dtypes, kernel_source,
@@ -21,12 +22,18 @@ WITH up AS (
             ELSE d.count + excluded.count
         END,
         candidates = CASE
-            WHEN excluded.candidates = '[]' THEN d.candidates
-            ELSE excluded.candidates
+            WHEN excluded.candidates <> '[]'
+                 AND (excluded.candidates_set_at, excluded.candidates)
+                     > (coalesce(d.candidates_set_at, -1), d.candidates)
+                THEN excluded.candidates
+            ELSE d.candidates
         END,
         candidates_set_at = CASE
-            WHEN excluded.candidates = '[]' THEN d.candidates_set_at
-            ELSE excluded.candidates_set_at
+            WHEN excluded.candidates <> '[]'
+                 AND (excluded.candidates_set_at, excluded.candidates)
+                     > (coalesce(d.candidates_set_at, -1), d.candidates)
+                THEN excluded.candidates_set_at
+            ELSE d.candidates_set_at
         END,
         last_ingest = excluded.last_ingest
     RETURNING (xmax = 0) AS added

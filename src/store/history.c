@@ -45,6 +45,7 @@ int fdx_store_set_time(fdx_store *s, int64_t unix_seconds)
                               "capture time %lld is outside 1970-01-01 .. 9999-12-31",
                               (long long)unix_seconds);
     s->txn_at = unix_seconds;
+    s->txn_time_ms = unix_seconds * 1000; /* the time its candidates lists are set at */
     return FDX_OK;
 }
 

@@ -60,7 +60,7 @@ int fdx_pg_prune_count(fdx_store *s, fdx_pg *pg, const char *const values[7], co
     fdx_pg_prune_forget(pg);
     for (int i = 0; i < 8; i++) {
         const char *v = i < 7 ? values[i] : json;
-        if (v && *v && !(pg->prune[i] = strdup(v))) {
+        if (v && !(pg->prune[i] = strdup(v))) { /* "" matches the empty string */
             fdx_pg_prune_forget(pg);
             return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
         }

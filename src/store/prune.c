@@ -44,12 +44,6 @@ static void describe(const fdx_prune_filter *f, fdx_buf *json, char before[FDX_D
     fdx_buf_putc(json, '}');
 }
 
-/* An empty filter value filters nothing, as NULL does. */
-static void bind_named(sqlite3_stmt *st, const char *name, const char *value)
-{
-    fdx_store_bind_named_text(st, name, value && *value ? value : NULL);
-}
-
 /* A removed cell's key, so that its history is kept as counts already
  * absorbed: a later merge of a store that holds them does not bring them
  * back (schema_6.sql). */
@@ -71,13 +65,14 @@ static int remove_cells(fdx_store *s, fdx_stmt_id id, const fdx_prune_filter *f,
     int rc = fdx_store_stmt(s, id, &st);
     if (rc != FDX_OK)
         return rc;
-    bind_named(st, ":driver", f->driver_version);
-    bind_named(st, ":revision", f->kernel_revision);
-    bind_named(st, ":source", f->kernel_source);
-    bind_named(st, ":op", f->op);
-    bind_named(st, ":cc", f->compute_capability);
-    bind_named(st, ":sku", f->hardware_sku);
-    bind_named(st, ":before", before);
+    /* NULL filters nothing; an empty value matches the empty string */
+    fdx_store_bind_named_text(st, ":driver", f->driver_version);
+    fdx_store_bind_named_text(st, ":revision", f->kernel_revision);
+    fdx_store_bind_named_text(st, ":source", f->kernel_source);
+    fdx_store_bind_named_text(st, ":op", f->op);
+    fdx_store_bind_named_text(st, ":cc", f->compute_capability);
+    fdx_store_bind_named_text(st, ":sku", f->hardware_sku);
+    fdx_store_bind_named_text(st, ":before", f->before ? before : NULL);
     int code = FDX_OK;
     while (code == FDX_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         fdx_cell cell;
@@ -115,13 +110,9 @@ static int write_prune(fdx_store *s, const fdx_prune_filter *f, const char *befo
 {
     int rc = fdx_ledger_open_row(s);
     if (rc == FDX_OK && s->backend && s->backend->prune) {
-        const char *values[7] = {f->driver_version,
-                                 f->kernel_revision,
-                                 f->kernel_source,
-                                 f->op,
-                                 f->compute_capability,
-                                 f->hardware_sku,
-                                 before};
+        const char *values[7] = {
+            f->driver_version,     f->kernel_revision, f->kernel_source,         f->op,
+            f->compute_capability, f->hardware_sku,    f->before ? before : NULL};
         rc = s->backend->prune(s, values, json->data, asked);
     } else if (rc == FDX_OK) {
         rc = remove_cells(s, FDX_STMT_PRUNE_MISSES, f, before, &stats->miss_cells,

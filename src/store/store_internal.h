@@ -193,7 +193,7 @@ struct fdx_store {
     fdx_buf cands;
     fdx_commit_stats txn_stats;
     fdx_txn_ledger ledger;
-    int64_t txn_time_ms; /* when the transaction began, Unix ms */
+    int64_t txn_time_ms; /* its capture time in Unix ms: when it began, or as set */
     int64_t txn_at;      /* the capture time, Unix seconds (history.c) */
     fdx_history_config hist;
     fdx_prune_stats pruned; /* see fdx_store_pruned */
