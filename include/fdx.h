@@ -506,7 +506,7 @@ int fdx_store_report(fdx_store *store, const char *path, const fdx_report_opts *
 /* ---- JSON text ---------------------------------------------------------- */
 
 /* s as a JSON string literal, quotes included, escaped as the feeds are;
- * malloc'd (NULL when memory runs out). */
+ * malloc'd (NULL when memory runs out, or s is NULL). */
 char *fdx_json_string(const char *s);
 
 /* ---- Comparing stores ---------------------------------------------------

@@ -20,6 +20,19 @@ done
 expect 2 "bad --max-line-bytes" -- "$INGEST" --max-line-bytes abc "$T/db" x
 expect 2 "export with one argument" -- "$EXPORT" "$T/db"
 expect 2 "export to an empty OUTDIR" -- "$EXPORT" "$T/db" ""; has err "OUTDIR is empty"
+# an unknown short option is named, inside a cluster too, and a long option
+# given a value it does not take is told so
+TOP=$(dirname "$INGEST")/fdx-top REPORT=$(dirname "$INGEST")/fdx-report
+for args in "-Zq" "--cc 8.9 -Zq" "-qZ"; do
+  expect 2 "fdx-top $args" -- "$TOP" $args "$T/db"; has err "unknown option '-Z'"
+done
+expect 2 "fdx-top --json=1" -- "$TOP" --json=1 "$T/db"; has err "option '--json' takes no value"
+expect 2 "fdx-report -n without a value" -- "$REPORT" "$T/db" "$T/o.html" -n
+has err "option '-n' needs a value"
+expect 2 "fdx-report of a feed" -- "$REPORT" "$DATA/basic/input/run_0000/misses.jsonl" "$T/o.html"
+expect 1 "an invalid run id" -- "$INGEST" --run-id "$(printf 'r\376')" "$T/runid.db" /dev/null
+has err "run id: invalid UTF-8"
+case "$(cat "$T/err")" in *"bad line"*) bad "a refused run id is reported as bad lines" ;; *) ok ;; esac
 
 # golden vectors, run by run and all at once
 for v in basic nasty; do

@@ -2679,6 +2679,80 @@ START_TEST(export_needs_a_directory)
 }
 END_TEST
 
+static int no_growth(void *ctx, const fdx_growth_row *row)
+{
+    (void)ctx;
+    (void)row;
+    return 0;
+}
+
+static int no_value(void *ctx, const char *field, const char *value)
+{
+    (void)ctx;
+    (void)field;
+    (void)value;
+    return 0;
+}
+
+/* A NULL handle, or one whose open failed, is misuse the API says so of:
+ * every call returns FDX_EMISUSE (with a reason on the handle), never
+ * crashes. So are NULL out-parameters and callbacks. */
+START_TEST(misuse_of_handles_and_pointers_is_refused)
+{
+    fdx_store *none = NULL, *failed, *db;
+    fdx_demand_filter window = FDX_DEMAND_FILTER_INIT;
+    uint64_t n;
+    int found, rows = 0;
+    fdx_ledger_entry e;
+    char hex[65];
+    const char *paths[] = {"x"};
+    ck_assert_int_eq(fdx_store_open(tu_path(tu_dir, "x.db"), FDX_OPEN_CREATE, NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_begin(none), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_commit(none, NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_rollback(none), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_demand(none, NULL, count_rows, &rows), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_export(none, tu_dir, NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_ingest_paths(none, paths, 1, NULL, NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_report(none, tu_path(tu_dir, "r.html"), NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_diff(none, "x.db", NULL, NULL), FDX_EMISUSE);
+    ck_assert_ptr_null(fdx_json_string(NULL));
+
+    ck_assert_int_eq(fdx_store_open(tu_path(tu_dir, "no-such.db"), 0, &failed), FDX_ENOENT);
+    ck_assert_int_eq(fdx_store_demand(failed, NULL, count_rows, &rows), FDX_EMISUSE);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(failed), "not open"));
+    ck_assert_int_eq(fdx_store_growth(failed, NULL, 7, no_growth, NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_report(failed, tu_path(tu_dir, "r.html"), NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_filter_values(failed, no_value, NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_find_run(failed, "r", &e, &found), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_diff(failed, tu_path(tu_dir, "no-such.db"), NULL, NULL),
+                     FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_cell_counts(failed, &n, &n), FDX_EMISUSE);
+    fdx_store_close(failed);
+
+    ck_assert_int_eq(fdx_store_open(tu_path(tu_dir, "misuse.db"), FDX_OPEN_CREATE, &db), FDX_OK);
+    ck_assert_int_eq(fdx_store_demand(db, NULL, NULL, NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_growth(db, NULL, 7, NULL, NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_filter_values(db, NULL, NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_find_run(db, "r", NULL, NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_cell_counts(db, NULL, NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_export(db, NULL, NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_export_kind(db, "misses", NULL, NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_hash_paths(db, NULL, 1, hex), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_hash_paths(db, paths, 1, NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_paths(db, NULL, 2, NULL, NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    for (int i = 0; i < 4; i++) { /* window times outside 1970 .. 9999 */
+        int64_t bad[] = {-86400, INT64_MIN, INT64_MAX, 253402300800LL};
+        window.since = i % 2 ? bad[i] : 0;
+        window.until = i % 2 ? 0 : bad[i];
+        ck_assert_int_eq(fdx_store_demand(db, &window, count_rows, &rows), FDX_EMISUSE);
+        ck_assert_int_eq(fdx_store_growth(db, &window, 7, no_growth, NULL), FDX_EMISUSE);
+    }
+    fdx_store_close(db);
+}
+END_TEST
+
 /* FDX_OPEN_AS_IS writes to a store only as it is: an empty file is not made
  * a store, an older one not migrated; a current store opens writable. */
 START_TEST(an_open_as_it_is_makes_and_migrates_nothing)
@@ -3188,6 +3262,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, missing_directory_is_named);
     tcase_add_test(tc, outputs_never_replace_the_store);
     tcase_add_test(tc, an_open_as_it_is_makes_and_migrates_nothing);
+    tcase_add_test(tc, misuse_of_handles_and_pointers_is_refused);
     suite_add_tcase(s, tc);
     return s;
 }

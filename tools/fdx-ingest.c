@@ -309,13 +309,17 @@ static int run(const char *dbpath, char **paths, int n, const options *o, fdx_re
     FILE *stream = NULL;
     diag d = {0, 0, o->max_errors, 0, {"", 0, 0, 0}};
     int rc = start(dbpath, o, &db);
-    if (rc == FDX_OK && o->run_id && already_ingested(db, paths, n, o, &rc)) {
+    if (rc != FDX_OK) { /* said by start: a refused run id is not bad lines */
+        fdx_store_close(db);
+        return EXIT_FAIL;
+    }
+    if (o->run_id && already_ingested(db, paths, n, o, &rc)) {
         if (rc != FDX_OK && rc != FDX_EDATA)
             tool_error(prog, "%s", fdx_store_errmsg(db));
         fdx_store_close(db);
         return rc == FDX_OK ? EXIT_OK : EXIT_FAIL;
     }
-    if (rc == FDX_OK && rejects && (rc = fdx_rejects_start(rejects, &stream)) != FDX_OK)
+    if (rejects && (rc = fdx_rejects_start(rejects, &stream)) != FDX_OK)
         tool_error(prog, "%s", fdx_rejects_errmsg(rejects));
     if (rc == FDX_OK) {
         tool_progress_start(prog, db, &o->co);

@@ -40,7 +40,8 @@ int main(int argc, char **argv)
     unsigned long long top = 20, busy_ms = 10000;
     int c, quiet = 0;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "n:qhV", longs, NULL)) != -1) {
+    tool_common co = TOOL_COMMON_INIT;
+    while ((c = getopt_long(argc, argv, ":n:qhV", longs, NULL)) != -1) {
         switch (c) {
         case 'n':
             if (tool_parse_size(optarg, 100000, &top) || top == 0)
@@ -53,11 +54,14 @@ int main(int argc, char **argv)
         case 'q': quiet = 1; break;
         case 'h': usage(); return EXIT_OK;
         case 'V': tool_version(prog); return EXIT_OK;
-        default: return tool_usage_error(prog, "unknown option '%s'", argv[optind - 1]);
+        default: return tool_common_option(prog, c, argv, &co);
         }
     }
     if (argc - optind != 2)
         return tool_usage_error(prog, "expected DB and OUT.html");
+    int bad = tool_check_store_arg(prog, argv[optind], "[OPTION]... DB OUT.html");
+    if (bad)
+        return bad;
     opts.top = (int)top;
     fdx_use_fast_json_allocator(); /* every cell read is decoded to check it */
     fdx_store *db;

@@ -115,6 +115,22 @@ int tool_open_for_reading(const char *prog, const char *path, int busy_ms, fdx_s
     return rc;
 }
 
+/* getopt's '?': a short option inside a cluster getopt has not left yet
+ * (argv[optind] still holds it), a long option given a value it does not
+ * take, or an unknown option. */
+static int unknown_option(const char *prog, char **argv)
+{
+    const char *last = argv[optind - 1], *next = argv[optind], *eq = strchr(last, '=');
+    int short_opt = optopt > 0 && optopt < 0x100;
+    int in_cluster = short_opt && next && next[0] == '-' && next[1] && next[1] != '-' &&
+                     strchr(next + 1, optopt);
+    if (!in_cluster && strncmp(last, "--", 2) == 0 && eq && optopt)
+        return tool_usage_error(prog, "option '%.*s' takes no value", (int)(eq - last), last);
+    if (in_cluster || (short_opt && last[0] == '-' && last[1] != '-'))
+        return tool_usage_error(prog, "unknown option '-%c'", optopt);
+    return tool_usage_error(prog, "unknown option '%s'", last);
+}
+
 int tool_common_option(const char *prog, int c, char **argv, tool_common *co)
 {
     switch (c) {
@@ -122,10 +138,7 @@ int tool_common_option(const char *prog, int c, char **argv, tool_common *co)
     case TOOL_OPT_PROGRESS: co->progress = 1; return 0;
     case TOOL_OPT_NO_PROGRESS: co->progress = 0; return 0;
     case ':': return tool_usage_error(prog, "option '%s' needs a value", argv[optind - 1]);
-    case '?':
-        if (optopt && optopt < 0x100 && argv[optind - 1][0] == '-' && argv[optind - 1][1] != '-')
-            return tool_usage_error(prog, "unknown option '-%c'", optopt);
-        return tool_usage_error(prog, "unknown option '%s'", argv[optind - 1]);
+    case '?': return unknown_option(prog, argv);
     default: return -1;
     }
 }

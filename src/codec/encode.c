@@ -177,6 +177,8 @@ void fdx_enc_cell_line(fdx_buf *b, const fdx_cell *cell, uint64_t count, fdx_str
 
 char *fdx_json_string(const char *s)
 {
+    if (!s)
+        return NULL;
     fdx_buf b = FDX_BUF_INIT;
     fdx_enc_string(&b, s, strlen(s));
     if (b.oom) {

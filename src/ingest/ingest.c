@@ -474,6 +474,10 @@ static int run_ingest(fdx_store *s, const char *const *paths, size_t n, const ch
 int fdx_store_ingest_paths(fdx_store *s, const char *const *paths, size_t n,
                            const fdx_ingest_opts *opts, fdx_ingest_stats *stats)
 {
+    if (!s)
+        return FDX_EMISUSE;
+    if (n && !paths)
+        return fdx_store_fail(s, FDX_EMISUSE, "no paths given");
     for (size_t i = 0; i < n; i++)
         if (!paths[i])
             return fdx_store_fail(s, FDX_EMISUSE, "no path given");
@@ -525,6 +529,13 @@ static int hash_file_cb(void *ctx, const char *path, const char *name)
 
 int fdx_store_hash_paths(fdx_store *s, const char *const *paths, size_t n, char hex[65])
 {
+    if (!s)
+        return FDX_EMISUSE;
+    if ((n && !paths) || !hex)
+        return fdx_store_fail(s, FDX_EMISUSE, "no paths, or no place for the hash, given");
+    for (size_t i = 0; i < n; i++)
+        if (!paths[i])
+            return fdx_store_fail(s, FDX_EMISUSE, "no path given");
     hash_ctx h = {s, {{0}, 0, {0}, 0}};
     fdx_sha256_init(&h.combined);
     for (size_t i = 0; i < n; i++) {

@@ -116,6 +116,8 @@ void fdx_store_note(fdx_store *s, int kind, const char *fmt, ...)
 
 int fdx_store_fail(fdx_store *s, int code, const char *fmt, ...)
 {
+    if (!s) /* a NULL handle given to the API: nowhere to say why */
+        return code;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(s->errmsg, sizeof s->errmsg, fmt, ap);
@@ -162,6 +164,8 @@ char *fdx_store_file_name(const char *path)
 
 int fdx_store_may_replace(fdx_store *s, const char *path)
 {
+    if (!s->db)
+        return fdx_store_fail(s, FDX_EMISUSE, "the store is not open");
     const char *db = sqlite3_db_filename(s->db, "main");
     fdx_file_id id;
     if (!db || !*db || fdx_file_identify(path, &id) != 0)
@@ -280,6 +284,8 @@ int fdx_store_fail_sqlite(fdx_store *s, int rc, const char *what)
 
 int fdx_store_stmt(fdx_store *s, fdx_stmt_id id, sqlite3_stmt **out)
 {
+    if (!s->db)
+        return fdx_store_fail(s, FDX_EMISUSE, "the store is not open");
     sqlite3_stmt *st = s->stmts[id];
     if (!st) {
         int rc = sqlite3_prepare_v3(s->db, stmt_text[id], -1, SQLITE_PREPARE_PERSISTENT, &st, NULL);
@@ -361,6 +367,8 @@ int fdx_store_has_cells(fdx_store *s, int *has)
 
 int fdx_store_need_txn(fdx_store *s)
 {
+    if (!s)
+        return FDX_EMISUSE;
     if (!s->in_txn)
         return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open (call fdx_store_begin)");
     if (s->txn_broken == FDX_TXN_BROKEN_PATH)
@@ -397,6 +405,10 @@ int fdx_store_script(fdx_store *s, const char *sql, const char *what)
 
 int fdx_store_reads_cells(fdx_store *s)
 {
+    if (!s)
+        return FDX_EMISUSE;
+    if (!s->db) /* a handle whose open failed */
+        return fdx_store_fail(s, FDX_EMISUSE, "the store is not open");
     if (!s->backend || s->readonly)
         return FDX_OK;
     return fdx_store_fail(s, FDX_EMISUSE,
@@ -407,10 +419,10 @@ int fdx_store_reads_cells(fdx_store *s)
 
 int fdx_store_in_read(fdx_store *s, int (*body)(fdx_store *s, void *ctx), void *ctx)
 {
-    int own = sqlite3_get_autocommit(s->db);
     int rc = fdx_store_reads_cells(s);
     if (rc != FDX_OK)
         return rc;
+    int own = sqlite3_get_autocommit(s->db);
     rc = own ? fdx_store_exec(s, FDX_STMT_BEGIN_READ) : FDX_OK;
     if (rc != FDX_OK)
         return rc;

@@ -90,6 +90,8 @@ static int rank(fdx_store *s, const fdx_demand_filter *f, fdx_demand_fn fn, void
 int fdx_store_filter_values(fdx_store *s, fdx_filter_value_fn fn, void *ctx)
 {
     sqlite3_stmt *st;
+    if (s && !fn)
+        return fdx_store_fail(s, FDX_EMISUSE, "no callback given");
     int rc = fdx_store_reads_cells(s);
     if (rc == FDX_OK)
         rc = fdx_store_stmt(s, FDX_STMT_FILTER_VALUES, &st);
@@ -134,6 +136,16 @@ static int rank_body(fdx_store *s, void *ctx)
 
 static int checked_rank(fdx_store *s, const ranking *k)
 {
+    if (!s)
+        return FDX_EMISUSE;
+    if (!k->demand && !k->growth)
+        return fdx_store_fail(s, FDX_EMISUSE, "no callback given");
+    if (k->f->since < 0 || k->f->since > FDX_TIME_MAX || k->f->until < 0 ||
+        k->f->until > FDX_TIME_MAX)
+        return fdx_store_fail(s, FDX_EMISUSE,
+                              "a window's times must be within 1970-01-01 .. "
+                              "9999-12-31 (Unix seconds 0 to %lld)",
+                              (long long)FDX_TIME_MAX);
     if (k->f->version != FDX_DEMAND_FILTER_VERSION)
         return fdx_store_fail(s, FDX_EMISUSE,
                               "fdx_demand_filter version %u is not one this build knows (%d): "
@@ -153,6 +165,8 @@ int fdx_store_growth(fdx_store *s, const fdx_demand_filter *f, int days, fdx_gro
                      void *ctx)
 {
     static const fdx_demand_filter none = FDX_DEMAND_FILTER_INIT;
+    if (!s)
+        return FDX_EMISUSE;
     if (days < 1)
         return fdx_store_fail(s, FDX_EMISUSE, "a growth window must be at least one day");
     ranking k = {f ? f : &none, days, NULL, fn, ctx};

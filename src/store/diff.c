@@ -97,6 +97,10 @@ static int report(fdx_store *s, void *arg)
 int fdx_store_diff(fdx_store *s, const char *other_path, fdx_diff_fn fn, void *ctx)
 {
     sqlite3_stmt *st;
+    if (!s)
+        return FDX_EMISUSE;
+    if (!s->db)
+        return fdx_store_fail(s, FDX_EMISUSE, "the store is not open");
     if (s->in_txn)
         return fdx_store_fail(s, FDX_EMISUSE, "not allowed while a transaction is open");
     fdx_store *other = NULL;

@@ -87,6 +87,8 @@ static int write_pair(fdx_store *s, const char *dir, fdx_export_stats *stats)
 
 static int can_export(fdx_store *s)
 {
+    if (!s)
+        return FDX_EMISUSE;
     if (!s->db)
         return fdx_store_fail(s, FDX_EMISUSE, "the store is not open");
     if (s->in_txn)
@@ -126,6 +128,10 @@ static int write_kind(rows *r, FILE *out, uint64_t *lines)
 int fdx_store_export_kind(fdx_store *s, const char *kind, FILE *out, uint64_t *lines)
 {
     uint64_t done = 0, local;
+    if (!s)
+        return FDX_EMISUSE;
+    if (!out)
+        return fdx_store_fail(s, FDX_EMISUSE, "no output stream given");
     int is_miss = kind && strcmp(kind, "misses") == 0;
     rows r = {s, NULL, is_miss ? FDX_KIND_MISS : FDX_KIND_DISPATCH, {0}, &done};
     lines = lines ? lines : &local;
@@ -152,6 +158,8 @@ int fdx_store_export(fdx_store *s, const char *outdir, fdx_export_stats *stats)
     int rc = can_export(s);
     if (rc != FDX_OK)
         return rc;
+    if (!outdir)
+        return fdx_store_fail(s, FDX_EMISUSE, "no output directory given");
     rc = fdx_mkdirs(outdir, err, sizeof err);
     if (rc != FDX_OK)
         return fdx_store_fail(s, rc, "%s", err);

@@ -121,6 +121,12 @@ static void copy_text(char *dst, size_t size, const unsigned char *src)
 int fdx_store_find_run(fdx_store *s, const char *run_id, fdx_ledger_entry *e, int *found)
 {
     sqlite3_stmt *st;
+    if (!s)
+        return FDX_EMISUSE;
+    if (!run_id || !e || !found)
+        return fdx_store_fail(s, FDX_EMISUSE,
+                              "fdx_store_find_run needs a run id, an entry "
+                              "and a found flag");
     int rc = fdx_store_stmt(s, FDX_STMT_LEDGER_FIND_RUN, &st);
     if (rc != FDX_OK)
         return rc;

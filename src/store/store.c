@@ -425,6 +425,8 @@ int fdx_store_open(const char *path, int flags, fdx_store **out)
 
 int fdx_store_open_v2(const char *path, int flags, int busy_ms, fdx_store **out)
 {
+    if (!out)
+        return FDX_EMISUSE;
     fdx_store *s = calloc(1, sizeof *s);
     *out = s;
     if (!s)
@@ -591,6 +593,8 @@ int fdx_store_set_busy_timeout(fdx_store *s, int ms)
 
 static int need_db(fdx_store *s)
 {
+    if (!s)
+        return FDX_EMISUSE;
     if (!s->db)
         return fdx_store_fail(s, FDX_EMISUSE, "the store is not open");
     return FDX_OK;
@@ -674,6 +678,8 @@ static int step_at_once(fdx_store *s, const char *sql)
 
 int fdx_store_rollback(fdx_store *s)
 {
+    if (!s)
+        return FDX_EMISUSE;
     if (!s->in_txn)
         return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open");
     s->in_txn = 0;
@@ -741,6 +747,8 @@ static int copy_fell_behind(fdx_store *s, fdx_commit_stats *stats)
 
 int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
 {
+    if (!s)
+        return FDX_EMISUSE;
     if (!s->in_txn)
         return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open");
     fdx_store_note(s, FDX_NOTICE_NONE, "%s", "");
@@ -831,6 +839,8 @@ int fdx_store_cell_counts(fdx_store *s, uint64_t *misses, uint64_t *dispatches)
 {
     sqlite3_stmt *st;
     int rc = need_db(s);
+    if (rc == FDX_OK && (!misses || !dispatches))
+        rc = fdx_store_fail(s, FDX_EMISUSE, "no place for the counts given");
     if (rc == FDX_OK)
         rc = fdx_store_reads_cells(s);
     if (rc == FDX_OK)
