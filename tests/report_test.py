@@ -255,6 +255,37 @@ def check_failures(ingest, report, db, tmp):
           p.stderr)
 
 
+def check_bounded_heatmap(ingest, report, tmp):
+    """A store with many ops and compute capabilities: the heatmap shows the
+    --top ops with the most misses and at most 24 capabilities, and says how
+    many there are in all (unbounded, 20,000 ops took minutes and megabytes)."""
+    feed, db, page = (os.path.join(tmp, n) for n in ("ops.jsonl", "ops.db", "ops.html"))
+    sums = {}
+    with open(feed, "w") as f:
+        for i in range(3000):
+            op, count = f"op{i % 300:03d}", 1 + (i * 7919) % 1000
+            sums[op] = sums.get(op, 0) + count
+            f.write(json.dumps({"schema": 2, "wanted": f"k{i % 40}", "fallback": {
+                "backend": "Cuda", "op": op, "dtypes": ["F16"], "kernel_source": "s",
+                "kernel_revision_hash": 1}, "count": count, "hw": {
+                "compute_capability": [i % 50, 0], "hardware_sku": "sku",
+                "driver_version": "1"}}) + "\n")
+    p = run([ingest, "-q", db, feed])
+    check(p.returncode == 0, "ingest 300 ops over 50 compute capabilities", p.stderr)
+    p = run([report, "-q", "--top", "15", db, page])
+    check(p.returncode == 0, "fdx-report of many ops", p.stderr)
+    if p.returncode != 0:
+        return
+    text = open(page, encoding="utf-8").read()
+    shown_ops = set(re.findall(r'class="heat" data-op="([^"]*)"', text))
+    shown_ccs = set(re.findall(r'class="heat" data-op="[^"]*" data-cc="([^"]*)"', text))
+    top = set(sorted(sums, key=lambda o: (-sums[o], o))[:15])
+    check(shown_ops and shown_ops <= top, "the heatmap's ops are the 15 with the most misses",
+          str(sorted(shown_ops - top)[:5]))
+    check(0 < len(shown_ccs) <= 24, "at most 24 compute capabilities", str(len(shown_ccs)))
+    check("of 300 and 50." in text, "the page says how many ops and capabilities there are")
+
+
 def main():
     if len(sys.argv) != 5:
         print(__doc__, file=sys.stderr)
@@ -278,6 +309,7 @@ def main():
             check_page(page, dom, sql_expectations(db, 15))
             screenshots(browser, page, tmp, out_dir)
         check_failures(ingest, report, db, tmp)
+        check_bounded_heatmap(ingest, report, tmp)
     return finish("report")
 
 

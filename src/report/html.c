@@ -182,17 +182,14 @@ static void demand(page *pg)
     put(pg, "</tbody></table></section>\n");
 }
 
-/* Distinct values of one column, first seen first (the SQL orders them). */
+/* Distinct values of one column whose equal values are adjacent (the SQL
+ * orders them), in order. */
 static size_t distinct(const part_rows *p, int col, const char **out)
 {
     size_t n = 0;
-    for (size_t i = 0; i < p->n; i++) {
-        size_t j = 0;
-        while (j < n && strcmp(out[j], p->v[i].col[col]) != 0)
-            j++;
-        if (j == n)
+    for (size_t i = 0; i < p->n; i++)
+        if (!n || strcmp(out[n - 1], p->v[i].col[col]) != 0)
             out[n++] = p->v[i].col[col];
-    }
     return n;
 }
 
@@ -243,7 +240,7 @@ static void heatmap(page *pg)
         pg->out->oom = 1;
         return;
     }
-    size_t nops = distinct(p, 0, ops), ncc = 0;
+    size_t nops = distinct(p, 0, ops), ncc = 0, next = 0;
     for (size_t i = 0; i < p->n; i++)
         byc[i] = &p->v[i];
     qsort(byc, p->n, sizeof *byc, cc_cmp);
@@ -255,6 +252,13 @@ static void heatmap(page *pg)
         if (atof(p->v[i].col[4]) > max)
             max = atof(p->v[i].col[4]);
     const int lw = 170, cw = 78, ch = 28, top = 24;
+    unsigned long long all_ops = strtoull(p->v[0].col[5], NULL, 10);
+    unsigned long long all_ccs = strtoull(p->v[0].col[6], NULL, 10);
+    if (all_ops > nops || all_ccs > ncc)
+        putf(pg,
+             "<p class=\"note\">The %zu ops and %zu compute capabilities with the most misses, "
+             "of %llu and %llu.</p>",
+             nops, ncc, all_ops, all_ccs);
     putf(pg,
          "<p class=\"note\">Summed miss counts; a stronger colour is more (log scale).</p>"
          "<svg role=\"img\" aria-label=\"heatmap\" width=\"%d\" height=\"%d\" "
@@ -274,10 +278,11 @@ static void heatmap(page *pg)
         esc(pg, short_label(ops[o], shown));
         put(pg, "</text>");
         for (size_t c = 0; c < ncc; c++) {
+            /* the rows come in op order, each op's in capability order */
             const row *hit = NULL;
-            for (size_t i = 0; i < p->n && !hit; i++)
-                if (!strcmp(p->v[i].col[0], ops[o]) && !strcmp(p->v[i].col[3], ccs[c]))
-                    hit = &p->v[i];
+            if (next < p->n && !strcmp(p->v[next].col[0], ops[o]) &&
+                !strcmp(p->v[next].col[3], ccs[c]))
+                hit = &p->v[next++];
             int x = lw + cw * (int)c;
             if (!hit) {
                 putf(pg, "<rect class=\"empty\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>",

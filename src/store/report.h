@@ -12,7 +12,8 @@ typedef enum fdx_report_part {
     FDX_REPORT_LEDGER,  /* ingests, runs, stores, first day, last day, records,
                            miss cells, dispatch cells */
     FDX_REPORT_DEMAND,  /* wanted, misses, fallbacks, devices, ops */
-    FDX_REPORT_HEATMAP, /* op, cc_major, cc_minor, compute_capability, misses */
+    FDX_REPORT_HEATMAP, /* op, cc_major, cc_minor, compute_capability, misses, ops in
+                           all, compute capabilities in all; the top ones only */
     FDX_REPORT_GROWTH,  /* wanted, misses, previous, growth, is_new, ops; each row
                            followed by its key's daily rows */
     FDX_REPORT_DAILY,   /* wanted, day, misses (the last 90 days of history) */
