@@ -80,7 +80,10 @@ class Store:
     def commit(self):
         if self.latest is None:
             return
-        keep_from = month_start(self.latest - self.daily_days + 1)
+        # never counted back from past tomorrow: a capture time in the future
+        # does not roll the days before it into months
+        tomorrow = (datetime.datetime.now(datetime.timezone.utc).date() - EPOCH).days + 1
+        keep_from = month_start(min(self.latest, tomorrow) - self.daily_days + 1)
         if keep_from <= self.rolled_before:
             return
         rolled = {}

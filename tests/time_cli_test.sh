@@ -274,4 +274,19 @@ for args in "" "--since 2026-11-01" "--growth 7"; do
      "fdx-top $args: exact sums, in order"
 done
 
+# A capture time in the future (a mistyped --at, a host clock ahead, a store
+# merged from one) does not roll the days before it into months: the daily
+# window is never counted back from past tomorrow.
+recent=$(date -u -d '-3 days' +%F)
+miss w5 2 >"$T/w5.jsonl"
+expect 0 "an ingest 3 days ago" -- "$INGEST" -q --at "$recent" "$T/future.db" "$T/w5.jsonl"
+cp "$T/future.db" "$T/future-host.db"
+expect 0 "an ingest in 2099" -- "$INGEST" -q --at 2099-06-01 "$T/future.db" "$T/w5.jsonl"
+is "$(q "$T/future.db" "SELECT group_concat(day || ' ' || span, ', ') FROM (SELECT * FROM miss_daily ORDER BY day)")" \
+   "$recent day, 2099-06-01 day" "a day in 2099 leaves the recent days daily"
+expect 0 "a host with a day in 2099" -- "$INGEST" -q --at 2099-06-01 "$T/future-bad.db" "$T/w4.jsonl"
+expect 0 "merged into a store with recent days" -- "$MERGE" -q "$T/future-host.db" "$T/future-bad.db"
+is "$(q "$T/future-host.db" "SELECT group_concat(DISTINCT span) FROM miss_daily")" "day" \
+   "a merged store's day in 2099 leaves them daily too"
+
 finish

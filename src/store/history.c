@@ -3,12 +3,14 @@
  * it changes gains that many observations on the capture time's UTC day.
  * History rows are keyed by the cell's compact id, so writing one costs an
  * integer-keyed upsert beside the cell's own. Days that leave the daily
- * window (history_config.daily_days before the latest day) are rolled into
- * month buckets at commit, so a store fed for years stays small.
+ * window (history_config.daily_days before the latest day, or before tomorrow
+ * when that is earlier) are rolled into month buckets at commit, so a store
+ * fed for years stays small.
  */
 #include "store/history.h"
 
 #include <limits.h>
+#include <time.h>
 
 #include "common/when.h"
 #include "store/conn.h"
@@ -208,13 +210,20 @@ static int run_range(fdx_store *s, fdx_stmt_id id, int64_t lo, int64_t hi)
     return fdx_store_step_done(s, st, "rolling up history");
 }
 
+int64_t fdx_history_keep_from(int64_t latest_day, int64_t daily_days)
+{
+    if (latest_day == INT64_MIN)
+        return INT64_MIN;
+    int64_t tomorrow = day_of((int64_t)time(NULL)) + 1;
+    int64_t from = latest_day < tomorrow ? latest_day : tomorrow;
+    return fdx_month_start(from - daily_days + 1);
+}
+
 /* Rolls the days before the daily window into months, a whole month at a time. */
 static int roll_up(fdx_store *s)
 {
-    if (s->hist.latest_day == INT64_MIN)
-        return FDX_OK;
-    int64_t keep_from = fdx_month_start(s->hist.latest_day - s->hist.daily_days + 1);
-    if (keep_from <= s->hist.rolled_before)
+    int64_t keep_from = fdx_history_keep_from(s->hist.latest_day, s->hist.daily_days);
+    if (keep_from == INT64_MIN || keep_from <= s->hist.rolled_before)
         return FDX_OK;
     int rc = run_range(s, FDX_STMT_HISTORY_ROLLUP, s->hist.rolled_before, keep_from);
     if (rc == FDX_OK)

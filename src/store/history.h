@@ -28,6 +28,12 @@ int fdx_history_add_rows(fdx_store *s, const fdx_history_row *rows, size_t n, in
 int64_t fdx_history_bucket(const fdx_store *s, int64_t day);
 /* The day a transaction's own observations go to. */
 int64_t fdx_history_txn_day(const fdx_store *s);
+/* The first day the daily window keeps: the month of the window's start,
+ * counted back from the latest day, but never from past tomorrow, so that a
+ * capture time in the future (a mistyped --at, a host clock ahead, a store
+ * merged from one) does not roll every day before it into months for good.
+ * INT64_MIN when there is no history yet. */
+int64_t fdx_history_keep_from(int64_t latest_day, int64_t daily_days);
 /* Before COMMIT: rolls up what left the daily window, stores the counters. */
 int fdx_history_finish(fdx_store *s);
 /* Starts a transaction's capture time at now. */

@@ -185,9 +185,8 @@ static int history_write(push *p)
         return rc;
     if (p->cells && p->latest < day)
         p->latest = day;
-    int64_t keep_from =
-        p->latest == INT64_MIN ? INT64_MIN : fdx_month_start(p->latest - p->daily + 1);
-    if (keep_from > p->rolled) {
+    int64_t keep_from = fdx_history_keep_from(p->latest, p->daily);
+    if (keep_from != INT64_MIN && keep_from > p->rolled) {
         text_of(lo, p->rolled);
         text_of(hi, keep_from);
         const char *range[] = {lo, hi};
