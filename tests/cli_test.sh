@@ -224,4 +224,11 @@ expect 1 "deeper allowed, still not a record" -- "$INGEST" --max-depth 8 "$T/dee
 has err "missing"
 expect 2 "bad --max-depth" -- "$INGEST" --max-depth 0 "$T/deep.db" "$T/deep.jsonl"
 
+# an output named near a file name's 255 bytes: its temporary file's name is
+# cut to fit, and the output is written
+long=$(printf 'r%.0s' $(seq 250)).html
+expect 0 "fdx-report to a 255-byte name" -- "$REPORT" -q "$T/basic-2.db" "$T/$long"
+[ -s "$T/$long" ] && ok || bad "the page with a 255-byte name was not written"
+[ -z "$(ls -A "$T" | grep fdx-tmp)" ] && ok || bad "a temporary file was left"
+
 finish

@@ -1,6 +1,7 @@
 /*
  * Atomic file replacement (see atomic_file.h). Temporary files are named
- * ".<name>.fdx-tmp.<pid>.XXXXXX" so that a later writer can recognise, and
+ * ".<name>.fdx-tmp.<pid>.XXXXXX" (a long name cut to its first 200 bytes)
+ * so that a later writer can recognise, and
  * remove, those left behind by a writer that was killed. They are created
  * with mode 0666 so that the kernel applies the umask (and any default ACL),
  * as for any file the user creates; mkstemp's fixed 0600 would not.
@@ -42,6 +43,11 @@ static char *dir_of(const char *path)
     return dir;
 }
 
+/* The target's name as its temporary files spell it: cut so that
+ * ".<name>.fdx-tmp.<pid>.XXXXXX" stays within a file name's 255 bytes (a
+ * target named near that limit could not be written otherwise). */
+#define TEMP_STEM_MAX 200
+
 static char *base_of(const char *path)
 {
     char *copy = strdup(path);
@@ -49,6 +55,8 @@ static char *base_of(const char *path)
         return NULL;
     char *base = strdup(basename(copy));
     free(copy);
+    if (base && strlen(base) > TEMP_STEM_MAX)
+        base[TEMP_STEM_MAX] = '\0';
     return base;
 }
 
