@@ -231,4 +231,13 @@ expect 0 "fdx-report to a 255-byte name" -- "$REPORT" -q "$T/basic-2.db" "$T/$lo
 [ -s "$T/$long" ] && ok || bad "the page with a 255-byte name was not written"
 [ -z "$(ls -A "$T" | grep fdx-tmp)" ] && ok || bad "a temporary file was left"
 
+# the store's own files are not feeds: refused, nothing recorded, no store made
+cp "$T/basic-2.db" "$T/own.db"
+for f in own.db own.db-wal; do
+  expect 1 "ingest $f into own.db" -- "$INGEST" "$T/own.db" "$T/$f"; has err "not a feed to ingest"
+done
+cmp -s "$T/own.db" "$T/basic-2.db" && ok || bad "a refused input changed the store"
+expect 1 "a new store as its own input" -- "$INGEST" "$T/own-new.db" "$T/own-new.db"
+[ ! -e "$T/own-new.db" ] && ok || bad "the refused ingest left a store"
+
 finish

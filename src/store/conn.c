@@ -162,19 +162,36 @@ char *fdx_store_file_name(const char *path)
     return name;
 }
 
+/* Which of the store's files path names ("" the database, or a suffix), or
+ * NULL: none, a store in memory, or a path that cannot be looked at (whose
+ * use says why then). */
+static const char *own_part(fdx_store *s, const char *path, const char **db)
+{
+    fdx_file_id id;
+    *db = sqlite3_db_filename(s->db, "main");
+    if (!*db || !**db || fdx_file_identify(path, &id) != 0)
+        return NULL;
+    return fdx_file_db_part(&id, *db);
+}
+
 int fdx_store_may_replace(fdx_store *s, const char *path)
 {
     if (!s->db)
         return fdx_store_fail(s, FDX_EMISUSE, "the store is not open");
-    const char *db = sqlite3_db_filename(s->db, "main");
-    fdx_file_id id;
-    if (!db || !*db || fdx_file_identify(path, &id) != 0)
-        return FDX_OK; /* a store in memory; a path that cannot be written says why then */
-    const char *part = fdx_file_db_part(&id, db);
+    const char *db, *part = own_part(s, path, &db);
     if (!part)
         return FDX_OK;
     return fdx_store_fail(s, FDX_EMISUSE,
                           "%s: is the store%s %s%s; it would be replaced: write elsewhere", path,
+                          *part ? "'s file" : "", db, part);
+}
+
+int fdx_store_may_read(fdx_store *s, const char *path)
+{
+    const char *db, *part = own_part(s, path, &db);
+    if (!part)
+        return FDX_OK;
+    return fdx_store_fail(s, FDX_EMISUSE, "%s: is the store%s %s%s, not a feed to ingest", path,
                           *part ? "'s file" : "", db, part);
 }
 

@@ -59,6 +59,9 @@ int fdx_store_shm_refused(int rc);
  * which an output written by a rename over path would destroy: then
  * FDX_EMISUSE, errmsg saying so. */
 int fdx_store_may_replace(fdx_store *s, const char *path);
+/* The same for an input: the store's own files are not feeds (ingesting the
+ * store being written, or its -wal, reads pages as lines). */
+int fdx_store_may_read(fdx_store *s, const char *path);
 /* The name to give SQLite for the store file at path (malloc'd; NULL when
  * out of memory): a path, never a URI. */
 char *fdx_store_file_name(const char *path);
