@@ -240,4 +240,16 @@ cmp -s "$T/own.db" "$T/basic-2.db" && ok || bad "a refused input changed the sto
 expect 1 "a new store as its own input" -- "$INGEST" "$T/own-new.db" "$T/own-new.db"
 [ ! -e "$T/own-new.db" ] && ok || bad "the refused ingest left a store"
 
+# an option that takes one value, given twice, is refused rather than the
+# first silently dropped; an empty store path is a usage error
+expect 2 "fdx-top --op twice" -- "$TOP" --op A --op B "$T/basic-2.db"; has err "--op given twice"
+expect 2 "fdx-export --kind twice" -- "$EXPORT" --kind misses --kind dispatches "$T/basic-2.db" -
+has err "--kind given twice"
+expect 2 "fdx-ingest --run-id twice" -- "$INGEST" --run-id a --run-id b "$T/twice-opt.db" /dev/null
+has err "--run-id given twice"
+[ ! -e "$T/twice-opt.db" ] && ok || bad "a refused option made a store"
+expect 2 "fdx-diff with an empty path" -- "$(dirname "$INGEST")/fdx-diff" "$T/basic-2.db" ""
+has err "path is empty"
+expect 2 "fdx-ingest with an empty store path" -- "$INGEST" "" /dev/null; has err "path is empty"
+
 finish

@@ -64,7 +64,8 @@ static int parse_args(int argc, char **argv, options *o)
             if (strcmp(optarg, "misses") != 0 && strcmp(optarg, "dispatches") != 0)
                 return tool_usage_error(prog, "--kind: expected misses or dispatches, got '%s'",
                                         optarg);
-            o->kind = optarg;
+            if (tool_set_once(prog, &o->kind, "kind", optarg, NULL))
+                return EXIT_USAGE;
             break;
         case 'h': usage(); return -1;
         case 'V': tool_version(prog); return -1;

@@ -183,7 +183,7 @@ static int parse_args(int argc, char **argv, options *o)
         case 'r':
             if (!*optarg)
                 return tool_usage_error(prog, "--run-id: must not be empty");
-            o->run_id = optarg;
+            rc = tool_set_once(prog, &o->run_id, "run-id", optarg, NULL);
             break;
         case 'j': o->rejects = optarg; break;
         case 's': o->skip_invalid = 1; break;

@@ -41,21 +41,16 @@ static void usage(void)
 
 /* A cell has one value of each: a second --op would silently replace the
  * first, and the prune remove other cells than the user read back. */
+#define ONE_VALUE "a prune takes one value of each filter (run it once per value)"
+
 static int given_twice(int given, const char *name)
 {
-    return given ? tool_usage_error(prog,
-                                    "--%s given twice: a prune takes one value of each filter "
-                                    "(run it once per value)",
-                                    name)
-                 : 0;
+    return given ? tool_usage_error(prog, "--%s given twice: %s", name, ONE_VALUE) : 0;
 }
 
 static int set_once(const char **slot, const char *name, const char *value)
 {
-    int rc = given_twice(*slot != NULL, name);
-    if (rc == 0)
-        *slot = value;
-    return rc;
+    return tool_set_once(prog, slot, name, value, ONE_VALUE);
 }
 
 int main(int argc, char **argv)

@@ -93,10 +93,12 @@ static int parse_args(int argc, char **argv, options *o)
                 return tool_usage_error(prog, "--top: not a number: '%s'", optarg);
             o->filter.limit = (int64_t)top;
             break;
-        case 'c': o->filter.compute_capability = optarg; break;
-        case 's': o->filter.hardware_sku = optarg; break;
-        case 'o': o->filter.op = optarg; break;
-        case 'k': o->filter.kernel_source = optarg; break;
+        case 'c':
+            rc = tool_set_once(prog, &o->filter.compute_capability, "cc", optarg, NULL);
+            break;
+        case 's': rc = tool_set_once(prog, &o->filter.hardware_sku, "sku", optarg, NULL); break;
+        case 'o': rc = tool_set_once(prog, &o->filter.op, "op", optarg, NULL); break;
+        case 'k': rc = tool_set_once(prog, &o->filter.kernel_source, "source", optarg, NULL); break;
         case 'j': o->json = 1; break;
         case 'Q': o->sql = 1; break;
         case 'S':

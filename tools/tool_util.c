@@ -162,8 +162,20 @@ static int is_run_dir(const char *path)
     return stat(name, &st) == 0;
 }
 
+int tool_set_once(const char *prog, const char **slot, const char *name, const char *value,
+                  const char *why)
+{
+    if (*slot)
+        return tool_usage_error(prog, "--%s given twice: %s", name,
+                                why ? why : "it takes one value");
+    *slot = value;
+    return 0;
+}
+
 int tool_check_store_arg(const char *prog, const char *path, const char *usage)
 {
+    if (!*path)
+        return tool_usage_error(prog, "the store's path is empty");
     const char *what = strcmp(path, "-") == 0      ? "standard input"
                        : ends_with(path, ".jsonl") ? "a feed (.jsonl)"
                        : is_run_dir(path)          ? "a run directory"

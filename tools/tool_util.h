@@ -52,6 +52,11 @@ int tool_common_option(const char *prog, int c, char **argv, tool_common *co);
  * feed (a .jsonl file, a run directory, "-"): the arguments were swapped.
  * 0 when it may be a store. */
 int tool_check_store_arg(const char *prog, const char *path, const char *usage);
+/* Sets *slot to value, or refuses (a usage error, nonzero) an option given
+ * twice: a second --op or --run-id would silently replace the first. why
+ * ends the message (NULL: "it takes one value"). */
+int tool_set_once(const char *prog, const char **slot, const char *name, const char *value,
+                  const char *why);
 
 /* Parses the WHEN of option --name (fdx_parse_time); 0, or the usage error
  * naming the accepted forms (EXIT_USAGE). */
