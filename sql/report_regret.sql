@@ -9,7 +9,7 @@ regret AS (
 )
 SELECT structure_key, chosen_op, compute_capability, hardware_sku,
        chosen_backend || '/' || chosen_source, best_backend || '/' || best_source,
-       chosen_ns, best_ns, speedup, count
+       chosen_ns, best_ns, speedup, count, structure_key IS NULL
 FROM regret
 ORDER BY speedup DESC, structure_key
 LIMIT :top;

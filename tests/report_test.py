@@ -286,6 +286,38 @@ def check_bounded_heatmap(ingest, report, tmp):
     check("of 300 and 50." in text, "the page says how many ops and capabilities there are")
 
 
+def check_key_display(ingest, report, tmp):
+    """An empty key and a key spelled "(unkeyed)" are told apart, and a key's
+    controls (a right-to-left override, a newline) are shown, not obeyed;
+    the data-key attribute keeps the key's exact text."""
+    feed, db, page = (os.path.join(tmp, n) for n in ("keys.jsonl", "keys.db", "keys.html"))
+    keys = ["", "(unkeyed)", "ab\u202ecd", "line\nbreak"]
+    with open(feed, "w") as f:
+        for i, k in enumerate(keys):
+            f.write(json.dumps({"schema": 2, "wanted": k, "fallback": {
+                "backend": "Cuda", "op": "Gelu", "dtypes": ["F16"], "kernel_source": "s",
+                "kernel_revision_hash": 1}, "count": 10 - i, "hw": {
+                "compute_capability": [8, 9], "hardware_sku": "sku",
+                "driver_version": "1"}}) + "\n")
+    p = run([ingest, "-q", db, feed])
+    check(p.returncode == 0, "ingest the keys", p.stderr)
+    p = run([report, "-q", db, page])
+    check(p.returncode == 0, "fdx-report of the keys", p.stderr)
+    if p.returncode != 0:
+        return
+    text = open(page, encoding="utf-8").read()
+    shown = re.findall(r'<td class="key" data-key="([^"]*)">(.*?)</td>', text, re.S)
+    got = dict(shown)
+    check(got.get("") == "<i>(empty)</i>", "an empty key is said in italics", repr(got.get("")))
+    check(got.get("(unkeyed)") == "(unkeyed)", "a key spelled (unkeyed) is its text")
+    check(got.get("ab\u202ecd") == "ab\\u202Ecd", "a right-to-left override is shown",
+          repr(got.get("ab\u202ecd")))
+    check(got.get("line\nbreak") == "line\\u000Abreak", "a newline is shown",
+          repr(got.get("line\nbreak")))
+    body = re.sub(r'data-key="[^"]*"', "", text)
+    check("\u202e" not in body, "no override acts outside an attribute")
+
+
 def main():
     if len(sys.argv) != 5:
         print(__doc__, file=sys.stderr)
@@ -310,6 +342,7 @@ def main():
             screenshots(browser, page, tmp, out_dir)
         check_failures(ingest, report, db, tmp)
         check_bounded_heatmap(ingest, report, tmp)
+        check_key_display(ingest, report, tmp)
     return finish("report")
 
 

@@ -69,7 +69,8 @@ static void putf(page *pg, const char *fmt, ...)
 }
 
 /* Text or attribute value, escaped for both. */
-static void esc(page *pg, const char *s)
+/* s as an attribute's value: exactly its text, escaped. */
+static void esc_attr(page *pg, const char *s)
 {
     for (; *s; s++) {
         switch (*s) {
@@ -80,6 +81,44 @@ static void esc(page *pg, const char *s)
         case '\'': put(pg, "&#39;"); break;
         default: fdx_buf_putc(pg->out, *s);
         }
+    }
+}
+
+/* The code point of a control at s that would act on the page instead of
+ * showing (C0 and C1 controls, line and paragraph separators, the bidi
+ * marks, embeddings, overrides and isolates), and its length; 0 for none. */
+static unsigned control_at(const unsigned char *s, size_t *len)
+{
+    unsigned cp = 0;
+    *len = 1;
+    if (s[0] < 0x20 || s[0] == 0x7F)
+        cp = s[0];
+    else if (s[0] == 0xC2 && s[1] >= 0x80 && s[1] <= 0x9F)
+        cp = s[1], *len = 2;
+    else if (s[0] == 0xE2 && (s[1] == 0x80 || s[1] == 0x81) && s[2] >= 0x80 && s[2] <= 0xBF) {
+        unsigned c = 0x2000 | (unsigned)(s[1] & 0x3F) << 6 | (s[2] & 0x3F);
+        if (c == 0x200E || c == 0x200F || c == 0x2028 || c == 0x2029 ||
+            (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069))
+            cp = c, *len = 3;
+    }
+    return cp;
+}
+
+/* s as text on the page, escaped, its controls shown as \uXXXX: a key that
+ * holds a right-to-left override would otherwise show another key. */
+static void esc(page *pg, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        size_t len;
+        unsigned cp = control_at(p, &len);
+        if (cp) {
+            putf(pg, "\\u%04X", cp);
+            p += len;
+            continue;
+        }
+        char one[2] = {(char)*p++, 0};
+        esc_attr(pg, one);
     }
 }
 
@@ -135,18 +174,23 @@ static void ledger(page *pg, const char *store_path)
 static void num_cell(page *pg, const char *attr, const char *v)
 {
     putf(pg, "<td class=\"n\" data-%s=\"", attr);
-    esc(pg, v);
+    esc_attr(pg, v);
     put(pg, "\">");
     esc(pg, v);
     put(pg, "</td>");
 }
 
-static void key_cell(page *pg, const char *v)
+/* A structure key; an empty one, or none (unkeyed), said in italics, which no
+ * key's own text is. */
+static void key_cell(page *pg, const char *v, int unkeyed)
 {
     put(pg, "<td class=\"key\" data-key=\"");
-    esc(pg, v);
+    esc_attr(pg, v);
     put(pg, "\">");
-    esc(pg, *v ? v : "(unkeyed)");
+    if (unkeyed || !*v)
+        put(pg, unkeyed ? "<i>(unkeyed)</i>" : "<i>(empty)</i>");
+    else
+        esc(pg, v);
     put(pg, "</td>");
 }
 
@@ -172,7 +216,7 @@ static void demand(page *pg)
     for (size_t i = 0; i < p->n; i++) {
         const row *r = &p->v[i];
         putf(pg, "<tr class=\"demand\"><td class=\"n\">%zu</td>", i + 1);
-        key_cell(pg, r->col[0]);
+        key_cell(pg, r->col[0], 0);
         num_cell(pg, "misses", r->col[1]);
         num_cell(pg, "fallbacks", r->col[2]);
         num_cell(pg, "devices", r->col[3]);
@@ -292,11 +336,11 @@ static void heatmap(page *pg)
             double v = atof(hit->col[4]);
             double a = 0.15 + 0.85 * ln1p(v) / ln1p(max);
             put(pg, "<g class=\"heat\" data-op=\"");
-            esc(pg, ops[o]);
+            esc_attr(pg, ops[o]);
             put(pg, "\" data-cc=\"");
-            esc(pg, ccs[c]);
+            esc_attr(pg, ccs[c]);
             put(pg, "\" data-misses=\"");
-            esc(pg, hit->col[4]);
+            esc_attr(pg, hit->col[4]);
             putf(pg,
                  "\"><rect class=\"cell\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
                  "fill-opacity=\"%.2f\"/><text x=\"%d\" y=\"%d\" text-anchor=\"middle\"%s>",
@@ -384,14 +428,14 @@ static void trends(page *pg)
         const row *r = &g->v[i];
         int up = atoll(r->col[3]) > 0;
         put(pg, up ? "<tr class=\"trend up\">" : "<tr class=\"trend\">");
-        key_cell(pg, r->col[0]);
+        key_cell(pg, r->col[0], 0);
         put(pg, "<td>");
         sparkline(pg, r->col[0], days, ndays);
         put(pg, "</td>");
         num_cell(pg, "misses", r->col[1]);
         num_cell(pg, "previous", r->col[2]);
         put(pg, "<td class=\"n growth\" data-growth=\"");
-        esc(pg, r->col[3]);
+        esc_attr(pg, r->col[3]);
         put(pg, "\">");
         put(pg, up ? "+" : "");
         esc(pg, r->col[3]);
@@ -419,7 +463,7 @@ static void regret(page *pg)
     for (size_t i = 0; i < p->n; i++) {
         const row *r = &p->v[i];
         put(pg, "<tr class=\"regret\">");
-        key_cell(pg, r->col[0]);
+        key_cell(pg, r->col[0], r->col[10] && !strcmp(r->col[10], "1"));
         for (int c = 1; c < 6; c++)
             text_cell(pg, r->col[c]);
         num_cell(pg, "chosen-ns", r->col[6]);

@@ -18,11 +18,12 @@ typedef enum fdx_report_part {
                            followed by its key's daily rows */
     FDX_REPORT_DAILY,   /* wanted, day, misses (the last 90 days of history) */
     FDX_REPORT_REGRET,  /* structure_key, op, compute_capability, hardware_sku,
-                           chosen, best, chosen_ns, best_ns, speedup, count */
+                           chosen, best, chosen_ns, best_ns, speedup, count,
+                           unkeyed ('1' or '0') */
     FDX_REPORT_PARTS
 } fdx_report_part;
 
-#define FDX_REPORT_MAX_COLS 10
+#define FDX_REPORT_MAX_COLS 12
 
 /* cols[i] is never NULL (SQL NULL reads as ""); a non-zero return stops. */
 typedef int (*fdx_report_row_fn)(void *ctx, fdx_report_part part, const char *const *cols,
