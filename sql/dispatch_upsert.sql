@@ -1,7 +1,8 @@
 -- Adds one pending dispatch cell. ?13 is the cell's count (1 ..= 2^63-1),
 -- saturating at 2^63-1; ?12 (candidates), when not the empty list, replaces
--- the stored list when this transaction wrote that one (lines in arrival
--- order), or else when it was captured later (?15, the transaction's capture
+-- the stored list when this transaction set that one (lines in arrival
+-- order: the cell last written by it, at its capture time), or else when it
+-- was captured later (?15, the transaction's capture
 -- time in Unix ms), at the same time when its text is greater: as a merge
 -- decides (merge_apply_dispatches.sql), so a backfill with an older capture
 -- time leaves a newer list where it is (WIRE.md, section 2).
@@ -22,7 +23,8 @@ DO UPDATE SET
     END,
     candidates = CASE
         WHEN excluded.candidates <> '[]'
-             AND (last_ingest = excluded.last_ingest
+             AND ((last_ingest = excluded.last_ingest
+                   AND candidates_set_at = excluded.candidates_set_at)
                   OR (excluded.candidates_set_at, excluded.candidates)
                      > (coalesce(candidates_set_at, -1), candidates))
             THEN excluded.candidates
@@ -30,7 +32,8 @@ DO UPDATE SET
     END,
     candidates_set_at = CASE
         WHEN excluded.candidates <> '[]'
-             AND (last_ingest = excluded.last_ingest
+             AND ((last_ingest = excluded.last_ingest
+                   AND candidates_set_at = excluded.candidates_set_at)
                   OR (excluded.candidates_set_at, excluded.candidates)
                      > (coalesce(candidates_set_at, -1), candidates))
             THEN excluded.candidates_set_at

@@ -251,5 +251,9 @@ has err "--run-id given twice"
 expect 2 "fdx-diff with an empty path" -- "$(dirname "$INGEST")/fdx-diff" "$T/basic-2.db" ""
 has err "path is empty"
 expect 2 "fdx-ingest with an empty store path" -- "$INGEST" "" /dev/null; has err "path is empty"
+expect 2 "fdx-ingest with an empty PATH" -- "$INGEST" "$T/empty-path.db" ""; has err "PATH is empty"
+expect 2 "fdx-merge with an empty source" -- "$(dirname "$INGEST")/fdx-merge" "$T/empty-path.db" ""
+has err "path is empty"
+[ ! -e "$T/empty-path.db" ] && ok || bad "an empty path made a store"
 
 finish

@@ -2715,6 +2715,9 @@ START_TEST(misuse_of_handles_and_pointers_is_refused)
     ck_assert_int_eq(fdx_store_ingest_paths(none, paths, 1, NULL, NULL), FDX_EMISUSE);
     ck_assert_int_eq(fdx_store_report(none, tu_path(tu_dir, "r.html"), NULL), FDX_EMISUSE);
     ck_assert_int_eq(fdx_store_diff(none, "x.db", NULL, NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_merge(none, "x.db", NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_set_busy_timeout(none, 5), FDX_EMISUSE);
+    fdx_store_set_progress(none, NULL, NULL);
     ck_assert_ptr_null(fdx_json_string(NULL));
 
     ck_assert_int_eq(fdx_store_open(tu_path(tu_dir, "no-such.db"), 0, &failed), FDX_ENOENT);
@@ -2736,6 +2739,7 @@ START_TEST(misuse_of_handles_and_pointers_is_refused)
     ck_assert_int_eq(fdx_store_find_run(db, "r", NULL, NULL), FDX_EMISUSE);
     ck_assert_int_eq(fdx_store_cell_counts(db, NULL, NULL), FDX_EMISUSE);
     ck_assert_int_eq(fdx_store_export(db, NULL, NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_diff(db, tu_path(tu_dir, "misuse.db"), NULL, NULL), FDX_EMISUSE);
     ck_assert_int_eq(fdx_store_export_kind(db, "misses", NULL, NULL), FDX_EMISUSE);
     ck_assert_int_eq(fdx_store_hash_paths(db, NULL, 1, hex), FDX_EMISUSE);
     ck_assert_int_eq(fdx_store_hash_paths(db, paths, 1, NULL), FDX_EMISUSE);
@@ -2749,6 +2753,66 @@ START_TEST(misuse_of_handles_and_pointers_is_refused)
         ck_assert_int_eq(fdx_store_demand(db, &window, count_rows, &rows), FDX_EMISUSE);
         ck_assert_int_eq(fdx_store_growth(db, &window, 7, no_growth, NULL), FDX_EMISUSE);
     }
+    fdx_store_close(db);
+}
+END_TEST
+
+#define CAND_LINE(source)                                                                          \
+    "{\"schema\":2,\"structure_key\":\"k\",\"chosen\":{\"backend\":\"Cuda\",\"op\":\"Gelu\","      \
+    "\"dtypes\":[\"F16\"],\"kernel_source\":\"s\",\"kernel_revision_hash\":1},\"candidates\":[{"   \
+    "\"impl_id\":{\"backend\":\"Cuda\",\"op\":\"Gelu\",\"dtypes\":[\"F16\"],\"kernel_source\":"    \
+    "\"" source "\",\"kernel_revision_hash\":2}}],\"count\":1,\"hw\":{\"hardware_sku\":\"x\","     \
+    "\"driver_version\":\"1\"}}\n"
+
+static void ingest_into(fdx_store *db, const char *text)
+{
+    ck_assert_int_eq(fdx_store_ingest_buffer(db, "feed", text, strlen(text), NULL, NULL), FDX_OK);
+}
+
+/* A backfill that writes a cell twice in one transaction (a record or an
+ * earlier ingest first, then a list) keeps a later capture's list, as two
+ * transactions would: only a list this transaction set is replaced by
+ * arrival order. */
+START_TEST(a_backfill_writing_a_cell_twice_keeps_a_later_list)
+{
+    const char *no_list = "{\"schema\":2,\"structure_key\":\"k\",\"chosen\":{\"backend\":"
+                          "\"Cuda\",\"op\":\"Gelu\",\"dtypes\":[\"F16\"],\"kernel_source\":"
+                          "\"s\",\"kernel_revision_hash\":1},\"count\":1,\"hw\":{"
+                          "\"hardware_sku\":\"x\",\"driver_version\":\"1\"}}\n";
+    fdx_store *db = tu_open(tu_path(tu_dir, "twice.db"));
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_set_time(db, 1780272000), FDX_OK); /* 2026-06-01 */
+    ingest_into(db, CAND_LINE("later"));
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_set_time(db, 1767225600), FDX_OK); /* 2026-01-01 */
+    ingest_into(db, no_list);
+    ingest_into(db, CAND_LINE("older"));
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_set_time(db, 1790812800), FDX_OK); /* 2026-10-01 */
+    ingest_into(db, CAND_LINE("first"));
+    ingest_into(db, CAND_LINE("second")); /* one transaction: arrival order */
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    ck_assert_int_eq(fdx_store_export(db, tu_path(tu_dir, "twice"), NULL), FDX_OK);
+    char *text = tu_read_file(tu_path(tu_path(tu_dir, "twice"), "dispatches.jsonl"), NULL);
+    ck_assert_ptr_nonnull(strstr(text, "\"second\""));
+    free(text);
+    fdx_store_close(db);
+    db = tu_open(tu_path(tu_dir, "twice2.db"));
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_set_time(db, 1780272000), FDX_OK);
+    ingest_into(db, CAND_LINE("later"));
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_set_time(db, 1767225600), FDX_OK);
+    ingest_into(db, no_list);
+    ingest_into(db, CAND_LINE("older"));
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    ck_assert_int_eq(fdx_store_export(db, tu_path(tu_dir, "twice2"), NULL), FDX_OK);
+    text = tu_read_file(tu_path(tu_path(tu_dir, "twice2"), "dispatches.jsonl"), NULL);
+    ck_assert_ptr_nonnull(strstr(text, "\"later\""));
+    free(text);
     fdx_store_close(db);
 }
 END_TEST
@@ -3263,6 +3327,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, outputs_never_replace_the_store);
     tcase_add_test(tc, an_open_as_it_is_makes_and_migrates_nothing);
     tcase_add_test(tc, misuse_of_handles_and_pointers_is_refused);
+    tcase_add_test(tc, a_backfill_writing_a_cell_twice_keeps_a_later_list);
     suite_add_tcase(s, tc);
     return s;
 }

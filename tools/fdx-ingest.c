@@ -203,6 +203,9 @@ static int parse_args(int argc, char **argv, options *o)
         return tool_usage_error(prog, "--rejects needs --skip-invalid");
     if (argc - optind < 2)
         return tool_usage_error(prog, "expected DB and at least one PATH");
+    for (int i = optind + 1; i < argc; i++)
+        if (!*argv[i])
+            return tool_usage_error(prog, "a PATH is empty");
     return tool_check_store_arg(prog, argv[optind], "[OPTION]... DB PATH...");
 }
 

@@ -101,6 +101,8 @@ int fdx_store_diff(fdx_store *s, const char *other_path, fdx_diff_fn fn, void *c
         return FDX_EMISUSE;
     if (!s->db)
         return fdx_store_fail(s, FDX_EMISUSE, "the store is not open");
+    if (!fn)
+        return fdx_store_fail(s, FDX_EMISUSE, "no callback given");
     if (s->in_txn)
         return fdx_store_fail(s, FDX_EMISUSE, "not allowed while a transaction is open");
     fdx_store *other = NULL;

@@ -44,6 +44,8 @@ static int transaction_lost(fdx_store *dst)
 int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
 {
     fdx_merge_stats local = {0};
+    if (!dst)
+        return FDX_EMISUSE;
     stats = stats ? stats : &local;
     fdx_store_note(dst, FDX_NOTICE_NONE, "%s", "");
     int need = fdx_store_need_txn(dst);

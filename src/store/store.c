@@ -581,6 +581,8 @@ int fdx_store_notice_kind(const fdx_store *s)
 
 int fdx_store_set_busy_timeout(fdx_store *s, int ms)
 {
+    if (!s)
+        return FDX_EMISUSE;
     if (ms < 0)
         return fdx_store_fail(s, FDX_EMISUSE, "busy timeout must not be negative");
     s->busy_ms = ms;
@@ -859,6 +861,8 @@ int fdx_store_cell_counts(fdx_store *s, uint64_t *misses, uint64_t *dispatches)
 
 void fdx_store_set_progress(fdx_store *s, fdx_progress_fn fn, void *ctx)
 {
+    if (!s)
+        return;
     s->progress = fn;
     s->progress_ctx = ctx;
 }
