@@ -203,9 +203,8 @@ static int parse_args(int argc, char **argv, options *o)
         return tool_usage_error(prog, "--rejects needs --skip-invalid");
     if (argc - optind < 2)
         return tool_usage_error(prog, "expected DB and at least one PATH");
-    for (int i = optind + 1; i < argc; i++)
-        if (!*argv[i])
-            return tool_usage_error(prog, "a PATH is empty");
+    if ((rc = tool_check_nonempty(prog, argv + optind + 1, argc - optind - 1, "a PATH")) != 0)
+        return rc;
     return tool_check_store_arg(prog, argv[optind], "[OPTION]... DB PATH...");
 }
 

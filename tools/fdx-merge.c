@@ -65,9 +65,9 @@ int main(int argc, char **argv)
         return tool_usage_error(prog, "expected DST and at least one SRC");
     if ((rc = tool_check_store_arg(prog, argv[optind], "[OPTION]... DST SRC...")) != 0)
         return rc;
-    for (int i = optind + 1; i < argc; i++)
-        if (!*argv[i])
-            return tool_usage_error(prog, "a source store's path is empty");
+    if ((rc = tool_check_nonempty(prog, argv + optind + 1, argc - optind - 1,
+                                  "a source store's path")) != 0)
+        return rc;
     fdx_use_fast_json_allocator(); /* every cell read is decoded to check it */
     fdx_store *db;
     fdx_merge_stats ms = {0};

@@ -162,6 +162,14 @@ static int is_run_dir(const char *path)
     return stat(name, &st) == 0;
 }
 
+int tool_check_nonempty(const char *prog, char *const *paths, int n, const char *what)
+{
+    for (int i = 0; i < n; i++)
+        if (!*paths[i])
+            return tool_usage_error(prog, "%s is empty", what);
+    return 0;
+}
+
 int tool_set_once(const char *prog, const char **slot, const char *name, const char *value,
                   const char *why)
 {

@@ -55,6 +55,8 @@ int tool_check_store_arg(const char *prog, const char *path, const char *usage);
 /* Sets *slot to value, or refuses (a usage error, nonzero) an option given
  * twice: a second --op or --run-id would silently replace the first. why
  * ends the message (NULL: "it takes one value"). */
+/* Refuses (a usage error, nonzero) an empty one of n paths: "WHAT is empty". */
+int tool_check_nonempty(const char *prog, char *const *paths, int n, const char *what);
 int tool_set_once(const char *prog, const char **slot, const char *name, const char *value,
                   const char *why);
 

@@ -473,8 +473,8 @@ static int run_ingest(fdx_store *s, const char *const *paths, size_t n, const ch
     return in.failed_paths ? FDX_EDATA : FDX_OK;
 }
 
-int fdx_store_ingest_paths(fdx_store *s, const char *const *paths, size_t n,
-                           const fdx_ingest_opts *opts, fdx_ingest_stats *stats)
+/* A handle, and n paths none of which is NULL; FDX_EMISUSE otherwise. */
+static int paths_given(fdx_store *s, const char *const *paths, size_t n)
 {
     if (!s)
         return FDX_EMISUSE;
@@ -483,7 +483,14 @@ int fdx_store_ingest_paths(fdx_store *s, const char *const *paths, size_t n,
     for (size_t i = 0; i < n; i++)
         if (!paths[i])
             return fdx_store_fail(s, FDX_EMISUSE, "no path given");
-    return run_ingest(s, paths, n, NULL, 0, opts, stats);
+    return FDX_OK;
+}
+
+int fdx_store_ingest_paths(fdx_store *s, const char *const *paths, size_t n,
+                           const fdx_ingest_opts *opts, fdx_ingest_stats *stats)
+{
+    int rc = paths_given(s, paths, n);
+    return rc != FDX_OK ? rc : run_ingest(s, paths, n, NULL, 0, opts, stats);
 }
 
 int fdx_store_ingest_path(fdx_store *s, const char *path, const fdx_ingest_opts *opts,
@@ -531,13 +538,11 @@ static int hash_file_cb(void *ctx, const char *path, const char *name)
 
 int fdx_store_hash_paths(fdx_store *s, const char *const *paths, size_t n, char hex[65])
 {
-    if (!s)
-        return FDX_EMISUSE;
-    if ((n && !paths) || !hex)
-        return fdx_store_fail(s, FDX_EMISUSE, "no paths, or no place for the hash, given");
-    for (size_t i = 0; i < n; i++)
-        if (!paths[i])
-            return fdx_store_fail(s, FDX_EMISUSE, "no path given");
+    int given = paths_given(s, paths, n);
+    if (given != FDX_OK)
+        return given;
+    if (!hex)
+        return fdx_store_fail(s, FDX_EMISUSE, "no place for the hash given");
     hash_ctx h = {s, {{0}, 0, {0}, 0}};
     fdx_sha256_init(&h.combined);
     for (size_t i = 0; i < n; i++) {

@@ -68,20 +68,24 @@ static void putf(page *pg, const char *fmt, ...)
         fdx_buf_append(pg->out, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
-/* Text or attribute value, escaped for both. */
+/* One byte of text or of an attribute's value, escaped for both. */
+static void esc_char(page *pg, char c)
+{
+    switch (c) {
+    case '&': put(pg, "&amp;"); break;
+    case '<': put(pg, "&lt;"); break;
+    case '>': put(pg, "&gt;"); break;
+    case '"': put(pg, "&quot;"); break;
+    case '\'': put(pg, "&#39;"); break;
+    default: fdx_buf_putc(pg->out, c);
+    }
+}
+
 /* s as an attribute's value: exactly its text, escaped. */
 static void esc_attr(page *pg, const char *s)
 {
-    for (; *s; s++) {
-        switch (*s) {
-        case '&': put(pg, "&amp;"); break;
-        case '<': put(pg, "&lt;"); break;
-        case '>': put(pg, "&gt;"); break;
-        case '"': put(pg, "&quot;"); break;
-        case '\'': put(pg, "&#39;"); break;
-        default: fdx_buf_putc(pg->out, *s);
-        }
-    }
+    for (; *s; s++)
+        esc_char(pg, *s);
 }
 
 /* The code point of a control at s that would act on the page instead of
@@ -112,13 +116,11 @@ static void esc(page *pg, const char *s)
     while (*p) {
         size_t len;
         unsigned cp = control_at(p, &len);
-        if (cp) {
+        if (cp)
             putf(pg, "\\u%04X", cp);
-            p += len;
-            continue;
-        }
-        char one[2] = {(char)*p++, 0};
-        esc_attr(pg, one);
+        else
+            esc_char(pg, (char)*p);
+        p += len;
     }
 }
 

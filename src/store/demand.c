@@ -165,9 +165,7 @@ int fdx_store_growth(fdx_store *s, const fdx_demand_filter *f, int days, fdx_gro
                      void *ctx)
 {
     static const fdx_demand_filter none = FDX_DEMAND_FILTER_INIT;
-    if (!s)
-        return FDX_EMISUSE;
-    if (days < 1)
+    if (days < 1) /* a NULL handle says no more than that */
         return fdx_store_fail(s, FDX_EMISUSE, "a growth window must be at least one day");
     ranking k = {f ? f : &none, days, NULL, fn, ctx};
     return checked_rank(s, &k);

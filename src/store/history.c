@@ -223,7 +223,7 @@ int64_t fdx_history_keep_from(int64_t latest_day, int64_t daily_days)
 static int roll_up(fdx_store *s)
 {
     int64_t keep_from = fdx_history_keep_from(s->hist.latest_day, s->hist.daily_days);
-    if (keep_from == INT64_MIN || keep_from <= s->hist.rolled_before)
+    if (keep_from <= s->hist.rolled_before) /* INT64_MIN: no history yet */
         return FDX_OK;
     int rc = run_range(s, FDX_STMT_HISTORY_ROLLUP, s->hist.rolled_before, keep_from);
     if (rc == FDX_OK)

@@ -186,7 +186,7 @@ static int history_write(push *p)
     if (p->cells && p->latest < day)
         p->latest = day;
     int64_t keep_from = fdx_history_keep_from(p->latest, p->daily);
-    if (keep_from != INT64_MIN && keep_from > p->rolled) {
+    if (keep_from > p->rolled) {
         text_of(lo, p->rolled);
         text_of(hi, keep_from);
         const char *range[] = {lo, hi};

@@ -58,21 +58,22 @@ static int remember(fdx_store *s, const fdx_cell *c, int64_t cell_id)
     return fdx_store_step_done(s, st, "remembering a pruned cell");
 }
 
-static int remove_cells(fdx_store *s, fdx_stmt_id id, const fdx_prune_filter *f, const char *before,
+/* The filters' values in the order of the prune statements' parameters (the
+ * backend's too): NULL filters nothing; an empty value matches the empty
+ * string. */
+enum { N_FILTERS = 7 };
+
+static int remove_cells(fdx_store *s, fdx_stmt_id id, const char *const values[N_FILTERS],
                         uint64_t *cells, uint64_t *observations)
 {
+    static const char *const names[N_FILTERS] = {":driver", ":revision", ":source", ":op",
+                                                 ":cc",     ":sku",      ":before"};
     sqlite3_stmt *st;
     int rc = fdx_store_stmt(s, id, &st);
     if (rc != FDX_OK)
         return rc;
-    /* NULL filters nothing; an empty value matches the empty string */
-    fdx_store_bind_named_text(st, ":driver", f->driver_version);
-    fdx_store_bind_named_text(st, ":revision", f->kernel_revision);
-    fdx_store_bind_named_text(st, ":source", f->kernel_source);
-    fdx_store_bind_named_text(st, ":op", f->op);
-    fdx_store_bind_named_text(st, ":cc", f->compute_capability);
-    fdx_store_bind_named_text(st, ":sku", f->hardware_sku);
-    fdx_store_bind_named_text(st, ":before", f->before ? before : NULL);
+    for (int i = 0; i < N_FILTERS; i++)
+        fdx_store_bind_named_text(st, names[i], values[i]);
     int code = FDX_OK;
     while (code == FDX_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         fdx_cell cell;
@@ -108,17 +109,17 @@ static int log_prune(fdx_store *s, const fdx_buf *json, const fdx_prune_stats *p
 static int write_prune(fdx_store *s, const fdx_prune_filter *f, const char *before,
                        const fdx_buf *json, fdx_prune_stats *stats, fdx_prune_stats *asked)
 {
+    const char *values[N_FILTERS] = {
+        f->driver_version,     f->kernel_revision, f->kernel_source,         f->op,
+        f->compute_capability, f->hardware_sku,    f->before ? before : NULL};
     int rc = fdx_ledger_open_row(s);
     if (rc == FDX_OK && s->backend && s->backend->prune) {
-        const char *values[7] = {
-            f->driver_version,     f->kernel_revision, f->kernel_source,         f->op,
-            f->compute_capability, f->hardware_sku,    f->before ? before : NULL};
         rc = s->backend->prune(s, values, json->data, asked);
     } else if (rc == FDX_OK) {
-        rc = remove_cells(s, FDX_STMT_PRUNE_MISSES, f, before, &stats->miss_cells,
+        rc = remove_cells(s, FDX_STMT_PRUNE_MISSES, values, &stats->miss_cells,
                           &stats->observations);
         if (rc == FDX_OK)
-            rc = remove_cells(s, FDX_STMT_PRUNE_DISPATCHES, f, before, &stats->dispatch_cells,
+            rc = remove_cells(s, FDX_STMT_PRUNE_DISPATCHES, values, &stats->dispatch_cells,
                               &stats->observations);
         if (rc == FDX_OK)
             rc = fdx_store_exec(s, FDX_STMT_PRUNE_TOMB_HISTORY);
