@@ -251,7 +251,8 @@ typedef struct fdx_ingest_opts {
     /* Notices that are not errors, such as content already ingested before:
      * "where" is the path. */
     fdx_diag_fn on_warning;
-    /* Decoding threads: 0 one per CPU, 1 none (decode on the calling thread).
+    /* Decoding threads: 0 one per CPU, 1 none (decode on the calling thread),
+     * at most FDX_MAX_THREADS.
      * The result is the same either way. On Linux they take SCHED_BATCH,
      * unless they start in another policy than the default. Whatever it
      * is, a transaction whose cells outgrow the memory budget sorts each
@@ -281,6 +282,7 @@ int fdx_ingest_opts_init(fdx_ingest_opts *opts, unsigned int version);
 
 #define FDX_DEFAULT_MAX_LINE  ((size_t)1 << 20)
 #define FDX_MAX_LINE_LIMIT    ((size_t)1 << 30)
+#define FDX_MAX_THREADS       64 /* fdx_ingest_opts.threads at most */
 #define FDX_DEFAULT_MAX_DEPTH 5
 #define FDX_MAX_DEPTH_LIMIT   64
 

@@ -5,9 +5,11 @@
 -- day, never before 1970, however far back the daily window reaches; an id
 -- at or past the next one would be a new cell's history) or whose day is
 -- after the latest day the settings hold (NULL: no row), a cell whose id is
--- missing, out of range or also another cell's, or a prune's tombstone
--- naming an id out of range or also a cell's or another tombstone's (a
--- later prune would hand that cell's history to it: prune_tomb_history.sql),
+-- missing, out of range or also another cell's (of either kind: a unique
+-- index is only the schema's word, which a file edited in place can break),
+-- or a prune's tombstone naming an id out of range or also a cell's or
+-- another tombstone's (a later prune would hand that cell's history to it:
+-- prune_tomb_history.sql),
 -- a history row of a tombstone's id (a prune moves those, and the next would
 -- move such a row too), or a tombstone's history row of no tombstone (the
 -- next tombstone, numbered after the last, would take it) or out of range.
@@ -34,6 +36,12 @@ UNION ALL
 SELECT 'a miss cell and a dispatch cell share the cell id ' || m.cell_id
 FROM miss_cell AS m
 JOIN dispatch_cell AS d ON d.cell_id = m.cell_id
+UNION ALL
+SELECT 'miss_cell: two cells share the cell id ' || cell_id
+FROM miss_cell GROUP BY cell_id HAVING count(*) > 1
+UNION ALL
+SELECT 'dispatch_cell: two cells share the cell id ' || cell_id
+FROM dispatch_cell GROUP BY cell_id HAVING count(*) > 1
 UNION ALL
 SELECT 'pruned_cell: a tombstone names the cell id of a cell or of another tombstone ('
        || p.cell_id || ')'

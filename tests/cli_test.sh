@@ -79,7 +79,7 @@ has err "no such store"
 
 # over-long lines
 expect 1 "long line" -- "$INGEST" --max-line-bytes 50 "$T/long.db" "$T/mixed.jsonl"
-has err "line longer than 50 bytes"
+has err "line longer than 50 bytes, the limit, which fdx-ingest --max-line-bytes"
 
 # missing inputs and outputs
 expect 1 "missing path" -- "$INGEST" "$T/basic-1.db" "$T/nope.jsonl"
@@ -156,6 +156,14 @@ same "$T/rej" "$T/rej-want"
 expect 0 "export skip" -- "$EXPORT" "$T/skip.db" "$T/skip-out"
 has err "misses.jsonl: 1 lines"
 if grep -q '"count":2' "$T/skip-out/misses.jsonl"; then ok; else bad "good lines not ingested"; fi
+# schema-1 lines among other bad lines: one message for the file, naming its lines truly
+{ echo '{"schema":1}'; echo 'bad'; echo '{"schema":1}'; echo 'bad'; echo '{"schema":1}'; echo "$MISS"; } >"$T/s1-mixed.jsonl"
+expect 0 "schema 1 among bad lines" -- "$INGEST" --skip-invalid "$T/s1-mixed.db" "$T/s1-mixed.jsonl"
+has err "s1-mixed.jsonl: 3 lines of wire schema 1 (the first line 1, the last 5)"
+if [ "$(grep -c 'wire schema 1' "$T/err")" = 1 ]; then ok; else bad "schema-1 lines told more than once"; cat "$T/err" >&2; fi
+# standard input is read once: a second - is a usage error, not a false warning
+expect 2 "stdin twice" -- "$INGEST" "$T/stdin-twice.db" - - <"$T/some-bad.jsonl"
+has err "standard input (-) given more than once"
 
 # --rejects never names the store or an input (by device and inode): refused
 # before anything is opened for writing, nothing changed

@@ -1960,6 +1960,45 @@ START_TEST(newer_schema_is_refused)
 }
 END_TEST
 
+/* A version below any fdx's indexed the migrations before the first: each
+ * open that migrates read outside them (and ran whatever SQL it found). */
+START_TEST(negative_schema_version_is_refused)
+{
+    const char *path = tu_path(tu_dir, "s.db");
+    fdx_store_close(tu_open(path));
+    const char *versions[] = {"PRAGMA user_version = -1", "PRAGMA user_version = -2147483648"};
+    for (int i = 0; i < 2; i++) {
+        raw_exec(path, versions[i]);
+        ck_assert_int_eq(open_status(path, 0, "not an fdx store (store schema version -"),
+                         FDX_ENOTSTORE);
+        ck_assert_int_eq(open_status(path, FDX_OPEN_READONLY, "schema version -"), FDX_ENOTSTORE);
+    }
+}
+END_TEST
+
+/* An older store whose migration would make rows the readers refuse (a
+ * ledger time before 1970 becomes a history day before it) is refused and
+ * left at its version, where it was migrated into a store fdx then refused. */
+START_TEST(older_store_migrating_to_invalid_rows_is_refused)
+{
+    const char *path = tu_path(tu_dir, "s.db");
+    raw_exec(path, fdx_sql_schema_1);
+    raw_exec(path, fdx_sql_schema_2);
+    raw_exec(path, fdx_sql_views);
+    raw_exec(path, fdx_sql_schema_3);
+    raw_exec(path, fdx_sql_schema_4);
+    raw_exec(path, "INSERT INTO ingest_ledger (id, kind, sources, bytes, lines, records, skipped,"
+                   " cells_added, cells_updated, committed_at)"
+                   " VALUES (1, 'ingest', 1, 10, 1, 1, 0, 1, 0, '0000-01-01T00:00:00Z');"
+                   "INSERT INTO miss_cell VALUES "
+                   "('w','B','O','[]','k',0,-1,-1,'cpu','n/a',4,1,1)");
+    ck_assert_int_eq(open_status(path, 0, "damaged or was not written by fdx"), FDX_ENOTSTORE);
+    sqlite3_stmt *st = raw_row(path, "SELECT user_version FROM pragma_user_version()");
+    ck_assert_int_eq(sqlite3_column_int(st, 0), 4);
+    raw_row_end(st);
+}
+END_TEST
+
 /* A store of schema version 1 (before the ledger) is migrated on open and
  * keeps its cells. */
 START_TEST(older_schema_is_migrated)
@@ -2745,6 +2784,10 @@ START_TEST(misuse_of_handles_and_pointers_is_refused)
     ck_assert_int_eq(fdx_store_hash_paths(db, paths, 1, NULL), FDX_EMISUSE);
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
     ck_assert_int_eq(fdx_store_ingest_paths(db, NULL, 2, NULL, NULL), FDX_EMISUSE);
+    /* threads without bound started as many (5,000 took 532 MB) */
+    fdx_ingest_opts opts = FDX_INGEST_OPTS_INIT;
+    opts.threads = FDX_MAX_THREADS + 1;
+    ck_assert_int_eq(fdx_store_ingest_paths(db, paths, 1, &opts, NULL), FDX_EMISUSE);
     ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
     for (int i = 0; i < 4; i++) { /* window times outside 1970 .. 9999 */
         int64_t bad[] = {-86400, INT64_MIN, INT64_MAX, 253402300800LL};
@@ -3296,6 +3339,8 @@ Suite *store_suite(void)
     tcase_add_test(tc, newer_schema_is_refused);
     tcase_add_test(tc, older_schema_is_migrated);
     tcase_add_test(tc, schema_3_identity_is_migrated);
+    tcase_add_test(tc, negative_schema_version_is_refused);
+    tcase_add_test(tc, older_store_migrating_to_invalid_rows_is_refused);
     tcase_add_test(tc, export_queries_need_no_sort);
     tcase_add_test(tc, read_only_open_never_writes);
     tcase_add_test(tc, a_store_turned_to_wal_under_a_reader_that_cannot_follow);

@@ -25,7 +25,11 @@ a store (or an empty file) whose text is UTF-16 is refused by every tool.
 A store path that starts with
 "file:" names that file,
 never a URI. No output is written over the store's files, a symlink or a
-device.
+device. A negative schema version, a -wal, -shm or -journal that is a FIFO,
+a directory or a symlink, a candidates_set_at no capture has, two cells of
+one kind sharing an id, and a hot journal beside a dry run are refused by
+every tool they reach, naming the cause; a history origin numbered far out
+costs a merge no memory for the numbers between.
 
 Usage: untrusted_test.py FDX_INGEST FDX_EXPORT FDX_TOP FDX_MERGE DATA_DIR
 """
@@ -33,11 +37,12 @@ import hashlib
 import os
 import shutil
 import sqlite3
+import stat
 import subprocess
 import sys
 import tempfile
 
-from testlib import check, finish, run_bounded, skip
+from testlib import check, finish, make_hot_journal, run_bounded, skip
 
 TIMEOUT = int(os.environ.get("FDX_TEST_TIMEOUT", "60"))  # far longer than a run needs
 
@@ -250,7 +255,135 @@ def main():
         uri_shaped_paths(j, data, ingest, export, merge)
         readonly_media(j, base, export, top)
         readonly_directory(j, base, export, top, merge, ingest)
+        crafted_header_version(j, base, ingest, export, top, merge, prune)
+        companions_not_files(j, base, ingest, export, top, merge, diff, prune)
+        crafted_values_merge_keeps(j, base, merge)
+        shared_ids_within_a_kind(j, base, top, prune)
+        dry_run_beside_a_hot_journal(j, base, prune)
     return finish("untrusted")
+
+
+def crafted_header_version(j, base, ingest, export, top, merge, prune):
+    """A negative schema version (an fdx store's application id) indexed the
+    migrations before the first: the writers read outside them, ran what they
+    found as a migration, or crashed. Every tool refuses it as not a store."""
+    for version in (-1, -2147483648):
+        path = j(f"version{version}.db")
+        before = altered(path, f"PRAGMA user_version = {version}", "CREATE TABLE mine (a)",
+                         src=base)
+        for what, cmd in (("fdx-ingest", [ingest, path, "/dev/null"]),
+                          ("fdx-export", [export, path, j("version-out")]),
+                          ("fdx-top", [top, path]), ("fdx-merge into", [merge, path, base]),
+                          ("fdx-merge from", [merge, j("version-fleet.db"), path]),
+                          ("fdx-prune", [prune, "--op", "x", path])):
+            expect_failure(run(cmd), f"{what} of schema version {version}", path,
+                           f"not an fdx store (store schema version {version})")
+        check(digest(path) == before, f"the store of schema version {version} is as it was")
+
+
+def companions_not_files(j, base, ingest, export, top, merge, diff, prune):
+    """SQLite opens the files beside a store itself: a FIFO named as its
+    -journal made every tool wait for ever (the look for a hot journal opens
+    it), and a directory or a symlink there failed with a message that named
+    another cause. Each tool refuses it, naming it, and changes nothing."""
+    for suffix in ("-journal", "-wal", "-shm"):
+        for kind, make, needle in (("fifo", os.mkfifo, "not a regular file"),
+                                   ("dir", os.mkdir, "is a directory"),
+                                   ("link", lambda p: os.symlink(base, p), "symbolic link")):
+            path = j(f"companion-{kind}{suffix}.db")
+            shutil.copy(base, path)
+            make(path + suffix)
+            before = open(path, "rb").read()  # digest() would open the FIFO
+            for what, cmd in (("fdx-ingest", [ingest, path, "/dev/null"]),
+                              ("fdx-export", [export, path, j("companion-out")]),
+                              ("fdx-top", [top, path]), ("fdx-diff", [diff, path, base]),
+                              ("fdx-merge into", [merge, path, base]),
+                              ("fdx-merge from", [merge, j("companion-fleet.db"), path]),
+                              ("fdx-prune -n", [prune, "-n", "--op", "x", path])):
+                expect_failure(run_bounded(cmd, 20), f"{what} beside a {kind} {suffix}",
+                               path + suffix, needle)
+            check(open(path, "rb").read() == before and
+                  os.path.lexists(path + suffix) and
+                  not stat.S_ISREG(os.lstat(path + suffix).st_mode),
+                  f"the store beside a {kind} {suffix} is as it was")
+            check(not os.path.exists(j("companion-fleet.db")), "a failed merge made no target")
+
+
+def crafted_values_merge_keeps(j, base, merge):
+    """fdx-merge keeps the later of two candidates lists by candidates_set_at:
+    a crafted time past 9999 (or before 1970) pinned a list in the fleet for
+    good. An origin numbered far out made the merge allocate memory up to its
+    number (545 MB for 2^24)."""
+    first = "(SELECT min(structure_key) FROM dispatch_cell)"
+    for name, value in (("far-future", 2 ** 63 - 1), ("after-9999", 253402300800000),
+                        ("before-1970", -1)):
+        path = j(f"set-at-{name}.db")
+        before = altered(path, (f"UPDATE dispatch_cell SET candidates_set_at = ? WHERE "
+                                f"structure_key = {first}", (value,)), src=base)
+        dst = j(f"set-at-{name}-fleet.db")
+        expect_failure(run([merge, dst, path]), f"merge of a candidates_set_at {name}", path,
+                       "candidates_set_at")
+        check(not os.path.exists(dst), f"a failed merge of {name} made no target")
+        check(digest(path) == before, f"the store with a candidates_set_at {name} is as it was")
+    path = j("far-origin.db")
+    altered(path, "INSERT INTO history_origin VALUES (16777216, '0123456789abcdef0123456789abcdef')",
+            src=base)
+    p = run(["/usr/bin/time", "-f", "%M", merge, "-q", j("far-origin-fleet.db"), path])
+    check(p.returncode == 0, "merge of a store with an origin numbered 2^24", p.stderr)
+    peak = int(p.stderr.strip().splitlines()[-1]) if p.returncode == 0 else 0
+    check(peak < 100 * 1024, f"merge of an origin numbered 2^24 peaked at {peak} KiB")
+
+
+def shared_ids_within_a_kind(j, base, top, prune):
+    """Two cells of one kind sharing a cell id (the unique index's text kept,
+    its rows edited) passed quick_check, and the readers of the history showed
+    one cell's history as the other's."""
+    report = os.path.join(os.path.dirname(top), "fdx-report")
+    for table in ("miss_cell", "dispatch_cell"):
+        path = j(f"shared-{table}.db")
+        shutil.copy(base, path)
+        index = f"{table}_by_id"
+        con = sqlite3.connect(path, isolation_level=None)
+        sql = con.execute("SELECT sql FROM sqlite_schema WHERE name = ?", (index,)).fetchone()[0]
+        con.execute("PRAGMA writable_schema = ON")
+        con.execute("UPDATE sqlite_schema SET sql = ? WHERE name = ?",
+                    (sql.replace("UNIQUE ", ""), index))
+        con.close()
+        con = sqlite3.connect(path, isolation_level=None)
+        a, b = [r[0] for r in con.execute(f"SELECT cell_id FROM {table} ORDER BY cell_id LIMIT 2")]
+        con.execute(f"UPDATE {table} SET cell_id = ? WHERE cell_id = ?", (a, b))
+        con.execute("PRAGMA writable_schema = ON")
+        con.execute("UPDATE sqlite_schema SET sql = ? WHERE name = ?", (sql, index))
+        con.close()
+        check(sqlite3.connect(path).execute("PRAGMA quick_check").fetchone()[0] == "ok",
+              f"quick_check passes the shared {table} id")
+        before = digest(path)
+        for what, cmd in (("fdx-top --since", [top, "--since", "2000-01-01", path]),
+                          ("fdx-top --growth", [top, "--growth", "7d", path]),
+                          ("fdx-report", [report, path, j("shared.html")]),
+                          ("fdx-prune -n", [prune, "-n", "--op", "x", path])):
+            expect_failure(run(cmd), f"{what} of a store whose {table} share an id", path,
+                           f"{table}: two cells share the cell id {a}")
+        check(digest(path) == before, f"the store whose {table} share an id is as it was")
+
+
+def dry_run_beside_a_hot_journal(j, base, prune):
+    """fdx-prune -n opened the store writable, which rolled back the hot
+    journal a killed writer left: a dry run changed the store (and with a
+    journal from another database, damaged it). It refuses as a reader does."""
+    path = j("hot.db")
+    shutil.copy(base, path)
+    con = sqlite3.connect(path, isolation_level=None)
+    con.execute("PRAGMA journal_mode = DELETE")
+    con.close()
+    make_hot_journal(path, 2000)
+    before = digest(path)
+    expect_failure(run([prune, "-n", "--op", "x", path]), "fdx-prune -n beside a hot journal",
+                   path, "does not roll back")
+    check(digest(path) == before and os.path.exists(path + "-journal"),
+          "a dry run left the store and its hot journal as they were")
+    p = run([prune, "--op", "x", path])
+    check(p.returncode == 0, "fdx-prune (not a dry run) rolls the hot journal back", p.stderr)
 
 
 def long_paths(j, data, ingest):

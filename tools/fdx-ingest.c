@@ -82,11 +82,13 @@ static void say_schema1(schema1 *o)
 {
     if (!o->n)
         return;
-    char lines[64];
+    char lines[96];
     if (o->first == o->last)
         snprintf(lines, sizeof lines, "line %llu", o->first);
-    else
+    else if (o->last - o->first + 1 == o->n)
         snprintf(lines, sizeof lines, "lines %llu..%llu", o->first, o->last);
+    else
+        snprintf(lines, sizeof lines, "the first line %llu, the last %llu", o->first, o->last);
     tool_say("%s: %llu line%s of wire schema 1 (%s): records from before the", o->file, o->n,
              o->n == 1 ? "" : "s", lines);
     fprintf(stderr,
@@ -98,6 +100,14 @@ static void say_schema1(schema1 *o)
     o->n = 0;
 }
 
+/* Whether where ("file:line") is a line of the file counted. */
+static int in_counted_file(const schema1 *o, const char *where)
+{
+    const char *colon = strrchr(where, ':');
+    size_t n = colon ? (size_t)(colon - where) : strlen(where);
+    return o->n && strlen(o->file) == n && strncmp(o->file, where, n) == 0;
+}
+
 /* Takes a schema-1 line of where ("file:line") into the file's count. */
 static int take_schema1(schema1 *o, const char *where, const char *reason)
 {
@@ -106,7 +116,7 @@ static int take_schema1(schema1 *o, const char *where, const char *reason)
         return 0;
     size_t n = (size_t)(colon - where);
     unsigned long long line = strtoull(colon + 1, NULL, 10);
-    if (o->n && (strlen(o->file) != n || strncmp(o->file, where, n) != 0))
+    if (o->n && !in_counted_file(o, where))
         say_schema1(o);
     if (!o->n) {
         snprintf(o->file, sizeof o->file, "%.*s", (int)n, where);
@@ -126,7 +136,8 @@ static void on_error(void *ctx, const char *where, const char *reason)
         d->old_lines++;
         return;
     }
-    say_schema1(&d->old);
+    if (!in_counted_file(&d->old, where)) /* one message a file, whatever comes between */
+        say_schema1(&d->old);
     if (d->cap == 0 || d->shown < d->cap) {
         tool_say("%s: %s", where, reason);
         d->shown++;
@@ -179,7 +190,7 @@ static int parse_args(int argc, char **argv, options *o)
             rc = parse_number("max-depth", optarg, 1, FDX_MAX_DEPTH_LIMIT, &o->max_depth);
             break;
         case 'b': rc = parse_number("busy-timeout", optarg, 0, 1ull << 30, &o->busy_ms); break;
-        case 't': rc = parse_number("threads", optarg, 0, 64, &o->threads); break;
+        case 't': rc = parse_number("threads", optarg, 0, FDX_MAX_THREADS, &o->threads); break;
         case 'r':
             if (!*optarg)
                 return tool_usage_error(prog, "--run-id: must not be empty");
@@ -205,6 +216,11 @@ static int parse_args(int argc, char **argv, options *o)
         return tool_usage_error(prog, "expected DB and at least one PATH");
     if ((rc = tool_check_nonempty(prog, argv + optind + 1, argc - optind - 1, "a PATH")) != 0)
         return rc;
+    int stdins = 0; /* read to its end once, a second - would read nothing */
+    for (int i = optind + 1; i < argc; i++)
+        stdins += strcmp(argv[i], "-") == 0;
+    if (stdins > 1)
+        return tool_usage_error(prog, "standard input (-) given more than once: it is read once");
     return tool_check_store_arg(prog, argv[optind], "[OPTION]... DB PATH...");
 }
 

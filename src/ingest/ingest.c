@@ -154,7 +154,7 @@ static int adopt(ingest *in, fdx_batch *b, size_t seg)
 static int on_entry(ingest *in, fdx_batch *b, const fdx_entry *e, size_t seg)
 {
     const char *text = b->text.data + e->off;
-    char reason[128];
+    char reason[192];
     switch (e->kind) {
     case FDX_E_PATH_BEGIN: return path_begin(in, text);
     case FDX_E_SOURCE_BEGIN:
@@ -173,7 +173,10 @@ static int on_entry(ingest *in, fdx_batch *b, const fdx_entry *e, size_t seg)
         write_reject(in, text, e->len);
         return FDX_OK;
     case FDX_E_TOO_LONG:
-        snprintf(reason, sizeof reason, "line longer than %zu bytes", in->max_line);
+        snprintf(reason, sizeof reason,
+                 "line longer than %zu bytes, the limit, which fdx-ingest --max-line-bytes "
+                 "(fdx_ingest_opts.max_line_bytes) raises up to %zu",
+                 in->max_line, FDX_MAX_LINE_LIMIT);
         report(in, e->lineno, reason);
         write_reject(in, "", 0); /* its bytes went out as they were read */
         return FDX_OK;
@@ -430,7 +433,8 @@ static int run_ingest(fdx_store *s, const char *const *paths, size_t n, const ch
         memcpy(&given, opts, opts_size(opts->version));
     opts = &given;
     if (opts->max_line_bytes > FDX_MAX_LINE_LIMIT || opts->max_depth < 0 ||
-        opts->max_depth > FDX_MAX_DEPTH_LIMIT || opts->threads < 0)
+        opts->max_depth > FDX_MAX_DEPTH_LIMIT || opts->threads < 0 ||
+        opts->threads > FDX_MAX_THREADS)
         return fdx_store_fail(s, FDX_EMISUSE, "ingest limits out of range");
     ingest in = {.s = s, .opts = opts, .stats = stats ? stats : &local};
     in.max_line = opts->max_line_bytes ? opts->max_line_bytes : FDX_DEFAULT_MAX_LINE;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/when.h"
 #include "store/conn.h"
 #include "store/history.h"
@@ -28,6 +29,13 @@ typedef struct src_cell {
     uint64_t history;
 } src_cell;
 
+/* A store whose history the source holds, under the source's number for it
+ * (numbers need not be dense: a crafted one far out cost memory up to it). */
+typedef struct origin {
+    int64_t k;
+    char id[FDX_STORE_ID_HEX];
+} origin;
+
 typedef struct reader {
     fdx_store *src;
     const char *path;
@@ -35,8 +43,8 @@ typedef struct reader {
     void *t;
     src_cell *cells;
     size_t n, cap;
-    char (*origins)[FDX_STORE_ID_HEX]; /* the source's origin k is origins[k] */
-    int64_t n_origins;
+    origin *origins; /* the source's origins, by number */
+    size_t n_origins, cap_origins;
 } reader;
 
 /* The source's message, handed to the target. */
@@ -161,30 +169,40 @@ static int read_origins(reader *r, const char *self)
     while (rc == FDX_OK && (src_rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t k = sqlite3_column_int64(st, 0);
         const unsigned char *id = sqlite3_column_text(st, 1);
-        if (k < 0 || k > (1 << 24)) {
-            rc = invalid(r, "history_origin: an origin out of range (%lld)", (long long)k);
+        if (k < 0 || (r->n_origins && k <= r->origins[r->n_origins - 1].k)) {
+            rc = invalid(r, "history_origin: an origin out of range or twice (%lld)", (long long)k);
             break;
         }
         if (!fdx_store_id_valid(id)) {
             rc = invalid(r, "history_origin: origin %lld is not a store identity", (long long)k);
             break;
         }
-        if (k >= r->n_origins) {
-            char(*v)[FDX_STORE_ID_HEX] = realloc(r->origins, (size_t)(k + 1) * sizeof *v);
-            if (!v) {
-                rc = r->ops->fail(r->t, FDX_ENOMEM, "out of memory");
-                break;
-            }
-            memset(v + r->n_origins, 0, (size_t)(k + 1 - r->n_origins) * sizeof *v);
-            r->origins = v;
-            r->n_origins = k + 1;
+        if (fdx_grow(&r->origins, &r->cap_origins, r->n_origins + 1, sizeof *r->origins) != 0) {
+            rc = r->ops->fail(r->t, FDX_ENOMEM, "out of memory");
+            break;
         }
-        memcpy(r->origins[k], k == 0 ? (const unsigned char *)self : id, FDX_STORE_ID_HEX);
+        origin *o = &r->origins[r->n_origins++];
+        o->k = k;
+        memcpy(o->id, k == 0 ? (const unsigned char *)self : id, FDX_STORE_ID_HEX);
     }
     sqlite3_reset(st);
     if (rc == FDX_OK && src_rc != SQLITE_DONE)
         rc = sqlite_failed(r, src_rc, "reading history origins");
     return rc;
+}
+
+/* The store the source numbers k, or NULL (origins are in ascending order). */
+static const char *origin_id(const reader *r, int64_t k)
+{
+    size_t lo = 0, hi = r->n_origins;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->origins[mid].k < k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < r->n_origins && r->origins[lo].k == k ? r->origins[lo].id : NULL;
 }
 
 static int stage_history(reader *r)
@@ -208,13 +226,14 @@ static int stage_history(reader *r)
             c = find_cell(r, id);
         if (!c)
             continue; /* a row of no cell counts nowhere */
-        if (origin < 0 || origin >= r->n_origins || !r->origins[origin][0]) {
+        const char *from = origin_id(r, origin);
+        if (!from) {
             rc = invalid(r, "cell_history: history names an unknown store (origin %lld)",
                          (long long)origin);
             break;
         }
         c->history = sat_add(c->history, (uint64_t)count);
-        rc = r->ops->stage_history(r->t, c->staged, day, r->origins[origin], (uint64_t)count);
+        rc = r->ops->stage_history(r->t, c->staged, day, from, (uint64_t)count);
     }
     sqlite3_reset(st);
     if (rc == FDX_OK && src_rc != SQLITE_DONE)
@@ -307,7 +326,7 @@ static int stage_all(reader *r, const fdx_merge_source *m)
 int fdx_merge_stage(fdx_store *src, const char *path, const fdx_merge_target_ops *ops, void *t,
                     fdx_merge_known *known, fdx_merge_applied *applied, fdx_merge_stats *stats)
 {
-    reader r = {src, path, ops, t, NULL, 0, 0, NULL, 0};
+    reader r = {src, path, ops, t, NULL, 0, 0, NULL, 0, 0};
     fdx_merge_source m;
     *applied = (fdx_merge_applied){0, 0};
     int rc = describe_source(&r, &m);

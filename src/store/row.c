@@ -17,6 +17,7 @@
 #include "codec/encode.h"
 #include "codec/record_cell.h"
 #include "common/utf8.h"
+#include "common/when.h"
 #include "store/conn.h"
 #include "store/row.h"
 
@@ -267,6 +268,9 @@ static int check_fields(fdx_row_reader *r, sqlite3_stmt *st, const fdx_row *row,
                     c->cc_minor > UINT32_MAX))
         return bad(r, ": not a compute capability (both -1, or both 0 ..= 2^32-1)",
                    "cc_major, cc_minor", "");
+    /* a merge keeps the later list: a time no capture has would pin one */
+    if (row->has_set_at && (row->set_at < 0 || row->set_at > FDX_TIME_MAX * 1000 + 999))
+        return bad(r, ": not a capture time (Unix ms, 1970 to 9999)", "candidates_set_at", "");
     return FDX_OK;
 }
 

@@ -22,6 +22,7 @@
 #include "store/ledger.h"
 #include "store/schema.h"
 #include "store/store.h"
+#include "store/store_check.h"
 #include "store/store_flush.h"
 
 /* PRAGMA application_id of every fdx store: "fdx1". */
@@ -90,6 +91,9 @@ static int check_identity(fdx_store *s, const identity *id)
     if (!is_empty(id) && id->app_id != FDX_APPLICATION_ID)
         return fdx_store_fail(s, FDX_ENOTSTORE,
                               "%s: not an fdx store (an SQLite database of another kind)", s->path);
+    if (id->version < 0)
+        return fdx_store_fail(s, FDX_ENOTSTORE, "%s: not an fdx store (store schema version %lld)",
+                              s->path, (long long)id->version);
     if (id->version > FDX_SCHEMA_VERSION)
         return fdx_store_fail(s, FDX_ESCHEMA,
                               "%s: written by a newer fdx (store schema version %lld; this "
@@ -127,6 +131,12 @@ static int migrate(fdx_store *s)
      * transaction: only a store that had objects needs comparing with it. */
     if (rc == FDX_OK && id.objects)
         rc = fdx_schema_check(s);
+    /* What a migration made of an older store's rows is what the readers
+     * will check: a store they would refuse is left as it was. */
+    if (rc == FDX_OK && id.objects)
+        rc = fdx_check_history(s);
+    if (rc == FDX_OK && id.objects)
+        rc = fdx_check_ledger(s);
     if (rc == FDX_OK)
         rc = fdx_identity_check_file(s, 0); /* a new store: its identity is this file's */
     if (rc != FDX_OK) {
@@ -293,6 +303,39 @@ static int reopen_immutable(fdx_store *s, const char *path)
     return rc;
 }
 
+/* The files SQLite keeps beside a store. */
+static const char *const companion_suffixes[] = {"-wal", "-shm", "-journal"};
+enum { N_COMPANIONS = sizeof companion_suffixes / sizeof companion_suffixes[0] };
+
+/* SQLite opens a store's companions itself: a FIFO among them made every
+ * open wait for a writer that never comes (a reader's look for a hot
+ * journal opens it), and one that is a directory or a symlink (which SQLite
+ * refuses to follow) failed with a message that named another cause. */
+static int companions_usable(fdx_store *s, const char *path)
+{
+    char *real = fdx_real_path(path); /* through a symlink, they are the target's */
+    const char *file = real ? real : path;
+    size_t n = strlen(file) + 16;
+    char *name = malloc(n);
+    int rc = name ? FDX_OK : fdx_store_fail(s, FDX_ENOMEM, "out of memory");
+    for (size_t i = 0; rc == FDX_OK && i < N_COMPANIONS; i++) {
+        struct stat st;
+        snprintf(name, n, "%s%s", file, companion_suffixes[i]);
+        if (lstat(name, &st) == 0 && !S_ISREG(st.st_mode))
+            rc = fdx_store_fail(s, FDX_EIO,
+                                "%s: is %s, where SQLite keeps a file of the store's own; remove "
+                                "it",
+                                name,
+                                S_ISDIR(st.st_mode)   ? "a directory"
+                                : S_ISLNK(st.st_mode) ? "a symbolic link"
+                                                      : "not a regular file (a FIFO, socket or "
+                                                        "device)");
+    }
+    free(name);
+    free(real);
+    return rc;
+}
+
 /* Whether path can be opened as flags ask: FDX_OK, with *exists, or the
  * failure, explained. */
 static int look_at(fdx_store *s, const char *path, int flags, int *exists)
@@ -306,7 +349,7 @@ static int look_at(fdx_store *s, const char *path, int flags, int *exists)
         return fdx_store_fail(s, FDX_ENOTSTORE, "%s: is not a regular file, not an fdx store",
                               path);
     if (*exists)
-        return FDX_OK;
+        return companions_usable(s, path);
     if (errno != ENOENT || !(flags & FDX_OPEN_CREATE))
         return fdx_store_fail(s, errno == ENOENT ? FDX_ENOENT : FDX_EIO, "%s: %s", path,
                               errno == ENOENT ? "no such store" : strerror(errno));
@@ -373,6 +416,43 @@ static int open_file(fdx_store *s, const char *path, int flags)
     return rc;
 }
 
+/* A writable connection rolls back a hot journal (a writer stopped during
+ * its commit) on its first read, before anything can refuse the store: an
+ * open as it is (a dry run changes nothing) refuses it first, as a reader
+ * does, by reading the header through a read-only connection. */
+static int hot_journal_refused(fdx_store *s, const char *path)
+{
+    char *real = fdx_real_path(path);
+    const char *file = real ? real : path;
+    size_t n = strlen(file) + 16;
+    char *journal = malloc(n);
+    struct stat st;
+    int hot = 0;
+    if (journal) {
+        snprintf(journal, n, "%s-journal", file);
+        hot = stat(journal, &st) == 0 && st.st_size > 0;
+    }
+    free(journal);
+    free(real);
+    sqlite3 *probe = NULL;
+    char *name = hot ? fdx_store_file_name(path) : NULL;
+    if (name && sqlite3_open_v2(name, &probe, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) ==
+                    SQLITE_OK)
+        hot = sqlite3_exec(probe, fdx_sql_identity, NULL, NULL, NULL) == SQLITE_READONLY_ROLLBACK ||
+              sqlite3_extended_errcode(probe) == SQLITE_READONLY_ROLLBACK;
+    else
+        hot = 0;
+    sqlite3_close(probe);
+    free(name);
+    if (!hot)
+        return FDX_OK;
+    return fdx_store_fail(s, FDX_EREADONLY,
+                          "%s: a writer was stopped during its commit and left %s-journal "
+                          "behind, which an open as it is (a dry run) does not roll back; the "
+                          "next writer to open the store does (fdx-ingest %s /dev/null)",
+                          path, path, path);
+}
+
 static int open_db(fdx_store *s, const char *path, int flags)
 {
     struct stat st;
@@ -382,6 +462,8 @@ static int open_db(fdx_store *s, const char *path, int flags)
     if (too_long_for_sqlite(s, path))
         return FDX_EIO;
     int rc = open_file(s, path, flags);
+    if (rc == FDX_OK && (flags & FDX_OPEN_AS_IS))
+        rc = hot_journal_refused(s, path);
     if (rc != FDX_OK)
         return rc;
     if (stat(path, &st) == 0) {
@@ -514,13 +596,12 @@ static int remove_if_unused(fdx_store *s, const char *file)
 
 static void remove_companions(const char *path)
 {
-    static const char *const suffixes[] = {"-wal", "-shm", "-journal"};
     size_t n = strlen(path);
     char *p = malloc(n + 16);
     if (!p)
         return;
-    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
-        snprintf(p, n + 16, "%s%s", path, suffixes[i]);
+    for (size_t i = 0; i < N_COMPANIONS; i++) {
+        snprintf(p, n + 16, "%s%s", path, companion_suffixes[i]);
         unlink(p);
     }
     free(p);
