@@ -5,8 +5,9 @@
 -- day, never before 1970, however far back the daily window reaches; an id
 -- at or past the next one would be a new cell's history) or whose day is
 -- after the latest day the settings hold (NULL: no row), a cell whose id is
--- missing, out of range or also another cell's (of either kind: a unique
--- index is only the schema's word, which a file edited in place can break),
+-- missing, out of range or also another cell's (of either kind: a file
+-- edited in place can hold two rows of one id under a unique index; read
+-- through that index, as the readers find ids),
 -- or a prune's tombstone naming an id out of range or also a cell's or
 -- another tombstone's (a later prune would hand that cell's history to it:
 -- prune_tomb_history.sql),

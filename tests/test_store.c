@@ -1992,7 +1992,7 @@ START_TEST(older_store_migrating_to_invalid_rows_is_refused)
                    " VALUES (1, 'ingest', 1, 10, 1, 1, 0, 1, 0, '0000-01-01T00:00:00Z');"
                    "INSERT INTO miss_cell VALUES "
                    "('w','B','O','[]','k',0,-1,-1,'cpu','n/a',4,1,1)");
-    ck_assert_int_eq(open_status(path, 0, "damaged or was not written by fdx"), FDX_ENOTSTORE);
+    ck_assert_int_eq(open_status(path, 0, "what migrating it from schema 4 to"), FDX_ENOTSTORE);
     sqlite3_stmt *st = raw_row(path, "SELECT user_version FROM pragma_user_version()");
     ck_assert_int_eq(sqlite3_column_int(st, 0), 4);
     raw_row_end(st);

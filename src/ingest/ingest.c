@@ -173,10 +173,14 @@ static int on_entry(ingest *in, fdx_batch *b, const fdx_entry *e, size_t seg)
         write_reject(in, text, e->len);
         return FDX_OK;
     case FDX_E_TOO_LONG:
-        snprintf(reason, sizeof reason,
-                 "line longer than %zu bytes, the limit, which fdx-ingest --max-line-bytes "
-                 "(fdx_ingest_opts.max_line_bytes) raises up to %zu",
-                 in->max_line, FDX_MAX_LINE_LIMIT);
+        if (in->max_line < FDX_MAX_LINE_LIMIT)
+            snprintf(reason, sizeof reason,
+                     "line longer than %zu bytes, the limit, which fdx-ingest --max-line-bytes "
+                     "(fdx_ingest_opts.max_line_bytes) raises up to %zu",
+                     in->max_line, FDX_MAX_LINE_LIMIT);
+        else
+            snprintf(reason, sizeof reason, "line longer than %zu bytes, the most fdx reads",
+                     in->max_line);
         report(in, e->lineno, reason);
         write_reject(in, "", 0); /* its bytes went out as they were read */
         return FDX_OK;

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "common/file_id.h"
+#include "common/fsutil.h"
 #include "sql_text.h"
 #include "store/conn.h"
 
@@ -162,6 +163,18 @@ char *fdx_store_file_name(const char *path)
     return name;
 }
 
+char *fdx_store_companion(const char *path, const char *suffix)
+{
+    char *real = fdx_real_path(path);
+    const char *file = real ? real : path;
+    size_t n = strlen(file) + strlen(suffix) + 1;
+    char *name = malloc(n);
+    if (name)
+        snprintf(name, n, "%s%s", file, suffix);
+    free(real);
+    return name;
+}
+
 /* Which of the store's files path names ("" the database, or a suffix), or
  * NULL: none, a store in memory, or a path that cannot be looked at (whose
  * use says why then). */
@@ -249,6 +262,33 @@ int fdx_store_shm_refused(int rc)
     return rc == SQLITE_READONLY_DIRECTORY || rc == SQLITE_READONLY_CANTINIT;
 }
 
+/* A hot journal, which only a writable connection rolls back. SQLite opens a
+ * file it cannot write read-only: a writer gets this too where the store
+ * cannot be written, and then cannot be the fix. */
+static int left_journal(fdx_store *s, int code, const char *what)
+{
+    char *journal = fdx_store_companion(s->path, "-journal");
+    const char *j = journal ? journal : "its -journal";
+    /* an open as it is reaches here from its look before the first read */
+    if (s->readonly || (s->as_is && s->db && sqlite3_db_readonly(s->db, "main") == 0))
+        fdx_store_fail(s, code,
+                       "%s: %s: a writer was stopped during its commit and left %s behind, "
+                       "which %s does not roll back; the next writer to open the store does "
+                       "(fdx-ingest %s /dev/null)",
+                       s->path, what, j,
+                       s->readonly ? "a read-only open" : "an open as it is (a dry run)", s->path);
+    else
+        fdx_store_fail(s, code,
+                       "%s: %s: a writer was stopped during its commit and left %s behind, "
+                       "which must be rolled back, and the store cannot be written here (a "
+                       "read-only file or location): copy the store with its -journal to "
+                       "writable storage and open the copy there once (fdx-ingest COPY "
+                       "/dev/null)",
+                       s->path, what, j);
+    free(journal);
+    return code;
+}
+
 int fdx_store_fail_sqlite(fdx_store *s, int rc, const char *what)
 {
     /* a read without locks that failed because a writer changed the file */
@@ -271,22 +311,8 @@ int fdx_store_fail_sqlite(fdx_store *s, int rc, const char *what)
     if (code == FDX_EBUSY)
         return fdx_store_fail(s, code, "%s: %s: locked by another process for more than %d ms",
                               s->path, what, s->busy_ms);
-    /* SQLite opens a file it cannot write read-only: a writer gets this too
-     * where the store cannot be written, and then cannot be the fix. */
-    if (rc == SQLITE_READONLY_ROLLBACK && s->readonly)
-        return fdx_store_fail(s, code,
-                              "%s: %s: a writer was stopped during its commit and left "
-                              "%s-journal behind, which a read-only open cannot roll back; the "
-                              "next writer to open the store does (fdx-ingest %s /dev/null)",
-                              s->path, what, s->path, s->path);
     if (rc == SQLITE_READONLY_ROLLBACK)
-        return fdx_store_fail(s, code,
-                              "%s: %s: a writer was stopped during its commit and left "
-                              "%s-journal behind, which must be rolled back, and the store "
-                              "cannot be written here (a read-only file or location): copy the "
-                              "store with its -journal to writable storage and open the copy "
-                              "there once (fdx-ingest COPY /dev/null)",
-                              s->path, what, s->path);
+        return left_journal(s, code, what);
     if (code == FDX_ENOTSTORE)
         return fdx_store_fail(s, code, "%s: %s: %s (the store is corrupt or not a database)",
                               s->path, what, msg);

@@ -65,6 +65,10 @@ int fdx_store_may_read(fdx_store *s, const char *path);
 /* The name to give SQLite for the store file at path (malloc'd; NULL when
  * out of memory): a path, never a URI. */
 char *fdx_store_file_name(const char *path);
+/* The name of the file SQLite keeps beside the store at path with suffix
+ * ("-wal", "-shm", "-journal"): beside its target, through a symlink
+ * (malloc'd; NULL when out of memory). */
+char *fdx_store_companion(const char *path, const char *suffix);
 /* The "file:" URI that reads the store at path with immutable=1 (malloc'd;
  * NULL when out of memory). */
 char *fdx_store_immutable_uri(const char *path);

@@ -102,6 +102,24 @@ static int check_identity(fdx_store *s, const identity *id)
     return FDX_OK;
 }
 
+/* What a migration made of an older store's rows is what the readers will
+ * check (the ledger first: the history is made from it): a store they would
+ * refuse is left as it was, and the refusal says it was the migration's. */
+static int check_migrated(fdx_store *s, int64_t from)
+{
+    int rc = fdx_check_ledger(s);
+    if (rc == FDX_OK)
+        rc = fdx_check_history(s);
+    if (rc == FDX_OK)
+        return rc;
+    char why[sizeof s->errmsg];
+    snprintf(why, sizeof why, "%s", s->errmsg);
+    return fdx_store_fail(s, rc,
+                          "%s (what migrating it from schema %lld to %d makes of it; it is "
+                          "left at schema %lld)",
+                          why, (long long)from, FDX_SCHEMA_VERSION, (long long)from);
+}
+
 /* Brings the schema up to date in one transaction (another process may race),
  * checking the result before it is committed. */
 static int migrate(fdx_store *s)
@@ -131,12 +149,8 @@ static int migrate(fdx_store *s)
      * transaction: only a store that had objects needs comparing with it. */
     if (rc == FDX_OK && id.objects)
         rc = fdx_schema_check(s);
-    /* What a migration made of an older store's rows is what the readers
-     * will check: a store they would refuse is left as it was. */
     if (rc == FDX_OK && id.objects)
-        rc = fdx_check_history(s);
-    if (rc == FDX_OK && id.objects)
-        rc = fdx_check_ledger(s);
+        rc = check_migrated(s, id.version);
     if (rc == FDX_OK)
         rc = fdx_identity_check_file(s, 0); /* a new store: its identity is this file's */
     if (rc != FDX_OK) {
@@ -260,21 +274,22 @@ static int no_shm_here(sqlite3 *db)
  */
 static int reopen_immutable(fdx_store *s, const char *path)
 {
-    char wal[4096];
     struct stat st;
-    char *real = fdx_real_path(path); /* through a symlink, the -wal is the target's */
-    int n = snprintf(wal, sizeof wal, "%s-wal", real ? real : path);
-    free(real);
-    if (n >= (int)sizeof wal)
-        return fdx_store_fail(s, FDX_EIO, "%s: path too long", path);
-    if (stat(wal, &st) == 0 && st.st_size > 0)
-        return fdx_store_fail(s, FDX_EIO,
-                              "%s: cannot be read here: its last commits are in %s, which SQLite "
-                              "reads only through a -shm file beside it that it can write, and "
-                              "none can be made or written here (a read-only location, or "
-                              "another user's files); copy the store with its -wal to writable "
-                              "storage, or open it once where it can be written",
-                              path, wal);
+    char *wal = fdx_store_companion(path, "-wal");
+    if (!wal)
+        return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
+    if (stat(wal, &st) == 0 && st.st_size > 0) {
+        fdx_store_fail(s, FDX_EIO,
+                       "%s: cannot be read here: its last commits are in %s, which SQLite "
+                       "reads only through a -shm file beside it that it can write, and "
+                       "none can be made or written here (a read-only location, or "
+                       "another user's files); copy the store with its -wal to writable "
+                       "storage, or open it once where it can be written",
+                       path, wal);
+        free(wal);
+        return FDX_EIO;
+    }
+    free(wal);
     char *uri = fdx_store_immutable_uri(path);
     if (!uri)
         return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
@@ -313,15 +328,13 @@ enum { N_COMPANIONS = sizeof companion_suffixes / sizeof companion_suffixes[0] }
  * refuses to follow) failed with a message that named another cause. */
 static int companions_usable(fdx_store *s, const char *path)
 {
-    char *real = fdx_real_path(path); /* through a symlink, they are the target's */
-    const char *file = real ? real : path;
-    size_t n = strlen(file) + 16;
-    char *name = malloc(n);
-    int rc = name ? FDX_OK : fdx_store_fail(s, FDX_ENOMEM, "out of memory");
+    int rc = FDX_OK;
     for (size_t i = 0; rc == FDX_OK && i < N_COMPANIONS; i++) {
         struct stat st;
-        snprintf(name, n, "%s%s", file, companion_suffixes[i]);
-        if (lstat(name, &st) == 0 && !S_ISREG(st.st_mode))
+        char *name = fdx_store_companion(path, companion_suffixes[i]);
+        if (!name)
+            rc = fdx_store_fail(s, FDX_ENOMEM, "out of memory");
+        else if (lstat(name, &st) == 0 && !S_ISREG(st.st_mode))
             rc = fdx_store_fail(s, FDX_EIO,
                                 "%s: is %s, where SQLite keeps a file of the store's own; remove "
                                 "it",
@@ -330,9 +343,8 @@ static int companions_usable(fdx_store *s, const char *path)
                                 : S_ISLNK(st.st_mode) ? "a symbolic link"
                                                       : "not a regular file (a FIFO, socket or "
                                                         "device)");
+        free(name);
     }
-    free(name);
-    free(real);
     return rc;
 }
 
@@ -357,7 +369,7 @@ static int look_at(fdx_store *s, const char *path, int flags, int *exists)
     if (fdx_parent_missing(path, dir, sizeof dir))
         return fdx_store_fail(s, FDX_EIO, "%s: cannot create the store: no such directory '%s'",
                               path, dir);
-    return FDX_OK;
+    return companions_usable(s, path);
 }
 
 /* SQLite refuses a database whose full path (from /, links resolved) leaves
@@ -419,38 +431,27 @@ static int open_file(fdx_store *s, const char *path, int flags)
 /* A writable connection rolls back a hot journal (a writer stopped during
  * its commit) on its first read, before anything can refuse the store: an
  * open as it is (a dry run changes nothing) refuses it first, as a reader
- * does, by reading the header through a read-only connection. */
+ * does, by reading the header through a read-only connection. Where the
+ * store cannot be written, the connection is read-only already, and its
+ * first read refuses it. */
 static int hot_journal_refused(fdx_store *s, const char *path)
 {
-    char *real = fdx_real_path(path);
-    const char *file = real ? real : path;
-    size_t n = strlen(file) + 16;
-    char *journal = malloc(n);
     struct stat st;
-    int hot = 0;
-    if (journal) {
-        snprintf(journal, n, "%s-journal", file);
-        hot = stat(journal, &st) == 0 && st.st_size > 0;
-    }
+    char *journal = fdx_store_companion(path, "-journal");
+    int hot = journal && stat(journal, &st) == 0 && st.st_size > 0 &&
+              sqlite3_db_readonly(s->db, "main") == 0;
     free(journal);
-    free(real);
     sqlite3 *probe = NULL;
     char *name = hot ? fdx_store_file_name(path) : NULL;
-    if (name && sqlite3_open_v2(name, &probe, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) ==
-                    SQLITE_OK)
-        hot = sqlite3_exec(probe, fdx_sql_identity, NULL, NULL, NULL) == SQLITE_READONLY_ROLLBACK ||
-              sqlite3_extended_errcode(probe) == SQLITE_READONLY_ROLLBACK;
-    else
-        hot = 0;
+    hot = name &&
+          sqlite3_open_v2(name, &probe, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) ==
+              SQLITE_OK &&
+          sqlite3_exec(probe, fdx_sql_identity, NULL, NULL, NULL) != SQLITE_OK &&
+          sqlite3_extended_errcode(probe) == SQLITE_READONLY_ROLLBACK;
     sqlite3_close(probe);
     free(name);
-    if (!hot)
-        return FDX_OK;
-    return fdx_store_fail(s, FDX_EREADONLY,
-                          "%s: a writer was stopped during its commit and left %s-journal "
-                          "behind, which an open as it is (a dry run) does not roll back; the "
-                          "next writer to open the store does (fdx-ingest %s /dev/null)",
-                          path, path, path);
+    return hot ? fdx_store_fail_sqlite(s, SQLITE_READONLY_ROLLBACK, "reading the store header")
+               : FDX_OK;
 }
 
 static int open_db(fdx_store *s, const char *path, int flags)
@@ -459,6 +460,7 @@ static int open_db(fdx_store *s, const char *path, int flags)
     if ((flags & (FDX_OPEN_CREATE | FDX_OPEN_READONLY)) == (FDX_OPEN_CREATE | FDX_OPEN_READONLY))
         return fdx_store_fail(s, FDX_EMISUSE, "FDX_OPEN_CREATE and FDX_OPEN_READONLY conflict");
     s->readonly = (flags & FDX_OPEN_READONLY) != 0;
+    s->as_is = (flags & FDX_OPEN_AS_IS) != 0;
     if (too_long_for_sqlite(s, path))
         return FDX_EIO;
     int rc = open_file(s, path, flags);
@@ -596,15 +598,12 @@ static int remove_if_unused(fdx_store *s, const char *file)
 
 static void remove_companions(const char *path)
 {
-    size_t n = strlen(path);
-    char *p = malloc(n + 16);
-    if (!p)
-        return;
     for (size_t i = 0; i < N_COMPANIONS; i++) {
-        snprintf(p, n + 16, "%s%s", path, companion_suffixes[i]);
-        unlink(p);
+        char *name = fdx_store_companion(path, companion_suffixes[i]);
+        if (name)
+            unlink(name);
+        free(name);
     }
-    free(p);
 }
 
 int fdx_store_close(fdx_store *s)
