@@ -8,7 +8,8 @@ printed counts are equal and the exports byte-identical after each; a host
 merged before a prune and again after gaining runs brings only its gain, as
 in SQLite; the counts a prune prints are those its transaction applied
 (prune_log's) when another writer commits between the prune and its push; a
-prune killed with SIGKILL mid-push leaves the store before or after it.
+prune killed with SIGKILL mid-push leaves the store before or after it; a
+prune of a database holding no store is refused and creates none.
 
 Usage: pg_prune_test.py BINDIR GEN_FEED PG_CLUSTER_SH STATE
 """
@@ -203,8 +204,21 @@ def test_killed(feeds):
         check(exported(pg) == pruned, f"kill {attempt}: a rerun completes the prune")
 
 
+def test_empty_database():
+    """A prune (or its dry run) of a database that holds no store is refused,
+    as SQLite's "no such store": it created the fdx tables and logged a prune."""
+    db = new_db()
+    for args in (["--op", "x"], ["-n", "--op", "x"]):
+        r = fdx("fdx-prune", *args, uri(db))
+        check(r.returncode == 1 and "not an fdx store" in r.stderr,
+              f"fdx-prune {' '.join(args)} of an empty database: exit {r.returncode}", r.stderr)
+    r = psql("SELECT count(*) FROM pg_tables WHERE tablename = 'fdx_meta'", db)
+    check(r.stdout.strip() == "0", "the empty database holds no fdx tables", r.stdout + r.stderr)
+
+
 def main():
     try:
+        test_empty_database()
         test_filters()
         feeds = test_merge_after_prune()
         test_writer_between(feeds)

@@ -220,7 +220,12 @@ def view_runs():
              dict(structure_key="s2", chosen=low, candidates=cands[1:], count=1, hw=ada),
              dict(chosen=low, candidates=[{"impl_id": low, "latency_ns": 50},
                                           {"impl_id": IMPL, "latency_ns": 40}], count=3, hw=cpu),
-             dict(structure_key="s3", chosen=IMPL, count=2, hw=cpu)]))
+             dict(structure_key="s3", chosen=IMPL, count=2, hw=cpu),
+             # a candidate measured at 0 ns: SQLite's speedup is NULL, PostgreSQL's
+             # view failed every query with "division by zero"
+             dict(structure_key="s4", chosen=IMPL, candidates=[
+                 {"impl_id": IMPL, "latency_ns": 50}, {"impl_id": low, "latency_ns": 0}],
+                 count=1, hw=ada)]))
     return runs
 
 

@@ -3164,6 +3164,11 @@ START_TEST(pg_uri_password_is_redacted)
         {"postgresql://h1,h2:5433/db", "postgresql://h1,h2:5433/db"},
         {"postgresql:///db?%70assword=x", "postgresql:///db?***"},
         {"postgresql://u:x@y@h/db", "postgresql://u:***@h/db"},
+        /* libpq reads these passwords: '?' and '#' do not end them */
+        {"postgresql://postgres:Se?kr1t@/t1?host=/tmp&port=5",
+         "postgresql://postgres:***@/t1?host=/tmp&port=5"},
+        {"postgresql://u:Se#kr1t@h/db", "postgresql://u:***@h/db"},
+        {"postgresql://u:a?b#c@h", "postgresql://u:***@h"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *got = fdx_pg_redact(cases[i][0]);

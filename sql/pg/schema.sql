@@ -288,7 +288,8 @@ best AS (
 SELECT c.structure_key, c.chosen_backend, c.chosen_op, c.chosen_dtypes, c.chosen_source,
        c.chosen_revision, c.cc_major, c.cc_minor, c.compute_capability, c.hardware_sku,
        c.driver_version, c.count, c.chosen_ns, b.best_ns, b.best_backend, b.best_source,
-       b.best_revision, round((c.chosen_ns::float8 / b.best_ns::float8)::numeric, 3) AS speedup
+       b.best_revision,
+       round((c.chosen_ns::float8 / nullif(b.best_ns, 0)::float8)::numeric, 3) AS speedup
 FROM chosen AS c
 JOIN best AS b
   ON b.structure_key IS NOT DISTINCT FROM c.structure_key
@@ -297,7 +298,7 @@ JOIN best AS b
  AND b.chosen_revision = c.chosen_revision AND b.compute_capability = c.compute_capability
  AND b.hardware_sku = c.hardware_sku AND b.driver_version = c.driver_version
 WHERE b.best_ns < c.chosen_ns
-ORDER BY speedup DESC, c.structure_key NULLS FIRST;
+ORDER BY speedup DESC NULLS LAST, c.structure_key NULLS FIRST;
 
 CREATE VIEW miss_daily AS
 SELECT to_char(date '1970-01-01' + h.day::integer, 'YYYY-MM-DD') AS day,

@@ -55,7 +55,7 @@ static int pg_connect(fdx_store *s, int flags, char *working, size_t size)
     s->path = shown;
     int rc = fdx_pg_connect(s, pg);
     if (rc == FDX_OK)
-        rc = fdx_pg_schema_ready(s, pg, !(flags & FDX_OPEN_READONLY));
+        rc = fdx_pg_schema_ready(s, pg, (flags & FDX_OPEN_CREATE) && !(flags & FDX_OPEN_READONLY));
     if (rc == FDX_OK)
         rc = make_working(s, pg);
     if (rc == FDX_OK)

@@ -34,7 +34,9 @@ char *fdx_pg_redact(const char *uri)
     const char *p = strstr(uri, "://");
     p = p ? p + 3 : uri;
     put(out, &len, uri, (size_t)(p - uri));
-    size_t auth = strcspn(p, "/?#");
+    /* libpq takes the user and password up to an '@' before the first '/',
+     * whatever comes between: "?" and "#" can be a password's */
+    size_t auth = strcspn(p, "/");
     const char *at = NULL;
     for (const char *q = p; q < p + auth; q++)
         if (*q == '@')

@@ -63,11 +63,11 @@ static int check(fdx_store *s, fdx_pg *pg)
     return rc;
 }
 
-int fdx_pg_schema_ready(fdx_store *s, fdx_pg *pg, int writable)
+int fdx_pg_schema_ready(fdx_store *s, fdx_pg *pg, int may_create)
 {
     long long have = 0, version = 0;
     int rc = query_int(s, pg, fdx_sql_pg_meta_exists, "reading the schema", &have);
-    if (rc == FDX_OK && !have && !writable)
+    if (rc == FDX_OK && !have && !may_create)
         return fdx_store_fail(s, FDX_ENOTSTORE,
                               "%s: not an fdx store (no fdx_meta table in the current schema): "
                               "ingest into it once to create the store",

@@ -9,9 +9,10 @@
 /* The layout version sql/pg/schema.sql writes into fdx_meta. */
 #define FDX_PG_SCHEMA_VERSION 3
 
-/* Checks that the current schema holds exactly fdx's tables; a writer
- * (create) first creates them when fdx_meta is missing, under an advisory
- * lock so that concurrent first writers create them once. */
-int fdx_pg_schema_ready(fdx_store *s, fdx_pg *pg, int create);
+/* Checks that the current schema holds exactly fdx's tables; a writer that
+ * may create the store (FDX_OPEN_CREATE) first creates them when fdx_meta is
+ * missing, under an advisory lock so that concurrent first writers create
+ * them once. */
+int fdx_pg_schema_ready(fdx_store *s, fdx_pg *pg, int may_create);
 
 #endif
