@@ -693,8 +693,42 @@ def full_at_each_write(shim, rd):
               again.stderr + q.stdout)
 
 
+def test_daily_days_kept():
+    """A push opened before another set --daily-days, and committed after it,
+    wrote back the setting its working copy read at open: the other's was
+    reverted, where in SQLite the later writer sees it."""
+    db = new_db()
+    store = uri(db)
+    line = json.dumps(dict(schema=2, wanted="w", fallback=IMPL, count=1, hw=HW)) + "\n"
+    feed = os.path.join(T, "daily-days.jsonl")
+    with open(feed, "w") as f:
+        f.write(line)
+    r = fdx("fdx-ingest", "-q", "--run-id", "dd-0", store, feed)
+    check(r.returncode == 0, "daily days: the store is made", r.stderr)
+    tmp = os.path.join(T, "dd-b")
+    os.makedirs(tmp)
+    b = subprocess.Popen([tool("fdx-ingest"), "-q", "--run-id", "dd-b", store, "-"],
+                         stdin=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, TMPDIR=tmp))
+    # B has its working copy, and waits on its input with its connection idle
+    deadline = time.time() + LIMIT
+    while time.time() < deadline:
+        idle = psql("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                    "AND pid <> pg_backend_pid() AND state LIKE 'idle%'", db).stdout.strip()
+        if os.listdir(tmp) and idle not in ("", "0"):
+            break
+        time.sleep(0.05)
+    r = fdx("fdx-ingest", "-q", "--daily-days", "10", "--run-id", "dd-a", store, feed)
+    check(r.returncode == 0, "daily days: A sets 10", r.stderr)
+    _, err = b.communicate(line, timeout=LIMIT)
+    check(b.returncode == 0, "daily days: B commits after A", err)
+    got = psql("SELECT daily_days FROM history_config", db).stdout.strip()
+    check(got == "10", f"daily days: A's setting kept after B's push (got {got})")
+
+
 def main():
     try:
+        test_daily_days_kept()
         test_tools(*test_same_exports())
         test_views()
         test_one_handle()

@@ -25,6 +25,7 @@ void fdx_history_begin(fdx_store *s)
     s->txn_at = s->txn_time_ms / 1000;
     s->hist.loaded = 0;
     s->hist.dirty = 0;
+    s->hist.daily_set = 0;
     s->hist.strays_known = 0;
 }
 
@@ -263,6 +264,7 @@ int fdx_store_set_daily_days(fdx_store *s, int days)
     if (rc != FDX_OK)
         return rc;
     s->hist.daily_days = days;
+    s->hist.daily_set = 1;
     s->hist.dirty = 1;
     return FDX_OK;
 }

@@ -164,9 +164,10 @@ static int history_lock(push *p)
         PQclear(r);
         return fdx_store_fail(s, FDX_ENOTSTORE, "%s: the history settings are missing", s->path);
     }
-    /* The working copy's daily_days is the store's as read at open, or the
-     * one this transaction set. */
-    p->daily = s->hist.loaded ? s->hist.daily_days : strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    /* The one this transaction set, or the store's as it is now: the working
+     * copy's is the store's as read at open, which a push committed since may
+     * have changed (writing it back reverted that push's setting). */
+    p->daily = s->hist.daily_set ? s->hist.daily_days : strtoll(PQgetvalue(r, 0, 0), NULL, 10);
     p->rolled = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
     p->latest = PQgetisnull(r, 0, 2) ? INT64_MIN : strtoll(PQgetvalue(r, 0, 2), NULL, 10);
     PQclear(r);

@@ -141,6 +141,7 @@ typedef struct fdx_txn_ledger {
 typedef struct fdx_history_config {
     int loaded;
     int dirty;
+    int daily_set; /* this transaction set daily_days (fdx_store_set_daily_days) */
     int64_t daily_days;
     int64_t rolled_before; /* first day kept daily; earlier rows are months */
     int64_t latest_day;    /* INT64_MIN: no history yet */
