@@ -693,14 +693,6 @@ def full_at_each_write(shim, rd):
               again.stderr + q.stdout)
 
 
-def written(name, text):
-    """The path of a file under T holding text."""
-    path = os.path.join(T, name)
-    with open(path, "w") as f:
-        f.write(text)
-    return path
-
-
 def test_daily_days_kept():
     """A push opened before another set --daily-days, and committed after it,
     wrote back the setting its working copy read at open: the other's was
@@ -708,7 +700,9 @@ def test_daily_days_kept():
     db = new_db()
     store = uri(db)
     line = json.dumps(dict(schema=2, wanted="w", fallback=IMPL, count=1, hw=HW)) + "\n"
-    feed = written("daily-days.jsonl", line)
+    feed = os.path.join(T, "daily-days.jsonl")
+    with open(feed, "w") as f:
+        f.write(line)
     r = fdx("fdx-ingest", "-q", "--run-id", "dd-0", store, feed)
     check(r.returncode == 0, "daily days: the store is made", r.stderr)
     tmp = os.path.join(T, "dd-b")
@@ -732,33 +726,8 @@ def test_daily_days_kept():
     check(got == "10", f"daily days: A's setting kept after B's push (got {got})")
 
 
-def test_failed_first_write():
-    """A first ingest or merge into a database without a store, that fails, leaves
-    the database as it was (it kept the fdx tables it made, though it said the
-    store was unchanged), as a failed first ingest leaves no SQLite file; a
-    database a writer used meanwhile keeps them."""
-    bad = written("bad-first.jsonl", '{"schema":2,"bad":\n')
-    bad_src = written("bad-first-src.db", "not a store")
-    tables = "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
-    for what, args in (("ingest", ["fdx-ingest"]), ("merge", ["fdx-merge"])):
-        db = new_db()
-        r = fdx(*args, uri(db), bad if what == "ingest" else bad_src)
-        check(r.returncode == 1, f"failed first {what}: exit {r.returncode}", r.stderr)
-        got = psql(tables, db).stdout.strip()
-        check(got == "0", f"failed first {what} left the database as it was ({got} tables)")
-    db = new_db()
-    good = written("good-first.jsonl", json.dumps(dict(schema=2, wanted="w", fallback=IMPL,
-                                                     count=1, hw=HW)) + "\n")
-    check(fdx("fdx-ingest", "-q", uri(db), good).returncode == 0, "a first ingest")
-    check(fdx("fdx-ingest", uri(db), bad).returncode == 1, "a failed second ingest")
-    r = fdx("fdx-export", uri(db), "-", "--kind", "misses")
-    check(r.returncode == 0 and r.stdout.count("\n") == 1 and '"wanted":"w"' in r.stdout,
-          "a store used before keeps its cells", r.stdout + r.stderr)
-
-
 def main():
     try:
-        test_failed_first_write()
         test_daily_days_kept()
         test_tools(*test_same_exports())
         test_views()

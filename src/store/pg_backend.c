@@ -103,8 +103,6 @@ static void pg_close(fdx_store *s)
         return;
     if (pg->working[0])
         remove_working(pg->working);
-    if (!s->committed)
-        fdx_pg_unmake_if_unused(pg);
     fdx_pg_prune_forget(pg);
     if (pg->conn)
         PQfinish(pg->conn);

@@ -17,7 +17,6 @@ typedef struct fdx_pg {
     char working[4096];
     char *prune[8]; /* a pending prune (pg_prune.h): 7 filter values, its JSON */
     int pruning;
-    int made; /* this connection made the fdx tables (fdx_pg_unmake_if_unused) */
 } fdx_pg;
 
 /* Whether path is a postgresql:// or postgres:// URI. */

@@ -41,11 +41,7 @@ static int create(fdx_store *s, fdx_pg *pg)
         PQclear(r);
     }
     if (rc == FDX_OK)
-        rc = fdx_pg_run(s, pg, fdx_sql_pg_commit, "creating the fdx tables");
-    if (rc == FDX_OK)
-        pg->made = !have;
-    if (rc == FDX_OK)
-        return rc;
+        return fdx_pg_run(s, pg, fdx_sql_pg_commit, "creating the fdx tables");
     PQclear(PQexec(pg->conn, fdx_sql_pg_rollback));
     return rc;
 }
@@ -91,34 +87,4 @@ int fdx_pg_schema_ready(fdx_store *s, fdx_pg *pg, int may_create)
         return fdx_store_fail(s, FDX_ENOTSTORE, "%s: not an fdx store (layout version %lld)",
                               s->path, version);
     return rc;
-}
-
-/* Runs sql (several statements, no parameters); whether its last result is
- * status. The store's message is left as it is: this runs at close. */
-static int quietly(fdx_pg *pg, const char *sql, ExecStatusType status, PGresult **last)
-{
-    PGresult *r = PQexec(pg->conn, sql);
-    int ok = PQresultStatus(r) == status;
-    if (last && ok)
-        *last = r;
-    else
-        PQclear(r);
-    return ok;
-}
-
-void fdx_pg_unmake_if_unused(fdx_pg *pg)
-{
-    PGresult *r = NULL;
-    if (!pg->made || !pg->conn || PQstatus(pg->conn) != CONNECTION_OK ||
-        !quietly(pg, fdx_sql_pg_begin, PGRES_COMMAND_OK, NULL))
-        return;
-    int unused = quietly(pg, fdx_sql_pg_lock, PGRES_TUPLES_OK, NULL) &&
-                 quietly(pg, fdx_sql_pg_unused, PGRES_TUPLES_OK, &r) && PQntuples(r) == 1 &&
-                 strcmp(PQgetvalue(r, 0, 0), "1") == 0;
-    PQclear(r);
-    if (unused && quietly(pg, fdx_sql_pg_unmake, PGRES_COMMAND_OK, NULL) &&
-        quietly(pg, fdx_sql_pg_commit, PGRES_COMMAND_OK, NULL))
-        pg->made = 0;
-    else
-        quietly(pg, fdx_sql_pg_rollback, PGRES_COMMAND_OK, NULL);
 }

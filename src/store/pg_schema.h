@@ -14,9 +14,5 @@
  * missing, under an advisory lock so that concurrent first writers create
  * them once. */
 int fdx_pg_schema_ready(fdx_store *s, fdx_pg *pg, int may_create);
-/* For a handle that made the fdx tables and committed nothing: removes them
- * again when no writer has used them since, as a failed first ingest leaves
- * no SQLite file. Best effort, at close; the store's message is kept. */
-void fdx_pg_unmake_if_unused(fdx_pg *pg);
 
 #endif
