@@ -3169,6 +3169,8 @@ START_TEST(pg_uri_password_is_redacted)
          "postgresql://postgres:***@/t1?host=/tmp&port=5"},
         {"postgresql://u:Se#kr1t@h/db", "postgresql://u:***@h/db"},
         {"postgresql://u:a?b#c@h", "postgresql://u:***@h"},
+        {"postgresql://h/db?password=ab#cd&sslmode=require",
+         "postgresql://h/db?password=***&sslmode=require"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *got = fdx_pg_redact(cases[i][0]);

@@ -58,7 +58,7 @@ char *fdx_pg_redact(const char *uri)
             break;
         put(out, &len, p, 1);
         p++;
-        size_t field = strcspn(p, "&#");
+        size_t field = strcspn(p, "&"); /* libpq splits on '&' alone: '#' is a value's */
         const char *eq = memchr(p, '=', field);
         if (eq && ((size_t)(eq - p) == 8 && strncmp(p, "password", 8) == 0)) {
             put(out, &len, p, (size_t)(eq - p + 1));
