@@ -116,7 +116,7 @@ static int take_schema1(schema1 *o, const char *where, const char *reason)
         return 0;
     size_t n = (size_t)(colon - where);
     unsigned long long line = strtoull(colon + 1, NULL, 10);
-    if (o->n && !in_counted_file(o, where))
+    if (!in_counted_file(o, where))
         say_schema1(o);
     if (!o->n) {
         snprintf(o->file, sizeof o->file, "%.*s", (int)n, where);

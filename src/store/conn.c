@@ -269,8 +269,9 @@ static int left_journal(fdx_store *s, int code, const char *what)
 {
     char *journal = fdx_store_companion(s->path, "-journal");
     const char *j = journal ? journal : "its -journal";
-    /* an open as it is reaches here from its look before the first read */
-    if (s->readonly || (s->as_is && s->db && sqlite3_db_readonly(s->db, "main") == 0))
+    /* a writable connection meets it only in an open as it is, which looks
+     * before its first read (hot_journal_refused) */
+    if (s->readonly || (s->db && sqlite3_db_readonly(s->db, "main") == 0))
         fdx_store_fail(s, code,
                        "%s: %s: a writer was stopped during its commit and left %s behind, "
                        "which %s does not roll back; the next writer to open the store does "

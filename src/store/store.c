@@ -442,14 +442,13 @@ static int hot_journal_refused(fdx_store *s, const char *path)
               sqlite3_db_readonly(s->db, "main") == 0;
     free(journal);
     sqlite3 *probe = NULL;
-    char *name = hot ? fdx_store_file_name(path) : NULL;
-    hot = name &&
+    const char *name = sqlite3_db_filename(s->db, "main"); /* the file opened */
+    hot = hot && name &&
           sqlite3_open_v2(name, &probe, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) ==
               SQLITE_OK &&
           sqlite3_exec(probe, fdx_sql_identity, NULL, NULL, NULL) != SQLITE_OK &&
           sqlite3_extended_errcode(probe) == SQLITE_READONLY_ROLLBACK;
     sqlite3_close(probe);
-    free(name);
     return hot ? fdx_store_fail_sqlite(s, SQLITE_READONLY_ROLLBACK, "reading the store header")
                : FDX_OK;
 }
@@ -460,7 +459,6 @@ static int open_db(fdx_store *s, const char *path, int flags)
     if ((flags & (FDX_OPEN_CREATE | FDX_OPEN_READONLY)) == (FDX_OPEN_CREATE | FDX_OPEN_READONLY))
         return fdx_store_fail(s, FDX_EMISUSE, "FDX_OPEN_CREATE and FDX_OPEN_READONLY conflict");
     s->readonly = (flags & FDX_OPEN_READONLY) != 0;
-    s->as_is = (flags & FDX_OPEN_AS_IS) != 0;
     if (too_long_for_sqlite(s, path))
         return FDX_EIO;
     int rc = open_file(s, path, flags);

@@ -167,7 +167,6 @@ struct fdx_store {
                        all-or-nothing ingest failed (FDX_TXN_BROKEN_PATH): only a
                        rollback may follow */
     int readonly;
-    int as_is;       /* FDX_OPEN_AS_IS: writes rolled back, nothing made or converted */
     int created;     /* this handle created the file */
     int open_failed; /* fdx_store_open returned an error */
     int began;       /* a write transaction was begun */
