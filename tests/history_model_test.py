@@ -119,8 +119,15 @@ class Store:
         for table in (self.rows, self.tombs):
             for (cell, origin, day), n in table.items():
                 mine[(cell, origin, day)] = sat(mine.get((cell, origin, day), 0) + n)
+        # what src observed of a key it holds: its live rows, plus the rows
+        # it pruned of that key before observing it again
+        live = {cell for (cell, _, _) in src.rows}
+        theirs = dict(src.rows)
+        for (cell, origin, day), n in src.tombs.items():
+            if cell in live:
+                theirs[(cell, origin, day)] = sat(theirs.get((cell, origin, day), 0) + n)
         sm, tm, days = {}, {}, {}
-        for (cell, origin, day), n in src.rows.items():
+        for (cell, origin, day), n in theirs.items():
             k = (cell, origin, month_start(day))
             sm[k] = sat(sm.get(k, 0) + n)
             days.setdefault(k, []).append(day)
@@ -136,7 +143,7 @@ class Store:
             spread = {}
             if month >= coarse:
                 for day in days[k]:
-                    d = src.rows[(cell, origin, day)] - mine.get((cell, origin, day), 0)
+                    d = theirs[(cell, origin, day)] - mine.get((cell, origin, day), 0)
                     if d > 0:
                         spread[day] = d
             if not spread or sat(sum(spread.values())) != gain:

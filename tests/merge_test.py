@@ -438,6 +438,30 @@ def time_checks(ingest, merge, tmp, runs, exported):
     check(p.returncode == 0, "prune the host", p.stderr)
     merged("p-fleet.db", "p-host.db")
     check(exported(j("p-fleet.db")) == want, "a host's prune does not shrink the fleet")
+    # The host observes the cells it pruned again, on the same day: the fleet
+    # gains all of it, though it already holds more of that day than the
+    # host's live cells do (the host's counts of the key are its pruned ones
+    # plus these), directly, through a mid store, and once.
+    feed("p-host.db", "2026-10-01", runs[2])
+    feed("p-want.db", "2026-10-01", runs[2])
+    merged("p-fleet.db", "p-host.db")
+    want = exported(j("p-want.db"))
+    check(exported(j("p-fleet.db")) == want
+          and history(j("p-fleet.db")) == history(j("p-want.db")),
+          "a host's cells pruned and observed again: the fleet gains the new observations")
+    merged("p-fleet.db", "p-host.db")
+    merged("p-mid2.db", "p-host.db")
+    merged("p-fleet.db", "p-mid2.db")
+    check(exported(j("p-fleet.db")) == want, "once, directly or through a mid store")
+    merged("p-host.db", "p-fleet.db")
+    con = sqlite3.connect(j("p-host.db"))
+    n = con.execute("SELECT sum(count) FROM miss_cell WHERE op = ?", (op,)).fetchone()[0]
+    con.close()
+    feed("p-want2.db", "2026-10-01", runs[2])
+    con = sqlite3.connect(j("p-want2.db"))
+    want_n = con.execute("SELECT sum(count) FROM miss_cell WHERE op = ?", (op,)).fetchone()[0]
+    con.close()
+    check(n == want_n, "the fleet merged back gives the host nothing it pruned", (n, want_n))
 
 
 def kill_checks(merge, tmp, host, exported):

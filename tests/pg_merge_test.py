@@ -10,7 +10,8 @@ unchanged since is a no-op (exit 0); a cycle through an SQLite store counts
 nothing twice; 16 hosts merged concurrently, each several times while it
 gains runs, alongside direct ingests, give exact totals; a merge killed with
 SIGKILL at random points or cut by a server restart leaves the store before
-or after it, and a rerun completes it exactly once.
+or after it, and a rerun completes it exactly once; cells a source pruned and
+observed again are merged whole, from and into PostgreSQL.
 
 Usage: pg_merge_test.py BINDIR GEN_FEED PG_CLUSTER_SH STATE
 """
@@ -243,8 +244,48 @@ def test_restart(feeds):
           "a restart mid-merge loses nothing and counts nothing twice")
 
 
+def top_op(store):
+    con = sqlite3.connect(store)
+    op = con.execute("SELECT op FROM miss_cell ORDER BY count DESC LIMIT 1").fetchone()[0]
+    con.close()
+    return op
+
+
+def test_pruned_and_observed_again():
+    """A host prunes cells a PostgreSQL store merged, then observes them again:
+    the next merge brings all of the new observations, as into SQLite; and a
+    PostgreSQL store that does the same, merged into an SQLite store, too."""
+    db = new_db()
+    pg = uri(db)
+    host, fleet, side = j("pr-host.db"), j("pr-fleet.db"), j("pr-side.db")
+    f = gen("pr", 3, 1, 300)
+    ingest(host, f[0], "2026-10-01")
+    merge(fleet, host)
+    merge(pg, host)
+    op = top_op(host)
+    r = fdx("fdx-prune", "-q", host, "--op", op)
+    check(r.returncode == 0, "prune the host", r.stderr)
+    ingest(host, f[1], "2026-10-01")
+    merge(fleet, host)
+    merge(pg, host)
+    same("a host's pruned cells observed again", fleet, db)
+    want = j("pr-want.db")
+    for rd in f[:2]:
+        ingest(want, rd, "2026-10-01")
+    check(totals(pg) == totals(want), "the PostgreSQL store gained every new observation")
+    merge(side, pg)
+    r = fdx("fdx-prune", "-q", pg, "--op", op)
+    check(r.returncode == 0, "prune the PostgreSQL store", r.stderr)
+    ingest(pg, f[2], "2026-10-01")
+    merge(side, pg)
+    ingest(want, f[2], "2026-10-01")
+    check(totals(side) == totals(want),
+          "a PostgreSQL store's pruned cells observed again reach an SQLite store")
+
+
 def main():
     try:
+        test_pruned_and_observed_again()
         test_trees()
         feeds, _ = test_many_writers()
         test_killed(feeds)

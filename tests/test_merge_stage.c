@@ -64,10 +64,11 @@ static int stage_cell(void *t, int64_t staged, const fdx_cell *c, fdx_str cands,
     return FDX_OK;
 }
 
-static int stage_history(void *t, int64_t staged, int64_t day, const char *store_id, uint64_t count)
+static int stage_history(void *t, int64_t staged, int64_t day, const char *store_id, uint64_t count,
+                         int pruned)
 {
     seen *s = t;
-    (void)day;
+    (void)day, (void)pruned;
     if (s->calls[strlen(s->calls) - 1] != 'h')
         call(s, 'h');
     ck_assert(staged >= 1 && staged <= s->cells && staged < 8);

@@ -250,6 +250,7 @@ def main():
         crafted_history_and_ledger(j, base, ingest, merge)
         keys_out_of_order(j, ingest, export, merge, top)
         tombstones_naming_other_ids(j, base, ingest, merge, top, prune)
+        crafted_pruned_history_merged(j, ingest, merge, prune)
         utf16_store(j, base, ingest, export, top, merge)
         outputs_beside_the_store(j, base, export, ingest, data)
         uri_shaped_paths(j, data, ingest, export, merge)
@@ -629,6 +630,39 @@ def tombstones_naming_other_ids(j, base, ingest, merge, top, prune):
                           ("fdx-prune", [prune, "--op", "Relu", path])):
             expect_failure(run(cmd), f"{what} beside a tombstone {name}", path, needle)
         check(digest(path) == before, f"the store with a tombstone {name} is as it was")
+
+
+def crafted_pruned_history_merged(j, ingest, merge, prune):
+    """A merge counts what a source pruned of a cell it observed again, so it
+    checks those rows as it checks the live history: a count below 1, a day
+    past 9999 or an origin the source does not know is refused, naming the
+    source and the table, and the target is not made."""
+    gelu = one_miss_per_key(j("ph-gelu.jsonl"), ("order:aaa",))
+    lax = "PRAGMA ignore_check_constraints = ON"
+    src = j("ph-src.db")
+    for step in ([ingest, "-q", src, gelu], [prune, "-q", "--op", "Gelu", src],
+                 [ingest, "-q", src, gelu]):
+        p = run(step)
+        check(p.returncode == 0, f"{os.path.basename(step[0])} of the pruned source", p.stderr)
+    p = run([merge, "-q", j("ph-fleet.db"), src])
+    check(p.returncode == 0, "merge of the source as fdx left it", p.stderr)
+    con = sqlite3.connect(j("ph-fleet.db"))
+    n = con.execute("SELECT count FROM miss_cell").fetchone()[0]
+    con.close()
+    check(n == 6, "the merge counts the pruned and the new observations", n)
+    cases = {
+        "negative-count": [lax, "UPDATE pruned_history SET count = -5"],
+        "day-past-9999": ["UPDATE pruned_history SET day = 3000000"],
+        "unknown-origin": ["UPDATE pruned_history SET origin = 77"],
+    }
+    for name, sql in cases.items():
+        path = j(f"ph-{name}.db")
+        before = altered(path, *sql, src=src)
+        dst = j(f"ph-{name}-fleet.db")
+        expect_failure(run([merge, dst, path]), f"merge of a source with pruned history {name}",
+                       path, "pruned_history:")
+        check(not os.path.exists(dst), f"the failed merge of {name} left no {dst}")
+        check(digest(path) == before, f"the source with pruned history {name} is as it was")
 
 
 def utf16_store(j, base, ingest, export, top, merge):

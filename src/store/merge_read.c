@@ -5,7 +5,9 @@
  * (row.c), identities as fdx makes them, history buckets and counts in
  * range, every history row's origin known, a cell's history adding up to its
  * count (a merge adds history, and the cell's count grows by what its
- * history gains), ledger rows of the types fdx writes.
+ * history gains), ledger rows of the types fdx writes. A cell the source
+ * pruned and holds again is staged with its pruned history too: a merge
+ * compares everything each store observed of a key.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -205,43 +207,55 @@ static const char *origin_id(const reader *r, int64_t k)
     return lo < r->n_origins && r->origins[lo].k == k ? r->origins[lo].id : NULL;
 }
 
-static int stage_history(reader *r)
+/* Stages the rows of a history table (cell_history, or pruned_history under
+ * the live cells' ids), checked as they come. Only live rows make up a
+ * cell's count. */
+static int stage_rows(reader *r, fdx_stmt_id id, const char *table, int pruned)
 {
     sqlite3_stmt *st;
-    int rc = fdx_store_stmt(r->src, FDX_STMT_MERGE_READ_HISTORY, &st);
+    int rc = fdx_store_stmt(r->src, id, &st);
     if (rc != FDX_OK)
         return src_failed(r, rc);
     int src_rc;
     src_cell *c = NULL;
     while (rc == FDX_OK && (src_rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(st, 0), day = sqlite3_column_int64(st, 1);
+        int64_t cell = sqlite3_column_int64(st, 0), day = sqlite3_column_int64(st, 1);
         int64_t origin = sqlite3_column_int64(st, 2), count = sqlite3_column_int64(st, 3);
         if (sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
             sqlite3_column_type(st, 3) != SQLITE_INTEGER || count < 1 || day < 0 ||
             day > FDX_TIME_MAX / FDX_SECONDS_PER_DAY) {
-            rc = invalid(r, "cell_history: a day or count out of range (cell %lld)", (long long)id);
+            rc = invalid(r, "%s: a day or count out of range (cell %lld)", table, (long long)cell);
             break;
         }
-        if (!c || c->id != id)
-            c = find_cell(r, id);
+        if (!c || c->id != cell)
+            c = find_cell(r, cell);
         if (!c)
             continue; /* a row of no cell counts nowhere */
         const char *from = origin_id(r, origin);
         if (!from) {
-            rc = invalid(r, "cell_history: history names an unknown store (origin %lld)",
+            rc = invalid(r, "%s: history names an unknown store (origin %lld)", table,
                          (long long)origin);
             break;
         }
-        c->history = sat_add(c->history, (uint64_t)count);
-        rc = r->ops->stage_history(r->t, c->staged, day, from, (uint64_t)count);
+        if (!pruned)
+            c->history = sat_add(c->history, (uint64_t)count);
+        rc = r->ops->stage_history(r->t, c->staged, day, from, (uint64_t)count, pruned);
     }
     sqlite3_reset(st);
     if (rc == FDX_OK && src_rc != SQLITE_DONE)
         rc = sqlite_failed(r, src_rc, "reading history");
+    return rc;
+}
+
+static int stage_history(reader *r)
+{
+    int rc = stage_rows(r, FDX_STMT_MERGE_READ_HISTORY, "cell_history", 0);
     for (size_t i = 0; rc == FDX_OK && i < r->n; i++)
         if (r->cells[i].history != r->cells[i].count)
             rc = invalid(r, "cell_history: the history of cell %lld does not add up to its count",
                          (long long)r->cells[i].id);
+    if (rc == FDX_OK)
+        rc = stage_rows(r, FDX_STMT_MERGE_READ_PRUNED, "pruned_history", 1);
     return rc;
 }
 

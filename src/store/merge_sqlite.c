@@ -109,11 +109,13 @@ static int stage_cell(void *t, int64_t staged, const fdx_cell *c, fdx_str cands,
     return step(dst, st, "staging a cell", NULL);
 }
 
-static int stage_history(void *t, int64_t staged, int64_t day, const char *store_id, uint64_t count)
+static int stage_history(void *t, int64_t staged, int64_t day, const char *store_id, uint64_t count,
+                         int pruned)
 {
     fdx_store *dst = t;
     sqlite3_stmt *st;
-    int rc = fdx_store_stmt(dst, FDX_STMT_MERGE_STAGE_HISTORY, &st);
+    int rc = fdx_store_stmt(
+        dst, pruned ? FDX_STMT_MERGE_STAGE_PRUNED : FDX_STMT_MERGE_STAGE_HISTORY, &st);
     if (rc != FDX_OK)
         return rc;
     sqlite3_bind_int64(st, 1, staged);

@@ -16,7 +16,10 @@
  *                  (a day, or a month's first day before the source's
  *                  rolled_before), the identity of the store that observed
  *                  it (32 hex digits; the source's own rows carry the
- *                  source's identity) and the count;
+ *                  source's identity) and the count; then, flagged pruned,
+ *                  the rows the source pruned of the keys it holds again,
+ *                  which add to the live rows of their key (what a source
+ *                  observed of a key is both, as a target's is);
  *   stage_ledger   the source's ledger rows and those of the stores merged
  *                  into it, each under its store's identity;
  *   stage_store    the source itself ('read', with its ledger position and
@@ -83,8 +86,8 @@ typedef struct fdx_merge_target_ops {
     int (*begin)(void *t, const fdx_merge_source *src);
     int (*stage_cell)(void *t, int64_t staged, const fdx_cell *c, fdx_str cands,
                       const int64_t *set_at);
-    int (*stage_history)(void *t, int64_t staged, int64_t day, const char *store_id,
-                         uint64_t count);
+    int (*stage_history)(void *t, int64_t staged, int64_t day, const char *store_id, uint64_t count,
+                         int pruned);
     int (*stage_ledger)(void *t, const fdx_merge_ledger_row *row);
     int (*stage_store)(void *t, const char *store_id, int64_t ledger_high, const char *digest,
                        const char *how);

@@ -41,9 +41,10 @@ static int stage_cell(void *t, int64_t staged, const fdx_cell *c, fdx_str cands,
     return fdx_merge_sqlite_ops.stage_cell(t, staged, c, cands, set_at);
 }
 
-static int stage_history(void *t, int64_t staged, int64_t day, const char *store_id, uint64_t count)
+static int stage_history(void *t, int64_t staged, int64_t day, const char *store_id, uint64_t count,
+                         int pruned)
 {
-    return fdx_merge_sqlite_ops.stage_history(t, staged, day, store_id, count);
+    return fdx_merge_sqlite_ops.stage_history(t, staged, day, store_id, count, pruned);
 }
 
 static int stage_ledger(void *t, const fdx_merge_ledger_row *row)
