@@ -655,12 +655,28 @@ def crafted_pruned_history_merged(j, ingest, merge, prune):
         "day-past-9999": ["UPDATE pruned_history SET day = 3000000"],
         "unknown-origin": ["UPDATE pruned_history SET origin = 77"],
     }
+    # A miss tombstone with keyed 0 is no tombstone of a miss cell to a merge
+    # target; read as a source it added its rows, so each round trip between
+    # the two stores grew both.
+    path, dst = j("ph-keyed-0.db"), j("ph-keyed-0-fleet.db")
+    altered(path, "UPDATE pruned_cell SET keyed = 0", src=src)
+    for step in range(2):
+        for a, b in ((dst, path), (path, dst)):
+            p = run([merge, "-q", a, b])
+            check(p.returncode == 0, f"round trip {step} with a miss tombstone of keyed 0",
+                  p.stderr)
+    counts = []
+    for db in (path, dst):
+        con = sqlite3.connect(db)
+        counts.append(con.execute("SELECT count FROM miss_cell").fetchone()[0])
+        con.close()
+    check(counts == [3, 3], "a tombstone that matches no target's key adds nothing", counts)
     for name, sql in cases.items():
         path = j(f"ph-{name}.db")
         before = altered(path, *sql, src=src)
         dst = j(f"ph-{name}-fleet.db")
         expect_failure(run([merge, dst, path]), f"merge of a source with pruned history {name}",
-                       path, "pruned_history:")
+                       path, "pruned_history:", "the tombstone of cell 2")
         check(not os.path.exists(dst), f"the failed merge of {name} left no {dst}")
         check(digest(path) == before, f"the source with pruned history {name} is as it was")
 

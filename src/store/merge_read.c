@@ -224,7 +224,8 @@ static int stage_rows(reader *r, fdx_stmt_id id, const char *table, int pruned)
         if (sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
             sqlite3_column_type(st, 3) != SQLITE_INTEGER || count < 1 || day < 0 ||
             day > FDX_TIME_MAX / FDX_SECONDS_PER_DAY) {
-            rc = invalid(r, "%s: a day or count out of range (cell %lld)", table, (long long)cell);
+            rc = invalid(r, "%s: a day or count out of range (%scell %lld)", table,
+                         pruned ? "the tombstone of " : "", (long long)cell);
             break;
         }
         if (!c || c->id != cell)
@@ -233,8 +234,8 @@ static int stage_rows(reader *r, fdx_stmt_id id, const char *table, int pruned)
             continue; /* a row of no cell counts nowhere */
         const char *from = origin_id(r, origin);
         if (!from) {
-            rc = invalid(r, "%s: history names an unknown store (origin %lld)", table,
-                         (long long)origin);
+            rc = invalid(r, "%s: history names an unknown store (origin %lld, %scell %lld)", table,
+                         (long long)origin, pruned ? "the tombstone of " : "", (long long)cell);
             break;
         }
         if (!pruned)
