@@ -178,6 +178,7 @@ def main():
         identity_checks(ingest, export, merge, tmp, runs, exported)
         stray_origin_checks(ingest, merge, tmp, runs)
         time_checks(ingest, merge, tmp, runs, exported)
+        pruned_copy_checks(ingest, merge, tmp, runs)
         kill_checks(merge, tmp, host, exported)
         full_tmpdir_checks(ingest, merge, gen, tmp, exported)
     return finish("merge")
@@ -462,6 +463,31 @@ def time_checks(ingest, merge, tmp, runs, exported):
     want_n = con.execute("SELECT sum(count) FROM miss_cell WHERE op = ?", (op,)).fetchone()[0]
     con.close()
     check(n == want_n, "the fleet merged back gives the host nothing it pruned", (n, want_n))
+
+
+def pruned_copy_checks(ingest, merge, tmp, runs):
+    """A copy of a store whose cells were all pruned still holds its runs: the
+    copy's first write records the store it came from, so that a fleet
+    merging both lists each run once, under the store that ingested it."""
+    j = lambda *p: os.path.join(tmp, *p)
+    prune = os.path.join(os.path.dirname(merge), "fdx-prune")
+    for args in (["--run-id", "pc-host-a", j("pc-host.db"), runs[0]],
+                 ["--run-id", "pc-host-b", j("pc-host.db"), runs[1]]):
+        p = run([ingest, "-q"] + args)
+        check(p.returncode == 0, f"ingest {args[1]}", p.stderr)
+    p = run([prune, "-q", "--before", "2100-01-01", j("pc-host.db")])
+    check(p.returncode == 0, "prune every cell of the host", p.stderr)
+    shutil.copyfile(j("pc-host.db"), j("pc-copy.db"))
+    p = run([ingest, "-q", "--run-id", "pc-copy-c", j("pc-copy.db"), runs[2]])
+    check(p.returncode == 0, "ingest into the copy", p.stderr)
+    p = run([merge, "-q", j("pc-fleet.db"), j("pc-host.db"), j("pc-copy.db")])
+    check(p.returncode == 0, "merge the host and its copy", p.stderr)
+    con = sqlite3.connect(j("pc-fleet.db"))
+    ids = sorted(r[0] for r in con.execute("SELECT run_id FROM fleet_ledger WHERE run_id "
+                                           "IS NOT NULL"))
+    con.close()
+    check(ids == ["pc-copy-c", "pc-host-a", "pc-host-b"],
+          "a fleet lists a pruned store's runs once, though a copy of it holds them", ids)
 
 
 def kill_checks(merge, tmp, host, exported):

@@ -128,19 +128,22 @@ int fdx_identity_ledger_digest(fdx_store *s, int64_t *high, char hex[FDX_SHA256_
     return FDX_OK;
 }
 
-/* Records the store this file was copied from, when the copy holds cells
- * (a copy of an empty store shares nothing with it). */
+/* Records the store this file was copied from, when the copy holds anything
+ * of it: cells, or a ledger (a store whose cells were all pruned still holds
+ * its runs, which must stay the original's). A store that never wrote
+ * shares nothing with its copy. */
 static int record_origin(fdx_store *s, const char *id)
 {
     sqlite3_stmt *st;
     int has_cells;
-    int rc = fdx_store_has_cells(s, &has_cells);
-    if (rc != FDX_OK || !has_cells)
-        return rc;
     int64_t high;
     char hex[FDX_SHA256_HEX];
-    if ((rc = fdx_identity_ledger_digest(s, &high, hex)) != FDX_OK ||
-        (rc = fdx_store_stmt(s, FDX_STMT_MERGED_INSERT, &st)) != FDX_OK)
+    int rc = fdx_store_has_cells(s, &has_cells);
+    if (rc == FDX_OK)
+        rc = fdx_identity_ledger_digest(s, &high, hex);
+    if (rc != FDX_OK || (!has_cells && high <= 0))
+        return rc;
+    if ((rc = fdx_store_stmt(s, FDX_STMT_MERGED_INSERT, &st)) != FDX_OK)
         return rc;
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, high);
