@@ -11,7 +11,8 @@ nothing twice; 16 hosts merged concurrently, each several times while it
 gains runs, alongside direct ingests, give exact totals; a merge killed with
 SIGKILL at random points or cut by a server restart leaves the store before
 or after it, and a rerun completes it exactly once; cells a source pruned and
-observed again are merged whole, from and into PostgreSQL.
+observed again are merged whole, from and into PostgreSQL; a source given
+twice is merged once.
 
 Usage: pg_merge_test.py BINDIR GEN_FEED PG_CLUSTER_SH STATE
 """
@@ -283,8 +284,27 @@ def test_pruned_and_observed_again():
           "a PostgreSQL store's pruned cells observed again reach an SQLite store")
 
 
+def test_source_twice():
+    """A source given twice in one merge is merged once, and said to be, as
+    into SQLite (the second was staged and applied again, and counted as a
+    second store merged)."""
+    db = new_db()
+    pg = uri(db)
+    host, fleet = j("tw-host.db"), j("tw-fleet.db")
+    ingest(host, gen("tw", 1, 1, 400)[0], "2026-10-01")
+    said = []
+    for target in (pg, fleet):
+        r = fdx("fdx-merge", target, host, host)
+        check(r.returncode == 0, f"merge a source twice into {target}", r.stderr)
+        said.append(r.stderr.strip().splitlines()[-1])
+    check(said[0] == said[1] and "1 store merged, 1 already merged" in said[0],
+          "a source given twice: merged once, as into SQLite", said)
+    same("a source given twice", fleet, db)
+
+
 def main():
     try:
+        test_source_twice()
         test_pruned_and_observed_again()
         test_trees()
         feeds, _ = test_many_writers()

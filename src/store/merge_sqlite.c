@@ -69,10 +69,15 @@ static int known(void *t, const fdx_merge_source *src, fdx_merge_known *out)
         return fdx_store_fail_sqlite(dst, rc, "reading merged stores");
     *out = same ? FDX_MERGE_UNCHANGED : FDX_MERGE_NEW;
     if (same)
-        fdx_store_note(dst, FDX_NOTICE_NOTHING_DONE,
-                       "%s: store %s was already merged, unchanged; nothing to do", src->path,
-                       src->store_id);
+        fdx_merge_sqlite_unchanged(dst, src);
     return FDX_OK;
+}
+
+void fdx_merge_sqlite_unchanged(fdx_store *dst, const fdx_merge_source *src)
+{
+    fdx_store_note(dst, FDX_NOTICE_NOTHING_DONE,
+                   "%s: store %s was already merged, unchanged; nothing to do", src->path,
+                   src->store_id);
 }
 
 static int begin(void *t, const fdx_merge_source *src)

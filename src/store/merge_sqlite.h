@@ -12,5 +12,7 @@ extern const fdx_merge_target_ops fdx_merge_sqlite_ops;
 /* A merge of the store's own file (path) into it: notes that there is
  * nothing to do. */
 int fdx_merge_sqlite_self(fdx_store *dst, const char *path);
+/* Notes that src is the very ledger the store merged before: nothing to do. */
+void fdx_merge_sqlite_unchanged(fdx_store *dst, const fdx_merge_source *src);
 
 #endif

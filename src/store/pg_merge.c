@@ -23,11 +23,52 @@
 #include "store/pg_copy.h"
 #include "store/pg_merge.h"
 
+static int prepare(fdx_store *s, const char *sql, sqlite3_stmt **st)
+{
+    if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) == SQLITE_OK)
+        return FDX_OK;
+    sqlite3_finalize(*st);
+    *st = NULL;
+    return fdx_store_fail_sqlite(s, sqlite3_errcode(s->db), "keeping a merge for the push");
+}
+
+/* A statement over the kept merges' tables, made first if need be. */
+static int prepare_kept(fdx_store *s, const char *sql, sqlite3_stmt **st)
+{
+    int rc = fdx_store_script(s, fdx_sql_pgm_keep, "keeping a merge for the push");
+    return rc == FDX_OK ? prepare(s, sql, st) : rc;
+}
+
+/* Whether a source kept earlier in this transaction is this very ledger. */
+static int kept_before(fdx_store *dst, const fdx_merge_source *src, int *kept)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = prepare_kept(dst, fdx_sql_pgm_kept, &st);
+    if (rc != FDX_OK)
+        return rc;
+    sqlite3_bind_text(st, 1, src->store_id, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, src->ledger_high);
+    sqlite3_bind_text(st, 3, src->digest, -1, SQLITE_STATIC);
+    int step = sqlite3_step(st);
+    *kept = step == SQLITE_ROW && sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return step == SQLITE_ROW ? FDX_OK
+                              : fdx_store_fail_sqlite(dst, step, "reading the kept merges");
+}
+
 /* Staging is merge_sqlite.c's: the source is checked and staged the same way
- * for every target. */
+ * for every target. A source given twice is known by what this transaction
+ * keeps for the push, which the working copy's merged_store does not hold. */
 static int known(void *t, const fdx_merge_source *src, fdx_merge_known *out)
 {
-    return fdx_merge_sqlite_ops.known(t, src, out);
+    int kept = 0, rc = fdx_merge_sqlite_ops.known(t, src, out);
+    if (rc == FDX_OK && *out == FDX_MERGE_NEW)
+        rc = kept_before(t, src, &kept);
+    if (rc == FDX_OK && kept) {
+        *out = FDX_MERGE_UNCHANGED;
+        fdx_merge_sqlite_unchanged(t, src);
+    }
+    return rc;
 }
 
 static int begin(void *t, const fdx_merge_source *src)
@@ -68,15 +109,6 @@ static int fail(void *t, int code, const char *msg)
     return fdx_merge_sqlite_ops.fail(t, code, msg);
 }
 
-static int prepare(fdx_store *s, const char *sql, sqlite3_stmt **st)
-{
-    if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) == SQLITE_OK)
-        return FDX_OK;
-    sqlite3_finalize(*st);
-    *st = NULL;
-    return fdx_store_fail_sqlite(s, sqlite3_errcode(s->db), "keeping a merge for the push");
-}
-
 /* The apply of merge_stage.h: keeps the staged rows for the push. The counts
  * are PostgreSQL's, known at commit. */
 static int keep(void *t, const fdx_merge_source *src, fdx_merge_applied *out)
@@ -84,9 +116,7 @@ static int keep(void *t, const fdx_merge_source *src, fdx_merge_applied *out)
     fdx_store *dst = t;
     sqlite3_stmt *st = NULL;
     *out = (fdx_merge_applied){0, 0};
-    int rc = fdx_store_script(dst, fdx_sql_pgm_keep, "keeping a merge for the push");
-    if (rc == FDX_OK)
-        rc = prepare(dst, fdx_sql_pgm_source, &st);
+    int rc = prepare_kept(dst, fdx_sql_pgm_source, &st);
     if (rc != FDX_OK)
         return rc;
     sqlite3_bind_text(st, 1, src->path, -1, SQLITE_STATIC);
