@@ -489,14 +489,20 @@ def pruned_copy_checks(ingest, merge, tmp, runs):
     shutil.copyfile(j("pc-host.db"), j("pc-copy.db"))
     p = run([ingest, "-q", "--run-id", "pc-copy-c", j("pc-copy.db"), runs[2]])
     check(p.returncode == 0, "ingest into the copy", p.stderr)
-    p = run([merge, "-q", j("pc-fleet.db"), j("pc-host.db"), j("pc-copy.db")])
-    check(p.returncode == 0, "merge the host and its copy", p.stderr)
-    con = sqlite3.connect(j("pc-fleet.db"))
-    ids = sorted(r[0] for r in con.execute("SELECT run_id FROM fleet_ledger WHERE run_id "
-                                           "IS NOT NULL"))
-    con.close()
-    check(ids == ["pc-copy-c", "pc-host-a", "pc-host-b"],
-          "a fleet lists a pruned store's runs once, though a copy of it holds them", ids)
+    # The fleet merged back into the copy: the original's runs it holds from
+    # the copy are not listed again under the original's identity.
+    for dst, srcs, what in (
+            ("pc-fleet.db", ("pc-host.db", "pc-copy.db"),
+             "a fleet lists a pruned store's runs once, though a copy of it holds them"),
+            ("pc-copy.db", ("pc-fleet.db",),
+             "a copy that merged the fleet back lists its original's runs once")):
+        p = run([merge, "-q", j(dst)] + [j(s) for s in srcs])
+        check(p.returncode == 0, f"merge {' '.join(srcs)} into {dst}", p.stderr)
+        con = sqlite3.connect(j(dst))
+        ids = sorted(r[0] for r in con.execute("SELECT run_id FROM fleet_ledger WHERE run_id "
+                                               "IS NOT NULL"))
+        con.close()
+        check(ids == ["pc-copy-c", "pc-host-a", "pc-host-b"], what, ids)
 
 
 def kill_checks(merge, tmp, host, exported):
