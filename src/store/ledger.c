@@ -18,16 +18,6 @@ void fdx_ledger_reset(fdx_store *s)
     fdx_sha256_init(&s->ledger.content);
 }
 
-/* Steps the ledger's own statement, counting the rows it writes: a
- * transaction that wrote nothing else is not committed (fdx_ledger_wrote_only). */
-static int step_own(fdx_store *s, sqlite3_stmt *st)
-{
-    int64_t before = sqlite3_total_changes64(s->db);
-    int rc = fdx_store_step_done(s, st, "writing the ledger");
-    s->ledger.own_changes += sqlite3_total_changes64(s->db) - before;
-    return rc;
-}
-
 int fdx_ledger_open_row(fdx_store *s)
 {
     sqlite3_stmt *st;
@@ -35,16 +25,10 @@ int fdx_ledger_open_row(fdx_store *s)
         return FDX_OK;
     int rc = fdx_store_stmt(s, FDX_STMT_LEDGER_INSERT, &st);
     if (rc == FDX_OK)
-        rc = step_own(s, st);
+        rc = fdx_store_step_done(s, st, "writing the ledger");
     if (rc == FDX_OK)
         s->ledger.id = sqlite3_last_insert_rowid(s->db);
     return rc;
-}
-
-int fdx_ledger_wrote_only(const fdx_store *s)
-{
-    return s->ledger.id == 0 &&
-           sqlite3_total_changes64(s->db) - s->changes_at_begin == s->ledger.own_changes;
 }
 
 int fdx_ledger_add_source(fdx_store *s, const fdx_source_info *src)
@@ -83,7 +67,7 @@ static int delete_row(fdx_store *s)
     if (rc != FDX_OK)
         return rc;
     sqlite3_bind_int64(st, 1, s->ledger.id);
-    return step_own(s, st);
+    return fdx_store_step_done(s, st, "writing the ledger");
 }
 
 int fdx_ledger_finish(fdx_store *s)

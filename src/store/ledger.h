@@ -21,9 +21,6 @@ typedef struct fdx_source_info {
 int fdx_ledger_add_source(fdx_store *s, const fdx_source_info *src);
 /* Completes (or, when nothing changed, removes) the row before COMMIT. */
 int fdx_ledger_finish(fdx_store *s);
-/* After fdx_ledger_finish: whether the transaction wrote no row but the
- * ledger row it removed again (a merge of sources all merged before). */
-int fdx_ledger_wrote_only(const fdx_store *s);
 /* The latest earlier ingest that read content with this digest. */
 int fdx_ledger_find_source(fdx_store *s, const char *hex, char *path, size_t pathsz,
                            fdx_ledger_entry *entry, int *found);

@@ -16,7 +16,6 @@
 
 #include "store/backend.h"
 #include "store/conn.h"
-#include "store/ledger.h"
 #include "store/merge_sqlite.h"
 #include "store/store_flush.h"
 
@@ -59,12 +58,11 @@ int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
     fdx_history_config hist_before;
     int rc = fdx_store_flush_pending(dst);
     if (rc == FDX_OK)
-        rc = fdx_ledger_open_row(dst);
-    if (rc == FDX_OK)
         rc = fdx_store_exec(dst, FDX_STMT_SAVEPOINT);
     if (rc != FDX_OK)
         return rc;
     uint64_t merged_before = dst->ledger.merged;
+    int64_t ledger_before = dst->ledger.id; /* a source's staging opens the row */
     hist_before = dst->hist;
     fdx_merge_known known = FDX_MERGE_NEW;
     fdx_merge_applied applied;
@@ -96,6 +94,7 @@ int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
     memcpy(saved, dst->errmsg, sizeof saved);
     dst->txn_stats = stats_before;
     dst->ledger.merged = merged_before;
+    dst->ledger.id = ledger_before;
     dst->hist = hist_before;
     *stats = merge_before;
     if (sqlite3_get_autocommit(dst->db)) /* SQLite rolled it all back */

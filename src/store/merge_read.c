@@ -210,10 +210,12 @@ static const char *origin_id(const reader *r, int64_t k)
 /* Stages the rows of a history table (cell_history, or pruned_history under
  * the live cells' ids), checked as they come. Only live rows make up a
  * cell's count. */
-static int stage_rows(reader *r, fdx_stmt_id id, const char *table, int pruned)
+static int stage_rows(reader *r, int pruned)
 {
+    const char *table = pruned ? "pruned_history" : "cell_history";
     sqlite3_stmt *st;
-    int rc = fdx_store_stmt(r->src, id, &st);
+    int rc = fdx_store_stmt(r->src,
+                            pruned ? FDX_STMT_MERGE_READ_PRUNED : FDX_STMT_MERGE_READ_HISTORY, &st);
     if (rc != FDX_OK)
         return src_failed(r, rc);
     int src_rc;
@@ -250,13 +252,13 @@ static int stage_rows(reader *r, fdx_stmt_id id, const char *table, int pruned)
 
 static int stage_history(reader *r)
 {
-    int rc = stage_rows(r, FDX_STMT_MERGE_READ_HISTORY, "cell_history", 0);
+    int rc = stage_rows(r, 0);
     for (size_t i = 0; rc == FDX_OK && i < r->n; i++)
         if (r->cells[i].history != r->cells[i].count)
             rc = invalid(r, "cell_history: the history of cell %lld does not add up to its count",
                          (long long)r->cells[i].id);
     if (rc == FDX_OK)
-        rc = stage_rows(r, FDX_STMT_MERGE_READ_PRUNED, "pruned_history", 1);
+        rc = stage_rows(r, 1);
     return rc;
 }
 

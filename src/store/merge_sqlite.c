@@ -9,6 +9,7 @@
 #include "sql_text.h"
 #include "store/conn.h"
 #include "store/history.h"
+#include "store/ledger.h"
 #include "store/merge_gains.h"
 #include "store/merge_sqlite.h"
 #include "store/store_flush.h"
@@ -80,12 +81,17 @@ void fdx_merge_sqlite_unchanged(fdx_store *dst, const fdx_merge_source *src)
                    src->store_id);
 }
 
+/* The merge's ledger row is made only for a source that is merged: a merge
+ * of sources all merged before writes nothing, and leaves the file as it
+ * was. */
 static int begin(void *t, const fdx_merge_source *src)
 {
     fdx_store *dst = t;
     (void)src;
-    int rc =
-        fdx_store_script(dst, fdx_sql_merge_stage_create, "creating the merge's staging tables");
+    int rc = fdx_ledger_open_row(dst);
+    if (rc == FDX_OK)
+        rc = fdx_store_script(dst, fdx_sql_merge_stage_create,
+                              "creating the merge's staging tables");
     if (rc == FDX_OK)
         rc =
             fdx_store_script(dst, fdx_sql_merge_stage_clear, "emptying the merge's staging tables");

@@ -720,7 +720,6 @@ int fdx_store_begin(fdx_store *s)
      * an I/O error, which says less than still_there. */
     if ((rc = fdx_store_exec(s, FDX_STMT_BEGIN_WRITE)) != FDX_OK)
         return still_there(s) != FDX_OK ? FDX_EIO : rc;
-    s->changes_at_begin = sqlite3_total_changes64(s->db);
     if ((rc = still_there(s)) != FDX_OK || (rc = fdx_identity_check_file(s, 1)) != FDX_OK ||
         (rc = working_copy_clear(s)) != FDX_OK) {
         char saved[sizeof s->errmsg];
@@ -826,27 +825,6 @@ static int copy_fell_behind(fdx_store *s, fdx_commit_stats *stats)
     return FDX_OK;
 }
 
-/* A transaction of an existing SQLite store that wrote nothing but a ledger
- * row it removed again: committing it would still rewrite the ledger's pages
- * and the file's header, so a merge of sources all merged before, or any
- * transaction that changed nothing, leaves the file as it was. */
-static int changed_nothing(const fdx_store *s)
-{
-    return !s->backend && !s->created && !s->wal_pending && fdx_ledger_wrote_only(s);
-}
-
-static int commit_nothing(fdx_store *s, fdx_commit_stats *stats)
-{
-    fdx_commit_stats none = s->txn_stats;
-    int rc = fdx_store_rollback(s);
-    if (rc != FDX_OK)
-        return rc;
-    s->committed = 1;
-    if (stats)
-        *stats = none;
-    return FDX_OK;
-}
-
 int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
 {
     if (!s)
@@ -862,8 +840,6 @@ int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
         rc = fdx_history_finish(s);
     if (rc == FDX_OK)
         rc = fdx_ledger_finish(s);
-    if (rc == FDX_OK && changed_nothing(s))
-        return commit_nothing(s, stats);
     if (rc == FDX_OK)
         rc = still_there(s);
     /* Before the push too: a working copy that cannot be written (a full

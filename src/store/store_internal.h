@@ -135,9 +135,8 @@ typedef struct fdx_txn_ledger {
     uint64_t lines;
     uint64_t records;
     uint64_t skipped;
-    uint64_t merged;     /* stores folded in by fdx_store_merge */
-    uint64_t pruned;     /* fdx_store_prune calls */
-    int64_t own_changes; /* rows the ledger's row wrote and removed (sqlite3_total_changes64) */
+    uint64_t merged; /* stores folded in by fdx_store_merge */
+    uint64_t pruned; /* fdx_store_prune calls */
 } fdx_txn_ledger;
 
 /* history_config as the open transaction sees it (history.c). */
@@ -170,13 +169,12 @@ struct fdx_store {
                        all-or-nothing ingest failed (FDX_TXN_BROKEN_PATH): only a
                        rollback may follow */
     int readonly;
-    int created;              /* this handle created the file */
-    int open_failed;          /* fdx_store_open returned an error */
-    int began;                /* a write transaction was begun */
-    int64_t changes_at_begin; /* sqlite3_total_changes64 when it was */
-    int committed;            /* a write transaction was committed */
-    int pushed;               /* the backend committed the open transaction's change */
-    int copy_behind;          /* the working copy could not follow a change the backend took */
+    int created;     /* this handle created the file */
+    int open_failed; /* fdx_store_open returned an error */
+    int began;       /* a write transaction was begun */
+    int committed;   /* a write transaction was committed */
+    int pushed;      /* the backend committed the open transaction's change */
+    int copy_behind; /* the working copy could not follow a change the backend took */
     int wal_pending; /* a new or older store, not yet WAL: tried after each commit (use_wal) */
     int on_disk;     /* dev and ino are those of the file opened (not :memory:) */
     dev_t dev;       /* to tell whether path still names the file opened */
