@@ -263,5 +263,29 @@ expect 2 "fdx-ingest with an empty PATH" -- "$INGEST" "$T/empty-path.db" ""; has
 expect 2 "fdx-merge with an empty source" -- "$(dirname "$INGEST")/fdx-merge" "$T/empty-path.db" ""
 has err "path is empty"
 [ ! -e "$T/empty-path.db" ] && ok || bad "an empty path made a store"
+expect 2 "fdx-report to an empty OUT.html" -- "$REPORT" "$T/basic-2.db" ""
+has err "OUT.html is empty"
+
+# output that cannot all be written is a failure, said, whatever the program
+# writes: a script reading a cut ranking or comparison takes it for the whole
+DIFF=$(dirname "$INGEST")/fdx-diff
+for cmd in "$TOP $T/basic-2.db" "$TOP --json $T/basic-2.db" "$TOP --sql $T/basic-2.db" \
+           "$DIFF $T/basic-1.db $T/stdin.db" "$DIFF --json $T/basic-1.db $T/stdin.db" \
+           "$INGEST --help" "$EXPORT --version" "$REPORT --help"; do
+  $cmd >/dev/full 2>"$T/err"
+  [ $? -eq 1 ] && ok || bad "$cmd into a full device: exit $?, want 1"
+  has err "standard output: No space left on device"
+  $cmd >&- 2>"$T/err"
+  [ $? -eq 1 ] && ok || bad "$cmd with standard output closed: exit $?, want 1"
+done
+
+# a store its user may not read: the system's reason is said
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+  mkdir -m 755 "$T/perm" && cp "$T/basic-2.db" "$T/perm/s.db" && chmod 600 "$T/perm/s.db"
+  chmod 755 "$T"
+  expect 1 "fdx-top of a store it may not read" -- \
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$TOP" "$T/perm/s.db"
+  has err "(Permission denied)"
+fi
 
 finish

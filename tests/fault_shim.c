@@ -24,6 +24,11 @@
  * FDX_FAIL_DIR_OPEN=1 fails open(2) of a directory with O_DIRECTORY (not a
  * temporary file's) with EACCES, as a directory its user cannot read does;
  * FDX_FAIL_DIR_FSYNC=1 fails fsync(2) of a directory with EIO.
+ *
+ * FDX_SWAP_NAME=NAME with FDX_SWAP_WITH=PATH and FDX_SWAP_AT=N renames PATH
+ * over the file being opened just before the Nth open(2) of a file named
+ * NAME (its last path component), as another process replacing a store
+ * between a reader's opens of it would.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -95,6 +100,19 @@ static mode_t mode_of(int flags, va_list ap)
     return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? va_arg(ap, mode_t) : 0;
 }
 
+static void swap_before_open(const char *path)
+{
+    static int seen;
+    const char *name = getenv("FDX_SWAP_NAME"), *with = getenv("FDX_SWAP_WITH");
+    const char *at = getenv("FDX_SWAP_AT"), *slash = strrchr(path, '/');
+    if (!name || !with || !at || strcmp(slash ? slash + 1 : path, name) != 0)
+        return;
+    int (*real)(const char *, const char *) =
+        (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "rename");
+    if (++seen == atoi(at) && real(with, path) != 0)
+        abort(); /* a swap that did not happen would pass a test it should fail */
+}
+
 /* Built with _FILE_OFFSET_BITS=64, as the library is: this is open64. */
 int open(const char *path, int flags, ...)
 {
@@ -104,6 +122,7 @@ int open(const char *path, int flags, ...)
     va_end(ap);
     if (fail_dir_open(flags))
         return -1;
+    swap_before_open(path);
     int (*real)(const char *, int, ...) =
         (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open64");
     return real(path, flags, mode);

@@ -261,6 +261,7 @@ def main():
         crafted_values_merge_keeps(j, base, merge)
         shared_ids_within_a_kind(j, base, top, prune)
         dry_run_beside_a_hot_journal(j, base, prune)
+        diff_other_replaced(j, base, diff)
     return finish("untrusted")
 
 
@@ -679,6 +680,43 @@ def crafted_pruned_history_merged(j, ingest, merge, prune):
                        path, "pruned_history:", "the tombstone of cell 2")
         check(not os.path.exists(dst), f"the failed merge of {name} left no {dst}")
         check(digest(path) == before, f"the source with pruned history {name} is as it was")
+
+
+def diff_other_replaced(j, base, diff):
+    """fdx-diff opens the other store twice: to check its layout, then to
+    attach it to the comparison, by its path. A crafted store renamed over
+    that path before any of those opens is refused, naming it, and none of
+    its cells is shown (the cells were checked through the first open only,
+    so a store replaced before the second was compared unchecked)."""
+    shim = os.environ.get("FDX_FAULT_SHIM")
+    if not shim or not os.path.exists(shim):
+        return skip(1, "fdx-diff with the other store replaced: FDX_FAULT_SHIM not built")
+    good, bad, other = j("dr-good.db"), j("dr-bad.db"), j("dr-other.db")
+    shutil.copy(base, good)
+    altered(bad, "INSERT INTO miss_cell SELECT CAST(x'ff' AS TEXT) || 'EVIL', backend, op, "
+            "dtypes, kernel_source, kernel_revision_hash, cc_major, cc_minor, hardware_sku, "
+            "driver_version, 9223372036854775807, first_ingest, last_ingest, "
+            "(SELECT next_cell_id FROM history_config) FROM miss_cell LIMIT 1",
+            "UPDATE history_config SET next_cell_id = next_cell_id + 1", src=base)
+    opens, at = 0, 1
+    while True:
+        swap = j("dr-swap.db")
+        shutil.copy(good, other)
+        shutil.copy(bad, swap)
+        env = dict(os.environ, LD_PRELOAD=shim, FDX_SWAP_NAME="dr-other.db", FDX_SWAP_WITH=swap,
+                   FDX_SWAP_AT=str(at), ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") +
+                   ":verify_asan_link_order=0")
+        p = subprocess.run([diff, "--json", base, other], env=env, capture_output=True,
+                           text=True, errors="replace", timeout=TIMEOUT)
+        if os.path.exists(swap):  # fewer opens than at: every one was tried
+            break
+        opens = at
+        check("EVIL" not in p.stdout, f"fdx-diff showed a cell of the store renamed over the "
+              f"other before its open {at}", p.stdout[:300])
+        expect_failure(p, f"fdx-diff with the other store replaced before its open {at}",
+                       other, "invalid UTF-8")
+        at += 1
+    check(opens >= 2, "fdx-diff opened the other store twice", opens)
 
 
 def utf16_store(j, base, ingest, export, top, merge):

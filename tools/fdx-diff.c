@@ -146,8 +146,8 @@ int main(int argc, char **argv)
                 return tool_usage_error(prog, "--top: not a number: '%s'", optarg);
             break;
         case 'j': json = 1; break;
-        case 'h': usage(); return EXIT_OK;
-        case 'V': tool_version(prog); return EXIT_OK;
+        case 'h': usage(); return tool_finish_stdout(prog, EXIT_OK);
+        case 'V': tool_version(prog); return tool_finish_stdout(prog, EXIT_OK);
         default: rc = tool_common_option(prog, c, argv, &co); break;
         }
     }
@@ -167,6 +167,8 @@ int main(int argc, char **argv)
         tool_error(prog, "out of memory"), rc = FDX_ENOMEM;
     else if (rc == FDX_OK)
         json ? print_json(&r) : print_table(&r);
+    if (rc == FDX_OK && tool_finish_stdout(prog, EXIT_OK) != EXIT_OK)
+        rc = FDX_EIO;
     if (rc == FDX_OK && !co.quiet)
         fprintf(stderr, "%s: %llu cell%s changed, %zu shown\n", prog, (unsigned long long)r.changed,
                 r.changed == 1 ? "" : "s", r.n);

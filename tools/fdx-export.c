@@ -93,7 +93,7 @@ int main(int argc, char **argv)
     options o = {10000, NULL, TOOL_COMMON_INIT};
     int rc = parse_args(argc, argv, &o);
     if (rc)
-        return rc < 0 ? EXIT_OK : rc;
+        return rc < 0 ? tool_finish_stdout(prog, EXIT_OK) : rc;
     const char *outdir = argv[optind + 1];
     fdx_use_fast_json_allocator(); /* every cell read is decoded to check it */
     fdx_store *db;

@@ -388,7 +388,7 @@ int main(int argc, char **argv)
                  0};
     int rc = parse_args(argc, argv, &o);
     if (rc)
-        return rc < 0 ? EXIT_OK : rc;
+        return rc < 0 ? tool_finish_stdout(prog, EXIT_OK) : rc;
     fdx_use_fast_json_allocator();
     char **paths = argv + optind + 1;
     int n = argc - optind - 1;

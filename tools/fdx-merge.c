@@ -54,8 +54,8 @@ int main(int argc, char **argv)
             if (tool_parse_size(optarg, 1ull << 30, &busy_ms))
                 return tool_usage_error(prog, "--busy-timeout: not a number: '%s'", optarg);
             break;
-        case 'h': usage(); return EXIT_OK;
-        case 'V': tool_version(prog); return EXIT_OK;
+        case 'h': usage(); return tool_finish_stdout(prog, EXIT_OK);
+        case 'V': tool_version(prog); return tool_finish_stdout(prog, EXIT_OK);
         default: rc = tool_common_option(prog, c, argv, &co); break;
         }
     }

@@ -52,14 +52,16 @@ int main(int argc, char **argv)
                 return tool_usage_error(prog, "--busy-timeout: not a number: '%s'", optarg);
             break;
         case 'q': quiet = 1; break;
-        case 'h': usage(); return EXIT_OK;
-        case 'V': tool_version(prog); return EXIT_OK;
+        case 'h': usage(); return tool_finish_stdout(prog, EXIT_OK);
+        case 'V': tool_version(prog); return tool_finish_stdout(prog, EXIT_OK);
         default: return tool_common_option(prog, c, argv, &co);
         }
     }
     if (argc - optind != 2)
         return tool_usage_error(prog, "expected DB and OUT.html");
     int bad = tool_check_store_arg(prog, argv[optind], "[OPTION]... DB OUT.html");
+    if (!bad)
+        bad = tool_check_nonempty(prog, argv + optind + 1, 1, "OUT.html");
     if (bad)
         return bad;
     opts.top = (int)top;

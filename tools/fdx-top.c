@@ -386,10 +386,10 @@ int main(int argc, char **argv)
     o.filter.limit = 20;
     int rc = parse_args(argc, argv, &o);
     if (rc)
-        return rc < 0 ? EXIT_OK : rc;
+        return rc < 0 ? tool_finish_stdout(prog, EXIT_OK) : rc;
     if (o.sql) {
         if (print_sql(&o) == 0)
-            return EXIT_OK;
+            return tool_finish_stdout(prog, EXIT_OK);
         tool_error(prog, "out of memory");
         return EXIT_FAIL;
     }
@@ -404,6 +404,8 @@ int main(int argc, char **argv)
     else if (rc == FDX_OK && (r.oom || (o.json ? print_json(&r, o.growth_days)
                                                : (print_table(&r, o.growth_days), 0)) != 0))
         tool_error(prog, "out of memory"), rc = FDX_ENOMEM;
+    if (rc == FDX_OK && tool_finish_stdout(prog, EXIT_OK) != EXIT_OK)
+        rc = FDX_EIO;
     if (rc == FDX_OK && r.n == 0 && !o.co.quiet &&
         (rc = explain_empty(db, &o.filter, o.growth_days || o.filter.since || o.filter.until)) !=
             FDX_OK)

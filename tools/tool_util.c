@@ -35,6 +35,16 @@ void tool_tune_process(void)
     (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); /* fails only after SQLite started */
 }
 
+int tool_finish_stdout(const char *prog, int code)
+{
+    errno = 0;
+    int failed = fflush(stdout) != 0 || ferror(stdout);
+    if (!failed || code != EXIT_OK)
+        return code;
+    tool_error(prog, "standard output: %s", errno ? strerror(errno) : "write error");
+    return EXIT_FAIL;
+}
+
 /* The message to stderr, its control characters shown as escapes: messages
  * quote feeds' text and file names, which could otherwise move the cursor,
  * erase lines or forge "file:line:" rows on a terminal. */

@@ -12,6 +12,11 @@ void tool_error(const char *prog, const char *fmt, ...) __attribute__((format(pr
 /* A line to stderr (the progress line broken first), its control
  * characters shown as escapes, as tool_error writes its message. */
 void tool_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The exit code of a run that would end with code: a run that would succeed
+ * fails (EXIT_FAIL, said) when what it wrote to stdout could not all be
+ * written, so that a script reading it never takes a cut output for the
+ * whole. */
+int tool_finish_stdout(const char *prog, int code);
 /* Prints the usage error and the hint to run --help; returns EXIT_USAGE. */
 int tool_usage_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tool_version(const char *prog);

@@ -109,7 +109,9 @@ static unsigned control_at(const unsigned char *s, size_t *len)
 }
 
 /* s as text on the page, escaped, its controls shown as \uXXXX: a key that
- * holds a right-to-left override would otherwise show another key. */
+ * holds a right-to-left override would otherwise show another key. A
+ * backslash is shown as \\ (as fdx-top shows it), so that a key spelling
+ * such an escape is told from the control. */
 static void esc(page *pg, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
@@ -118,6 +120,8 @@ static void esc(page *pg, const char *s)
         unsigned cp = control_at(p, &len);
         if (cp)
             putf(pg, "\\u%04X", cp);
+        else if (*p == '\\')
+            put(pg, "\\\\");
         else
             esc_char(pg, (char)*p);
         p += len;
@@ -372,50 +376,118 @@ static long day_number(const char *day)
     return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
 }
 
-/* The key's misses on each day any trend has, placed by calendar day. */
-static void sparkline(page *pg, const char *wanted, const char **days, size_t ndays)
+/* The daily rows by key, then day, so that a key's are found by a search
+ * (a trend table of thousands of keys read them all for each). */
+typedef struct daily_index {
+    const row **by_key;
+    size_t n;
+    const char **days; /* every day any key has, once each, in order */
+    size_t ndays;
+    double *misses; /* scratch: one key's misses on each of days */
+} daily_index;
+
+static int key_day_cmp(const void *a, const void *b)
 {
-    const part_rows *d = &pg->part[FDX_REPORT_DAILY];
+    const row *x = *(const row *const *)a, *y = *(const row *const *)b;
+    int c = strcmp(x->col[0], y->col[0]);
+    return c ? c : strcmp(x->col[1], y->col[1]);
+}
+
+static size_t day_at(const daily_index *ix, const char *day)
+{
+    const char **at = bsearch(&day, ix->days, ix->ndays, sizeof *ix->days, str_cmp);
+    return (size_t)(at - ix->days); /* every row's day is among them */
+}
+
+/* The first of the key's rows, or ix->n when it has none. */
+static size_t first_of_key(const daily_index *ix, const char *wanted)
+{
+    size_t lo = 0, hi = ix->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(ix->by_key[mid]->col[0], wanted) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int daily_index_init(daily_index *ix, const part_rows *d)
+{
+    memset(ix, 0, sizeof *ix);
+    ix->by_key = malloc((d->n + 1) * sizeof *ix->by_key);
+    ix->days = malloc((d->n + 1) * sizeof *ix->days);
+    ix->misses = calloc(d->n + 1, sizeof *ix->misses);
+    if (!ix->by_key || !ix->days || !ix->misses)
+        return -1;
+    for (size_t i = 0; i < d->n; i++) {
+        ix->by_key[i] = &d->v[i];
+        ix->days[i] = d->v[i].col[1];
+    }
+    ix->n = d->n;
+    qsort(ix->by_key, ix->n, sizeof *ix->by_key, key_day_cmp);
+    qsort(ix->days, ix->n, sizeof *ix->days, str_cmp);
+    for (size_t i = 0; i < ix->n; i++)
+        if (!ix->ndays || strcmp(ix->days[ix->ndays - 1], ix->days[i]) != 0)
+            ix->days[ix->ndays++] = ix->days[i];
+    return 0;
+}
+
+static void daily_index_free(daily_index *ix)
+{
+    free(ix->by_key);
+    free(ix->days);
+    free(ix->misses);
+}
+
+/* The key's misses on each day any trend has, placed by calendar day. */
+static void sparkline(page *pg, const char *wanted, daily_index *ix)
+{
+    const char **days = ix->days;
+    size_t ndays = ix->ndays, from = first_of_key(ix, wanted), to = from;
     const int w = 160, h = 28;
     double max = 1;
     long first = ndays ? day_number(days[0]) : 0, last = ndays ? day_number(days[ndays - 1]) : 0;
-    for (size_t i = 0; i < d->n; i++)
-        if (!strcmp(d->v[i].col[0], wanted) && atof(d->v[i].col[2]) > max)
-            max = atof(d->v[i].col[2]);
+    for (; to < ix->n && !strcmp(ix->by_key[to]->col[0], wanted); to++)
+        ix->misses[day_at(ix, ix->by_key[to]->col[1])] += atof(ix->by_key[to]->col[2]);
+    for (size_t i = from; i < to; i++)
+        if (ix->misses[day_at(ix, ix->by_key[i]->col[1])] > max)
+            max = ix->misses[day_at(ix, ix->by_key[i]->col[1])];
     putf(pg,
          "<svg class=\"spark\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">"
          "<polyline points=\"",
          w, h, w, h);
     double lx = 0, ly = h - 3;
     for (size_t k = 0; k < ndays; k++) {
-        double v = 0;
-        for (size_t i = 0; i < d->n; i++)
-            if (!strcmp(d->v[i].col[0], wanted) && !strcmp(d->v[i].col[1], days[k]))
-                v += atof(d->v[i].col[2]);
+        double v = ix->misses[k];
         long x = day_number(days[k]) - first;
         lx = last > first ? 2 + (double)(w - 4) * (double)x / (double)(last - first) : w / 2.0;
         ly = h - 3 - (h - 6) * v / max;
         putf(pg, "%s%.1f,%.1f", k ? " " : "", lx, ly);
     }
     putf(pg, "\"/><circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\"/></svg>", lx, ly);
+    for (size_t i = from; i < to; i++)
+        ix->misses[day_at(ix, ix->by_key[i]->col[1])] = 0;
 }
 
 static void trends(page *pg)
 {
-    const part_rows *g = &pg->part[FDX_REPORT_GROWTH], *d = &pg->part[FDX_REPORT_DAILY];
+    const part_rows *g = &pg->part[FDX_REPORT_GROWTH];
     put(pg, "<section id=\"trends\"><h2>Trends</h2><p class=\"note\">Misses in the last 7 days "
             "of history against the 7 days before; growing keys are highlighted.</p>");
     if (!g->n) {
         put(pg, "<p>No history.</p></section>\n");
         return;
     }
-    const char **days = malloc((d->n + 1) * sizeof *days);
-    if (!days) {
+    daily_index ix;
+    if (daily_index_init(&ix, &pg->part[FDX_REPORT_DAILY]) != 0) {
+        daily_index_free(&ix);
         pg->out->oom = 1;
         return;
     }
-    size_t ndays = distinct(d, 1, days);
-    qsort(days, ndays, sizeof *days, str_cmp);
+    const char **days = ix.days;
+    size_t ndays = ix.ndays;
     if (ndays) {
         put(pg, "<p class=\"note\">Days ");
         esc(pg, days[0]);
@@ -432,7 +504,7 @@ static void trends(page *pg)
         put(pg, up ? "<tr class=\"trend up\">" : "<tr class=\"trend\">");
         key_cell(pg, r->col[0], 0);
         put(pg, "<td>");
-        sparkline(pg, r->col[0], days, ndays);
+        sparkline(pg, r->col[0], &ix);
         put(pg, "</td>");
         num_cell(pg, "misses", r->col[1]);
         num_cell(pg, "previous", r->col[2]);
@@ -446,7 +518,7 @@ static void trends(page *pg)
         put(pg, "</td></tr>");
     }
     put(pg, "</tbody></table></section>\n");
-    free(days);
+    daily_index_free(&ix);
 }
 
 static void regret(page *pg)

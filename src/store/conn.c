@@ -56,6 +56,8 @@ static const char *const stmt_text[FDX_STMT_COUNT] = {
     [FDX_STMT_DIFF_ATTACH] = fdx_sql_diff_attach,
     [FDX_STMT_DIFF_DETACH] = fdx_sql_diff_detach,
     [FDX_STMT_DIFF_CELLS] = fdx_sql_diff_cells,
+    [FDX_STMT_DIFF_OTHER_MISSES] = fdx_sql_diff_other_misses,
+    [FDX_STMT_DIFF_OTHER_DISPATCHES] = fdx_sql_diff_other_dispatches,
     [FDX_STMT_PRUNE_MISSES] = fdx_sql_prune_misses,
     [FDX_STMT_PRUNE_DISPATCHES] = fdx_sql_prune_dispatches,
     [FDX_STMT_PRUNE_HISTORY] = fdx_sql_prune_history,
@@ -319,11 +321,13 @@ int fdx_store_fail_sqlite(fdx_store *s, int rc, const char *what)
     if (code == FDX_ENOTSTORE)
         return fdx_store_fail(s, code, "%s: %s: %s (the store is corrupt or not a database)",
                               s->path, what, msg);
-    /* "disk I/O error" alone hides the cause (a full disk where a reader
-     * makes its -shm, a quota, a vanished device): the system's says it */
+    /* "disk I/O error" or "unable to open database file" alone hides the
+     * cause (a full disk where a reader makes its -shm, a quota, a vanished
+     * device, a file its user may not read): the system's says it */
     int os = s->db ? sqlite3_system_errno(s->db) : 0;
+    int sys = (rc & 0xff) == SQLITE_IOERR || (rc & 0xff) == SQLITE_CANTOPEN;
     /* a short read failed no system call: errno is an earlier call's */
-    if ((rc & 0xff) == SQLITE_IOERR && rc != SQLITE_IOERR_SHORT_READ && os)
+    if (sys && rc != SQLITE_IOERR_SHORT_READ && os)
         return fdx_store_fail(s, code, "%s: %s: %s (%s)", s->path, what, msg, strerror(os));
     return fdx_store_fail(s, code, "%s: %s: %s", s->path, what, msg);
 }

@@ -1,8 +1,10 @@
 /*
  * fdx_store_diff: per-cell count changes between two stores. The other store
- * is opened through fdx_store_open first (so it is checked, and migrated when
- * it can be), then attached to this connection, so one query pairs the cells
- * of both by their stored keys.
+ * is opened through fdx_store_open first (so its layout is checked, and
+ * migrated when it can be), then attached to this connection, so one query
+ * pairs the cells of both by their stored keys. The file attached is named by
+ * its path, which may name another file by then: both stores' cells are
+ * checked in the comparison's own snapshot, as it reads them.
  */
 #include <stdlib.h>
 
@@ -50,16 +52,17 @@ static const char *text(sqlite3_stmt *st, int i)
 typedef struct differ {
     fdx_diff_fn fn;
     void *ctx;
+    const char *other_path;
 } differ;
 
-static int check_cells(fdx_store *s, void *ctx)
+static int check_other(fdx_store *s, const char *path)
 {
-    (void)ctx;
-    return fdx_row_check_cells(s);
+    int rc = fdx_row_check_rows(s, FDX_KIND_MISS, FDX_STMT_DIFF_OTHER_MISSES, path);
+    if (rc == FDX_OK)
+        rc = fdx_row_check_rows(s, FDX_KIND_DISPATCH, FDX_STMT_DIFF_OTHER_DISPATCHES, path);
+    return rc;
 }
 
-/* This store's cells are checked in the comparison's snapshot; the other
- * store's were checked through its own handle. */
 static int report(fdx_store *s, void *arg)
 {
     const differ *d = arg;
@@ -67,6 +70,8 @@ static int report(fdx_store *s, void *arg)
     void *ctx = d->ctx;
     sqlite3_stmt *st;
     int rc = fdx_row_check_cells(s);
+    if (rc == FDX_OK)
+        rc = check_other(s, d->other_path);
     if (rc == FDX_OK)
         rc = fdx_store_stmt(s, FDX_STMT_DIFF_CELLS, &st);
     if (rc != FDX_OK)
@@ -109,8 +114,6 @@ int fdx_store_diff(fdx_store *s, const char *other_path, fdx_diff_fn fn, void *c
     const char *file = other_path;
     char *uri = NULL;
     int rc = open_other(s, other_path, &other, &file, &uri);
-    if (rc == FDX_OK && (rc = fdx_store_in_read(other, check_cells, NULL)) != FDX_OK)
-        rc = fdx_store_fail(s, rc, "%s", fdx_store_errmsg(other));
     if (rc == FDX_OK)
         rc = fdx_store_stmt(s, FDX_STMT_DIFF_ATTACH, &st);
     if (rc != FDX_OK)
@@ -120,7 +123,7 @@ int fdx_store_diff(fdx_store *s, const char *other_path, fdx_diff_fn fn, void *c
     sqlite3_reset(st);
     if (src != SQLITE_DONE)
         return close_other(s, other, uri, fdx_store_fail_sqlite(s, src, "opening the other store"));
-    differ d = {fn, ctx};
+    differ d = {fn, ctx, other->path};
     rc = fdx_store_in_read(s, report, &d);
     int detach = fdx_store_exec(s, FDX_STMT_DIFF_DETACH);
     return close_other(s, other, uri, rc != FDX_OK ? rc : detach);

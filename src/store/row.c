@@ -54,6 +54,7 @@ int fdx_row_reader_init(fdx_row_reader *r, fdx_store *s, fdx_kind kind)
 {
     memset(r, 0, sizeof *r);
     r->s = s;
+    r->path = s->path;
     r->kind = kind;
     r->dec = fdx_decoder_new(0);
     return r->dec ? FDX_OK : fdx_store_fail(s, FDX_ENOMEM, "out of memory");
@@ -109,7 +110,7 @@ static const char *column_name(fdx_kind kind, int i)
 static int bad(fdx_row_reader *r, const char *text, const char *what, const char *detail)
 {
     return fdx_store_fail(r->s, FDX_EDATA, "%s: not a valid fdx store: %s, cell %llu: %s%s%s",
-                          r->s->path, r->kind == FDX_KIND_MISS ? "miss_cell" : "dispatch_cell",
+                          r->path, r->kind == FDX_KIND_MISS ? "miss_cell" : "dispatch_cell",
                           (unsigned long long)r->rows, what, text, detail);
 }
 
@@ -340,16 +341,15 @@ int fdx_row_read(fdx_row_reader *r, sqlite3_stmt *st, fdx_row *row)
     return FDX_OK;
 }
 
-int fdx_row_check_all(fdx_store *s, fdx_kind kind)
+int fdx_row_check_rows(fdx_store *s, fdx_kind kind, fdx_stmt_id id, const char *path)
 {
     fdx_row_reader r;
     fdx_row row;
     sqlite3_stmt *st = NULL;
     int rc = fdx_row_reader_init(&r, s, kind);
+    r.path = path;
     if (rc == FDX_OK)
-        rc = fdx_store_stmt(
-            s, kind == FDX_KIND_MISS ? FDX_STMT_MERGE_READ_MISSES : FDX_STMT_MERGE_READ_DISPATCHES,
-            &st);
+        rc = fdx_store_stmt(s, id, &st);
     int src = SQLITE_DONE;
     while (rc == FDX_OK && (src = sqlite3_step(st)) == SQLITE_ROW)
         rc = fdx_row_read(&r, st, &row);
@@ -358,6 +358,14 @@ int fdx_row_check_all(fdx_store *s, fdx_kind kind)
     sqlite3_reset(st);
     fdx_row_reader_free(&r);
     return rc;
+}
+
+int fdx_row_check_all(fdx_store *s, fdx_kind kind)
+{
+    return fdx_row_check_rows(s, kind,
+                              kind == FDX_KIND_MISS ? FDX_STMT_MERGE_READ_MISSES
+                                                    : FDX_STMT_MERGE_READ_DISPATCHES,
+                              s->path);
 }
 
 int fdx_row_check_cells(fdx_store *s)

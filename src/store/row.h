@@ -13,6 +13,7 @@
 struct fdx_decoder;
 typedef struct fdx_row_reader {
     fdx_store *s;
+    const char *path; /* the store its messages name: s's, unless it reads another attached */
     fdx_kind kind;
     struct fdx_decoder *dec;
     fdx_buf line, dtypes, cands; /* scratch */
@@ -55,6 +56,9 @@ int fdx_row_round_trip(fdx_row_reader *r, const fdx_cell *cell, uint64_t count, 
 int fdx_row_key(sqlite3_stmt *st, fdx_kind kind, fdx_cell *c);
 /* Checks every cell of one kind (the merge-read query). */
 int fdx_row_check_all(fdx_store *s, fdx_kind kind);
+/* Checks every cell that statement id reads, rows of kind in the merge-read
+ * query's columns and order; path names their store in messages. */
+int fdx_row_check_rows(fdx_store *s, fdx_kind kind, fdx_stmt_id id, const char *path);
 /* Checks every cell of both kinds. */
 int fdx_row_check_cells(fdx_store *s);
 
