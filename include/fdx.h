@@ -13,7 +13,9 @@
  * does not know is refused with FDX_EMISUSE.
  *
  * A store handle is not thread-safe: use one handle per thread (several
- * handles, threads or processes may open the same file at once).
+ * handles, threads or processes may open the same file at once). Nor does it
+ * cross fork(): in a child every call on its parent's handle fails with
+ * FDX_EMISUSE, and fdx_store_close there frees only the child's own memory.
  */
 #ifndef FDX_H
 #define FDX_H
@@ -217,9 +219,10 @@ int fdx_store_set_time(fdx_store *store, int64_t unix_seconds);
  * FDX_OK, or FDX_EDATA for anything else. */
 int fdx_parse_time(const char *text, int64_t *unix_seconds);
 /* How many days before the latest one keep daily history (default 90, kept
- * in the store); older days are rolled into months at commit. Inside a
- * transaction. */
+ * in the store; 1 to FDX_MAX_DAILY_DAYS); older days are rolled into months
+ * at commit. Inside a transaction. */
 int fdx_store_set_daily_days(fdx_store *store, int days);
+#define FDX_MAX_DAILY_DAYS (1 << 20) /* about 2,870 years */
 
 /*
  * Adds one record to the open transaction. Returns FDX_EDATA (and leaves the
@@ -424,6 +427,12 @@ typedef struct fdx_demand_filter {
     int64_t until;
 } fdx_demand_filter;
 
+/* FDX_OK, or FDX_EMISUSE with the reason written to why (at most why_size
+ * bytes, NUL included) for a filter the rankings refuse: an unknown version,
+ * window times outside 1970 .. 9999, or a compute capability neither "cpu"
+ * nor MAJOR.MINOR (it would match nothing). Without a store, so that a
+ * program can refuse a mistyped filter before it opens one. */
+int fdx_demand_filter_check(const fdx_demand_filter *filter, char *why, size_t why_size);
 /* No filter, every row. */
 #define FDX_DEMAND_FILTER_INIT                                                                     \
     {                                                                                              \
@@ -580,7 +589,7 @@ int fdx_prune_filter_check(const fdx_prune_filter *filter, char *why, size_t why
  * records it: once fdx_store_commit has returned FDX_OK, what the committed
  * transaction removed (for a PostgreSQL store, counted in the commit's own
  * transaction); all 0 before any prune. */
-int fdx_store_pruned(const fdx_store *store, fdx_prune_stats *stats);
+int fdx_store_pruned(fdx_store *store, fdx_prune_stats *stats);
 
 /* ---- Merging stores ----------------------------------------------------
  * Folds the store at src_path into the open transaction, incrementally:

@@ -22,7 +22,10 @@ FROM cell_history
 WHERE typeof(cell) <> 'integer' OR typeof(day) <> 'integer' OR typeof(count) <> 'integer'
    OR count < 1 OR day < 0 OR day > :max_day OR cell < 1 OR cell >= :next_cell_id
 UNION ALL
-SELECT 'cell_history: a day after history_config.latest_day (cell ' || quote(cell) || ')'
+SELECT CASE WHEN :latest_day IS NULL
+            THEN 'cell_history: a day where history_config.latest_day says none was kept (cell '
+            ELSE 'cell_history: a day after history_config.latest_day (cell '
+       END || quote(cell) || ')'
 FROM cell_history
 WHERE :latest_day IS NULL OR day > :latest_day
 UNION ALL

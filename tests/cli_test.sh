@@ -27,6 +27,9 @@ for args in "-Zq" "--cc 8.9 -Zq" "-qZ"; do
   expect 2 "fdx-top $args" -- "$TOP" $args "$T/db"; has err "unknown option '-Z'"
 done
 expect 2 "fdx-top --json=1" -- "$TOP" --json=1 "$T/db"; has err "option '--json' takes no value"
+for cc in 89 "" 8.9.1 08.9 " 8.9" 99999999999.0; do  # fdx-prune's rule: they match nothing
+  expect 2 "fdx-top --cc '$cc'" -- "$TOP" --cc "$cc" "$T/db"; has err "neither 'cpu' nor MAJOR.MINOR"
+done
 expect 2 "fdx-report -n without a value" -- "$REPORT" "$T/db" "$T/o.html" -n
 has err "option '-n' needs a value"
 expect 2 "fdx-report of a feed" -- "$REPORT" "$DATA/basic/input/run_0000/misses.jsonl" "$T/o.html"
@@ -265,6 +268,25 @@ has err "path is empty"
 [ ! -e "$T/empty-path.db" ] && ok || bad "an empty path made a store"
 expect 2 "fdx-report to an empty OUT.html" -- "$REPORT" "$T/basic-2.db" ""
 has err "OUT.html is empty"
+
+# a failed export leaves no directory it made; a feed appended to the store
+# itself (a shell's >>) is refused before a byte is written
+cp "$T/basic-2.db" "$T/crafted.db"
+sqlite3 "$T/crafted.db" "PRAGMA ignore_check_constraints = 1;
+  UPDATE miss_cell SET wanted = CAST(x'ff' AS TEXT) WHERE wanted = (SELECT min(wanted) FROM miss_cell)"
+mkdir "$T/kept"
+expect 1 "export of a crafted store into new directories" -- "$EXPORT" "$T/crafted.db" "$T/made/a/b"
+has err "invalid UTF-8"
+[ ! -e "$T/made" ] && ok || bad "the failed export left the directories it made"
+expect 1 "export of a crafted store below a directory" -- "$EXPORT" "$T/crafted.db" "$T/kept/a"
+[ -d "$T/kept" ] && [ -z "$(ls -A "$T/kept")" ] && ok || bad "the failed export left $T/kept/a"
+cp "$T/basic-2.db" "$T/appended.db"
+for suffix in "" -wal; do
+  "$EXPORT" "$T/appended.db" - --kind misses >>"$T/appended.db$suffix" 2>"$T/err"
+  [ $? -eq 1 ] && ok || bad "a feed appended to the store's file$suffix: not refused"
+  has err "the output is the store"
+done
+cmp -s "$T/appended.db" "$T/basic-2.db" && ok || bad "the store was written to by its own export"
 
 # output that cannot all be written is a failure, said, whatever the program
 # writes: a script reading a cut ranking or comparison takes it for the whole

@@ -61,10 +61,34 @@ def creation_race(ingest, tmp):
             check(p.returncode == 0, "creating a store concurrently", err.decode())
 
 
+def creation_race_with_a_failing_creator(ingest, tmp):
+    """A writer creating a new store beside one that creates it too and
+    fails (a bad line) still ingests: the failed one removes the store it
+    found unused, and the other, which had opened it but written nothing,
+    makes it anew (it failed with "attempt to write a readonly database" or
+    "No such file or directory" in about half the rounds)."""
+    good, bad = os.path.join(tmp, "good.jsonl"), os.path.join(tmp, "bad.jsonl")
+    feed(good, 0)
+    with open(bad, "w") as f:
+        f.write("{bad\n")
+    failed = []
+    for round_ in range(40):
+        db = os.path.join(tmp, f"fail-race{round_}.db")
+        procs = [subprocess.Popen([ingest, "-q", db, path], stderr=subprocess.PIPE)
+                 for path in (good, bad)]
+        errs = [p.communicate()[1].decode() for p in procs]
+        check(procs[1].returncode == 1, "the bad line fails its ingest", errs[1])
+        if procs[0].returncode != 0 or not os.path.exists(db):
+            failed.append(f"round {round_}: exit {procs[0].returncode}: {errs[0].strip()}")
+    check(not failed, "the good ingest beside a failing creator kept its store",
+          "\n".join(failed[:3]))
+
+
 def main():
     ingest, export = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory(prefix="fdx-conc-") as tmp:
         creation_race(ingest, tmp)
+        creation_race_with_a_failing_creator(ingest, tmp)
         db = os.path.join(tmp, "shared.db")
         feeds = []
         for w in range(WRITERS):

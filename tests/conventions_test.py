@@ -96,7 +96,7 @@ def main():
               f"stdout: {r.stdout!r}\nstderr: {r.stderr!r}")
         q = expect(0, "prune -q", [PRUNE, "-q", "--cc", "8.9", pdb])
         check(q.stdout == "" and q.stderr == "", "prune -q prints nothing", q.stderr)
-        r = expect(0, "top -q, empty", [TOP, "-q", "--cc", "89", db])
+        r = expect(0, "top -q, empty", [TOP, "-q", "--cc", "7.5", db])
         check(r.stderr == "", "top -q: no hint", r.stderr)
 
         # export to standard output: one kind, or refused
@@ -145,9 +145,12 @@ def main():
         with open(feed) as f:
             check(f.read().startswith('{"schema":2'), "the feed was not touched")
 
-        # a filter that matches nothing lists the values that exist
-        r = expect(0, "top --cc 89", [TOP, "--cc", "89", db])
-        check("no miss has --cc 89; known: 8.0, 8.6, 8.9, 9.0, cpu" in r.stderr, "cc values listed", r.stderr)
+        # a filter that matches nothing lists the values that exist; one no
+        # cell could hold (a mistyped capability) is a usage error
+        r = expect(0, "top --cc 7.5", [TOP, "--cc", "7.5", db])
+        check("no miss has --cc 7.5; known: 8.0, 8.6, 8.9, 9.0, cpu" in r.stderr, "cc values listed", r.stderr)
+        r = expect(2, "top --cc 89", [TOP, "--cc", "89", db])
+        check("neither 'cpu' nor MAJOR.MINOR" in r.stderr, "a mistyped capability is named", r.stderr)
         r = expect(0, "top --op MatMul --json", [TOP, "--op", "MatMul", "--json", db])
         check(r.stdout.strip() == "[]", "json stays an empty array", r.stdout)
         check("known: AddElementwise, BatchMatMul," in r.stderr, "op values listed", r.stderr)

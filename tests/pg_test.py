@@ -457,7 +457,11 @@ def test_password():
                  ["fdx-ingest", secret, os.path.join(T, "missing.jsonl")],
                  ["fdx-ingest", secret.replace(SECRET, SECRET + "%zz"), rd],
                  ["fdx-ingest", secret.replace(SECRET, SECRET + "%41"), rd],
-                 ["fdx-export", uri(db) + "&password=" + SECRET + "%zz", os.path.join(T, "pw4")]):
+                 ["fdx-export", uri(db) + "&password=" + SECRET + "%zz", os.path.join(T, "pw4")],
+                 # libpq reads only "password": a key misspelt in case is
+                 # refused as unknown, and named in the message
+                 ["fdx-export", uri(db) + "&PASSWORD=" + SECRET, os.path.join(T, "pw5")],
+                 ["fdx-export", uri(db) + "&Password=" + SECRET, os.path.join(T, "pw6")]):
         r = fdx(*args)
         outs.append((args, r))
     bad = os.path.join(T, "bad.jsonl")

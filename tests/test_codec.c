@@ -199,6 +199,7 @@ static const bad_case bad_cases[] = {
     {"{\"schema\":2}{\"schema\":2}", "trailing bytes"},
     {"[{\"schema\":2}]", "not a JSON object"},
     {"\"text\"", "not a JSON object"},
+    {"\xEF\xBB\xBF{\"schema\":2}", "not a JSON object (it starts with a UTF-8 byte order mark"},
     {"{\"schema\":02}", "invalid number"},
     {"{\"schema\":2,}", "invalid JSON"},
     {"{\"schema\":2", "invalid JSON"},

@@ -2,6 +2,7 @@
  * sink drains, their misuse, history across days and saturation, and the
  * argument checks of growth, diff and prune. */
 #include <check.h>
+#include <limits.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +75,8 @@ START_TEST(capture_time_misuse)
     ck_assert_int_eq(fdx_store_set_time(db, 1790812800), FDX_EMISUSE);
     ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "before the transaction records"));
     ck_assert_int_eq(fdx_store_set_daily_days(db, 0), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_set_daily_days(db, FDX_MAX_DAILY_DAYS + 1), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_set_daily_days(db, INT_MAX), FDX_EMISUSE); /* --daily-days's bound */
     ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
     ck_assert_int_eq(fdx_store_set_daily_days(db, 10), FDX_EMISUSE); /* no transaction */
     fdx_store_close(db);
@@ -117,6 +120,7 @@ START_TEST(parse_time_forms)
     }
     int64_t v;
     ck_assert_int_eq(fdx_parse_time(NULL, &v), FDX_EDATA);
+    ck_assert_int_eq(fdx_parse_time("2026-10-01", NULL), FDX_EMISUSE);
 }
 END_TEST
 
@@ -301,6 +305,7 @@ START_TEST(pruned_reports_the_committed_prune)
     ck_assert_int_eq(fdx_store_pruned(db, &ps), FDX_OK);
     ck_assert(ps.miss_cells == 1 && ps.dispatch_cells == 0 && ps.observations == 3);
     ck_assert_int_eq(fdx_store_pruned(db, NULL), FDX_EMISUSE);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "no stats"));
     ck_assert_int_eq(fdx_store_pruned(NULL, &ps), FDX_EMISUSE);
     fdx_store_close(db);
 }

@@ -927,8 +927,109 @@ START_TEST(over_long_line_is_an_error)
     ck_assert_int_eq(fdx_store_ingest_path(db, path, &opts, NULL), FDX_EDATA);
     ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), ":1: line longer than 100 bytes"));
     fdx_store_rollback(db);
+    /* A line of exactly the limit is taken with either ending, from a file
+     * and from memory: the CR of a CRLF is the ending's, not the line's. */
+    const char *line = MISS_LINE("1");
+    size_t n = strlen(line) - 1;
+    opts.max_line_bytes = n;
+    for (int crlf = 0; crlf < 2; crlf++) {
+        char text[512];
+        snprintf(text, sizeof text, "%.*s%s%.*s%s", (int)n, line, crlf ? "\r\n" : "\n", (int)n,
+                 line, crlf ? "\r" : "");
+        tu_write_file(path, text);
+        ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+        ck_assert_msg(fdx_store_ingest_path(db, path, &opts, NULL) == FDX_OK, "%s",
+                      fdx_store_errmsg(db));
+        ck_assert_msg(fdx_store_ingest_buffer(db, "mem", text, strlen(text), &opts, NULL) == FDX_OK,
+                      "%s", fdx_store_errmsg(db));
+        ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    }
+    opts.max_line_bytes = n - 1;
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_path(db, path, &opts, NULL), FDX_EDATA);
+    fdx_store_rollback(db);
     fdx_store_close(db);
     free((char *)path);
+}
+END_TEST
+
+/* A writer that opened a new store another writer created, which failed and
+ * removed it as unused, makes it anew at its first transaction: it had
+ * written nothing into the removed file ("removed or replaced while this
+ * transaction ran" failed an ingest that two creators raced). */
+START_TEST(a_store_its_creator_removed_is_made_anew)
+{
+    const char *path = tu_path(tu_dir, "s.db");
+    fdx_store *creator, *writer;
+    uint64_t misses, dispatches;
+    ck_assert_int_eq(fdx_store_open(path, FDX_OPEN_CREATE, &creator), FDX_OK);
+    ck_assert_int_eq(fdx_store_open(path, FDX_OPEN_CREATE, &writer), FDX_OK);
+    ck_assert_int_eq(fdx_store_begin(creator), FDX_OK);
+    ck_assert_int_eq(fdx_store_rollback(creator), FDX_OK); /* its ingest failed */
+    fdx_store_close(creator);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    tu_commit_miss(writer, "w");
+    ck_assert_int_eq(access(path, F_OK), 0);
+    ck_assert_int_eq(fdx_store_cell_counts(writer, &misses, &dispatches), FDX_OK);
+    ck_assert_uint_eq(misses, 1);
+    fdx_store_close(writer);
+    fdx_store *again = tu_open(path);
+    ck_assert_int_eq(fdx_store_cell_counts(again, &misses, &dispatches), FDX_OK);
+    ck_assert_uint_eq(misses, 1);
+    fdx_store_close(again);
+}
+END_TEST
+
+/* What a child does with a handle its parent opened and had a transaction
+ * open on: 0 when every call that would use the parent's connection is
+ * refused, naming the fork, and the handle closes. */
+static int child_of_open_transaction(fdx_store *db)
+{
+    const char *dt[] = {"F16"};
+    fdx_miss m = {"child", {"Cuda", "MatMul", dt, 1, "src", 1}, 1, {0, 0, 0, "cpu", "n/a"}};
+    uint64_t misses, dispatches;
+    int refused =
+        fdx_store_record_miss(db, &m) == FDX_OK && fdx_store_commit(db, NULL) == FDX_EMISUSE &&
+        strstr(fdx_store_errmsg(db), "forked from") != NULL && fdx_store_begin(db) == FDX_EMISUSE &&
+        fdx_store_cell_counts(db, &misses, &dispatches) == FDX_EMISUSE;
+    return fdx_store_close(db) == FDX_OK && refused ? 0 : 1;
+}
+
+/* A handle used in a child of the process that opened it would commit into
+ * the parent's transaction through the connection they share (both commits
+ * said they succeeded, and one was lost) or tear it down: every call is
+ * refused there, and the parent's transaction commits as if no fork had
+ * been. A store opened in the child works. */
+START_TEST(a_forked_child_cannot_use_its_parents_handle)
+{
+    const char *path = tu_path(tu_dir, "s.db");
+    fdx_store *db = tu_open(path);
+    const char *dt[] = {"F16"};
+    fdx_miss m = {"parent", {"Cuda", "MatMul", dt, 1, "src", 1}, 1, {0, 0, 0, "cpu", "n/a"}};
+    tu_commit_miss(db, "seed");
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_OK);
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        int rc = child_of_open_transaction(db);
+        fdx_store *own = NULL;
+        uint64_t seen = 0, none;
+        if (rc == 0 && (fdx_store_open(path, FDX_OPEN_FOR_READING, &own) != FDX_OK ||
+                        fdx_store_cell_counts(own, &seen, &none) != FDX_OK || seen != 1))
+            rc = 2;
+        fdx_store_close(own);
+        _exit(rc);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert(WIFEXITED(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 0);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    uint64_t misses, dispatches;
+    ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
+    ck_assert_uint_eq(misses, 2);
+    fdx_store_close(db);
 }
 END_TEST
 
@@ -1903,11 +2004,7 @@ START_TEST(already_merged_is_a_notice_not_an_error)
 {
     const char *src_path = tu_path(tu_dir, "src.db");
     fdx_store *src = tu_open(src_path);
-    const char *dt[] = {"F16"};
-    fdx_miss m = {"w", {"Cuda", "MatMul", dt, 1, "src", 1}, 1, {0, 0, 0, "cpu", "n/a"}};
-    ck_assert_int_eq(fdx_store_begin(src), FDX_OK);
-    ck_assert_int_eq(fdx_store_record_miss(src, &m), FDX_OK);
-    ck_assert_int_eq(fdx_store_commit(src, NULL), FDX_OK);
+    tu_commit_miss(src, "w");
     fdx_store_close(src);
 
     fdx_store *db = tu_open(tu_path(tu_dir, "dst.db"));
@@ -2564,18 +2661,17 @@ START_TEST(a_store_made_again_after_it_went_is_removed_by_its_maker)
 }
 END_TEST
 
-/* A writer whose store was removed meanwhile by the writer that created it
- * fails at commit instead of committing into the removed file. */
+/* A writer whose store was removed after it committed into it fails to
+ * begin instead of committing into the removed file (or into a new one,
+ * without the cells it committed before). */
 START_TEST(commit_into_a_removed_store_fails)
 {
     const char *path = strdup(tu_path(tu_dir, "new.db"));
     const char *feed = strdup(tu_path(tu_dir, "x.jsonl"));
     tu_write_file(feed, MISS_LINE("1"));
-    fdx_store *creator = tu_open(path), *other = tu_open(path);
-    ck_assert_int_eq(fdx_store_begin(creator), FDX_OK);
-    ck_assert_int_eq(fdx_store_rollback(creator), FDX_OK);
-    fdx_store_close(creator);
-    ck_assert_int_ne(access(path, F_OK), 0);
+    fdx_store *other = tu_open(path);
+    tu_commit_miss(other, "w");
+    ck_assert_int_eq(unlink(path), 0);
     ck_assert_int_eq(fdx_store_begin(other), FDX_EIO);
     ck_assert_msg(strstr(fdx_store_errmsg(other), "removed"), "%s", fdx_store_errmsg(other));
     fdx_store_close(other);
@@ -2783,6 +2879,8 @@ START_TEST(misuse_of_handles_and_pointers_is_refused)
     ck_assert_int_eq(fdx_store_hash_paths(db, NULL, 1, hex), FDX_EMISUSE);
     ck_assert_int_eq(fdx_store_hash_paths(db, paths, 1, NULL), FDX_EMISUSE);
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_merge(db, NULL, NULL), FDX_EMISUSE);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "no store path given"));
     ck_assert_int_eq(fdx_store_ingest_paths(db, NULL, 2, NULL, NULL), FDX_EMISUSE);
     /* threads without bound started as many (5,000 took 532 MB) */
     fdx_ingest_opts opts = FDX_INGEST_OPTS_INIT;
@@ -2796,7 +2894,31 @@ START_TEST(misuse_of_handles_and_pointers_is_refused)
         ck_assert_int_eq(fdx_store_demand(db, &window, count_rows, &rows), FDX_EMISUSE);
         ck_assert_int_eq(fdx_store_growth(db, &window, 7, no_growth, NULL), FDX_EMISUSE);
     }
+    window.since = window.until = 0;
+    window.compute_capability = "89"; /* matches nothing: a mistyped filter */
+    ck_assert_int_eq(fdx_store_demand(db, &window, count_rows, &rows), FDX_EMISUSE);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "neither 'cpu' nor MAJOR.MINOR"));
+    window.compute_capability = "8.9";
+    ck_assert_int_eq(fdx_demand_filter_check(&window, NULL, 0), FDX_OK);
     fdx_store_close(db);
+
+    fdx_rejects *rj = NULL;
+    FILE *stream;
+    const char *const no_input[] = {NULL};
+    const char *rejects = tu_path(tu_dir, "rejects.jsonl"), *store = tu_path(tu_dir, "misuse.db");
+    ck_assert_int_eq(fdx_rejects_open(rejects, store, paths, 1, NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_rejects_open(rejects, store, NULL, 1, &rj), FDX_EMISUSE);
+    ck_assert_ptr_nonnull(strstr(fdx_rejects_errmsg(rj), "input 1 of 1 not given"));
+    fdx_rejects_close(rj);
+    ck_assert_int_eq(fdx_rejects_open(rejects, store, no_input, 1, &rj), FDX_EMISUSE);
+    fdx_rejects_close(rj);
+    ck_assert_int_eq(fdx_rejects_start(NULL, &stream), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_rejects_sync(NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_rejects_commit(NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_rejects_open(rejects, store, NULL, 0, &rj), FDX_OK);
+    ck_assert_int_eq(fdx_rejects_start(rj, NULL), FDX_EMISUSE);
+    ck_assert_ptr_nonnull(strstr(fdx_rejects_errmsg(rj), "no stream"));
+    fdx_rejects_close(rj);
 }
 END_TEST
 
@@ -3309,6 +3431,8 @@ Suite *store_suite(void)
     tcase_add_test(tc, revision_hashes_keep_u64_and_sort_unsigned);
     tcase_add_test(tc, latest_non_empty_candidates_win_across_ingests);
     tcase_add_test(tc, reopened_store_accumulates);
+    tcase_add_test(tc, a_forked_child_cannot_use_its_parents_handle);
+    tcase_add_test(tc, a_store_its_creator_removed_is_made_anew);
     tcase_add_loop_test(tc, bad_line_leaves_store_unchanged, 0,
                         (int)(sizeof bad_lines / sizeof bad_lines[0]));
     tcase_add_test(tc, errors_name_file_and_line);

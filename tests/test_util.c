@@ -100,6 +100,15 @@ fdx_store *tu_open(const char *path)
     return db;
 }
 
+void tu_commit_miss(fdx_store *db, const char *wanted)
+{
+    const char *dt[] = {"F16"};
+    fdx_miss m = {wanted, {"Cuda", "MatMul", dt, 1, "src", 1}, 1, {0, 0, 0, "cpu", "n/a"}};
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_msg(fdx_store_record_miss(db, &m) == FDX_OK, "%s", fdx_store_errmsg(db));
+    ck_assert_msg(fdx_store_commit(db, NULL) == FDX_OK, "%s", fdx_store_errmsg(db));
+}
+
 int tu_ingest(fdx_store *db, const char *const *paths, size_t n)
 {
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);

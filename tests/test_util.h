@@ -31,6 +31,8 @@ const char *tu_data(const char *rel);
 
 /* Opens (creating) a store and fails the test on error. */
 fdx_store *tu_open(const char *path);
+/* Commits one miss of count 1 on a CPU, keyed wanted, in a transaction of its own. */
+void tu_commit_miss(fdx_store *db, const char *wanted);
 /* Ingests each path in one transaction; returns the status of the first failure. */
 int tu_ingest(fdx_store *db, const char *const *paths, size_t n);
 /* Exports to dir and returns misses.jsonl + "--\n" + dispatches.jsonl. Caller frees. */

@@ -487,7 +487,7 @@ def crafted_history_and_ledger(j, base, ingest, merge):
         "day-after-latest": (["UPDATE history_config SET latest_day = latest_day - 1"],
                              "after history_config.latest_day"),
         "no-latest-day": (["UPDATE history_config SET latest_day = NULL"],
-                          "after history_config.latest_day"),
+                          "history_config.latest_day says none was kept"),
         "null-cell-id": ([f"UPDATE miss_cell SET cell_id = NULL WHERE cell_id = {first_miss}"],
                          "miss_cell: a cell id missing"),
         "cell-id-past-next": (["UPDATE dispatch_cell SET cell_id = 1000000 WHERE cell_id = "
@@ -531,10 +531,10 @@ def crafted_history_and_ledger(j, base, ingest, merge):
         path = j(f"ledger-{name}.db")
         before = altered(path, lax, sql, src=base)
         expect_failure(run([report, path, j(f"ledger-{name}.html")]), f"fdx-report of {name}",
-                       path, "values fdx does not write")
+                       path, "values fdx does not write", "ingest_ledger row of id 1")
         dst = j(f"ledger-{name}-fleet.db")
         expect_failure(run([merge, dst, path]), f"merge from a store with {name}", path,
-                       "values fdx does not write")
+                       "values fdx does not write", "ingest_ledger row of id 1")
         check(not os.path.exists(dst), f"failed merge from {name} left {dst} behind")
         check(digest(path) == before, f"the store with {name} is as it was")
 
@@ -908,7 +908,7 @@ def readonly_directory(j, base, export, top, merge, ingest):
     os.chmod(j(), 0o755)
     os.chmod(out, 0o777)
     tools = {}
-    for tool in (export, top, merge, os.path.join(os.path.dirname(export), "fdx-diff")):
+    for tool in (export, top, merge, os.path.join(os.path.dirname(export), "fdx-diff"), ingest):
         tools[os.path.basename(tool)] = shutil.copy(tool, bins)
     shim = os.environ.get("FDX_FAULT_SHIM")
     shim = shutil.copy(shim, bins) if shim and os.path.exists(shim) else None
@@ -943,6 +943,9 @@ def readonly_directory(j, base, export, top, merge, ingest):
     many_cells(ingest, changed, 2000, 2)
     for path in changing.values():
         os.chmod(path, 0o666)  # for the shim, which changes it as the reader
+    writable = os.path.join(d, "writable.db")
+    shutil.copy(base, writable)
+    os.chmod(writable, 0o666)  # its directory alone keeps a writer out
     check(open(store, "rb").read(20)[18:20] == b"\x02\x02", "the store read is a WAL store")
     live = os.path.join(d, "live.db")
     with_commit_in_wal(base, j("ro-live.db"), live)
@@ -984,6 +987,12 @@ def readonly_directory(j, base, export, top, merge, ingest):
               open(j("base-out", "misses.jsonl")).read(),
               "export through a symlink of a WAL store in a read-only directory", p.stderr)
         check(sorted(os.listdir(d)) == before, "readers wrote into a read-only directory",
+              str(sorted(os.listdir(d))))
+        feed = one_miss_per_key(os.path.join(out, "w.jsonl"), ("order:aaa",))
+        expect_failure(reader("fdx-ingest", writable, feed), "an ingest into a store whose "
+                       "directory its writer cannot write", writable, "its directory cannot be "
+                       "written")
+        check(sorted(os.listdir(d)) == before, "a refused writer wrote into its directory",
               str(sorted(os.listdir(d))))
         if not shim:
             return skip(3, "a store changed under a read without locks: FDX_FAULT_SHIM does "

@@ -202,7 +202,9 @@ static int parse_args(int argc, char **argv, options *o)
             rc = tool_parse_when(prog, "at", optarg, &o->at);
             o->has_at = 1;
             break;
-        case 'D': rc = parse_number("daily-days", optarg, 1, 1u << 20, &o->daily_days); break;
+        case 'D':
+            rc = parse_number("daily-days", optarg, 1, FDX_MAX_DAILY_DAYS, &o->daily_days);
+            break;
         case 'h': usage(); return -1;
         case 'V': tool_version(prog); return -1;
         default: rc = tool_common_option(prog, c, argv, &o->co); break;

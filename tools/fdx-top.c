@@ -127,6 +127,9 @@ static int parse_args(int argc, char **argv, options *o)
         return tool_usage_error(prog, "--until must be a later day than --since");
     if (argc - optind != 1)
         return tool_usage_error(prog, "expected DB");
+    char why[512];
+    if (fdx_demand_filter_check(&o->filter, why, sizeof why) != FDX_OK)
+        return tool_usage_error(prog, "%s", why);
     return tool_check_store_arg(prog, argv[optind], "[OPTION]... DB");
 }
 

@@ -222,7 +222,11 @@ int fdx_lex_line(const char *s, size_t n, int max_depth, fdx_lexed *lx, char *er
     while (i < n && is_space(s[i]))
         i++;
     if (i == n || s[i] != '{') {
-        snprintf(err, errsz, "not a JSON object");
+        /* an editor's byte order mark is not JSON whitespace (RFC 8259 8.1) */
+        int bom = n - i >= 3 && memcmp(s + i, "\xEF\xBB\xBF", 3) == 0;
+        snprintf(err, errsz, "not a JSON object%s",
+                 bom ? " (it starts with a UTF-8 byte order mark, which JSON Lines does not allow)"
+                     : "");
         return FDX_EDATA;
     }
     return scan_all(&sc, max_depth, lx);

@@ -32,6 +32,18 @@ int fdx_file_identify(const char *path, fdx_file_id *id)
     return rc;
 }
 
+int fdx_file_identify_fd(int fd, fdx_file_id *id)
+{
+    struct stat st;
+    memset(id, 0, sizeof *id);
+    if (fstat(fd, &st) != 0)
+        return -1;
+    id->exists = 1;
+    id->dev = st.st_dev;
+    id->ino = st.st_ino;
+    return 0;
+}
+
 int fdx_file_same(const fdx_file_id *a, const fdx_file_id *b)
 {
     return a->exists == b->exists && a->dev == b->dev && a->ino == b->ino &&

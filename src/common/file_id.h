@@ -19,6 +19,8 @@ typedef struct fdx_file_id {
 
 /* 0, or -1 with errno set (its directory missing, say). */
 int fdx_file_identify(const char *path, fdx_file_id *id);
+/* The same of an open file: 0, or -1 with errno set. */
+int fdx_file_identify_fd(int fd, fdx_file_id *id);
 int fdx_file_same(const fdx_file_id *a, const fdx_file_id *b);
 /* Which of an SQLite database's files (the database, its -wal, -shm or
  * -journal) id names: the suffix ("" for the database itself), or NULL for

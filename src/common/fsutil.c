@@ -7,14 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fdx.h"
 
-/* An existing component must be a directory (or a link to one). */
-static int mkdir_one(const char *path, char *err, size_t errsz)
+/* An existing component must be a directory (or a link to one); *made says
+ * whether this call made it. */
+static int mkdir_one(const char *path, int *made, char *err, size_t errsz)
 {
     struct stat st;
-    if (mkdir(path, 0777) == 0)
+    if ((*made = mkdir(path, 0777) == 0))
         return FDX_OK;
     if (errno != EEXIST) {
         snprintf(err, errsz, "%s: creating the output directory: %s", path, strerror(errno));
@@ -31,8 +33,11 @@ static int mkdir_one(const char *path, char *err, size_t errsz)
     return FDX_OK;
 }
 
-int fdx_mkdirs(const char *path, char *err, size_t errsz)
+int fdx_mkdirs(const char *path, size_t *made_from, char *err, size_t errsz)
 {
+    size_t unused;
+    made_from = made_from ? made_from : &unused;
+    *made_from = 0;
     if (!*path) {
         snprintf(err, errsz, "the output directory name is empty");
         return FDX_EMISUSE;
@@ -49,12 +54,31 @@ int fdx_mkdirs(const char *path, char *err, size_t errsz)
         if ((copy[i] != '/' && copy[i] != '\0') || copy[i - 1] == '/')
             continue;
         char c = copy[i];
+        int made;
         copy[i] = '\0';
-        rc = mkdir_one(copy, err, errsz);
+        rc = mkdir_one(copy, &made, err, errsz);
         copy[i] = c;
+        if (made && !*made_from)
+            *made_from = i;
     }
     free(copy);
     return rc;
+}
+
+void fdx_unmake_dirs(const char *path, size_t made_from)
+{
+    char *copy = made_from ? strdup(path) : NULL;
+    if (!copy)
+        return;
+    /* Each made prefix, deepest first, as fdx_mkdirs made them. */
+    for (size_t i = strlen(copy); i >= made_from; i--) {
+        if ((copy[i] != '/' && copy[i] != '\0') || copy[i - 1] == '/')
+            continue;
+        copy[i] = '\0';
+        if (rmdir(copy) != 0)
+            break; /* not empty (another writer's), or not ours */
+    }
+    free(copy);
 }
 
 char *fdx_path_join(const char *dir, const char *name)

@@ -5,8 +5,12 @@
 #include <stddef.h>
 
 /* mkdir -p; fails when path is empty or it or a component exists and is
- * not a directory. */
-int fdx_mkdirs(const char *path, char *err, size_t errsz);
+ * not a directory. *made_from (when not NULL) is the length of the first
+ * prefix of path it made, or 0 when it made none. */
+int fdx_mkdirs(const char *path, size_t *made_from, char *err, size_t errsz);
+/* Removes what fdx_mkdirs(path) made (made_from, as it set it), deepest
+ * first, up to the first that is not empty: a failed output leaves none. */
+void fdx_unmake_dirs(const char *path, size_t made_from);
 /* "dir/name", malloc'd; NULL when memory runs out. */
 char *fdx_path_join(const char *dir, const char *name);
 /* The path of the file path names, from /, links resolved (as SQLite names

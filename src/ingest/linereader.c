@@ -133,6 +133,14 @@ static int skip_line(fdx_linereader *lr)
     }
 }
 
+/* A line's length against the limit: without the CR of a CRLF ending (or,
+ * before its LF is read, of one that may be), so that a feed with Windows
+ * line endings meets the limit where the same feed with LF endings does. */
+static size_t measured(const char *line, size_t n)
+{
+    return n && line[n - 1] == '\r' ? n - 1 : n;
+}
+
 int fdx_lr_next(fdx_linereader *lr, const char **line, size_t *len)
 {
     size_t scanned = 0;
@@ -143,7 +151,7 @@ int fdx_lr_next(fdx_linereader *lr, const char **line, size_t *len)
         char *from = lr->buf + lr->start;
         char *nl = avail > scanned ? memchr(from + scanned, '\n', avail - scanned) : NULL;
         size_t n = nl ? (size_t)(nl - from) : avail;
-        if (n > lr->max_line) {
+        if (measured(from, n) > lr->max_line) {
             lr->lineno++;
             return skip_line(lr);
         }

@@ -79,6 +79,8 @@ static int check_store(check *c, const char *store_path)
 int fdx_rejects_open(const char *path, const char *store_path, const char *const *inputs, size_t n,
                      fdx_rejects **out)
 {
+    if (!out)
+        return FDX_EMISUSE;
     fdx_rejects *r = calloc(1, sizeof *r);
     *out = r;
     if (!r)
@@ -86,6 +88,9 @@ int fdx_rejects_open(const char *path, const char *store_path, const char *const
     fdx_afile_init(&r->af);
     if (!path || !*path || !store_path)
         return fail(r, FDX_EMISUSE, "no rejects path given");
+    for (size_t i = 0; i < n; i++)
+        if (!inputs || !inputs[i])
+            return fail(r, FDX_EMISUSE, "input %zu of %zu not given", i + 1, n);
     if (!(r->path = strdup(path)))
         return fail(r, FDX_ENOMEM, "out of memory");
     check c = {r, {0}};
@@ -106,6 +111,10 @@ int fdx_rejects_open(const char *path, const char *store_path, const char *const
 
 int fdx_rejects_start(fdx_rejects *r, FILE **stream)
 {
+    if (!r)
+        return FDX_EMISUSE;
+    if (!stream)
+        return fail(r, FDX_EMISUSE, "no stream out-parameter given");
     if (r->state != 0)
         return fail(r, FDX_EMISUSE, "%s: rejects file already started", r->path);
     int rc = fdx_afile_open(&r->af, r->path, r->errmsg, sizeof r->errmsg);
@@ -130,6 +139,8 @@ int fdx_rejects_start(fdx_rejects *r, FILE **stream)
 int fdx_rejects_sync(fdx_rejects *r)
 {
     FILE *unused;
+    if (!r)
+        return FDX_EMISUSE;
     int rc = r->state == 0 ? fdx_rejects_start(r, &unused) : FDX_OK;
     if (rc != FDX_OK)
         return rc;
@@ -157,6 +168,8 @@ int fdx_rejects_sync(fdx_rejects *r)
 
 int fdx_rejects_commit(fdx_rejects *r)
 {
+    if (!r)
+        return FDX_EMISUSE;
     if (r->state != 2)
         return fail(r, FDX_EMISUSE, "%s: rejects file not synced", r->path);
     r->state = 3;

@@ -121,7 +121,7 @@ int fdx_sink_flush_all(fdx_sink *s, const char *dir, size_t *miss_lines, size_t 
     if (given(s, dir) != FDX_OK)
         return FDX_EMISUSE;
     fdx_sink_settle(s);
-    int rc = fdx_mkdirs(dir, s->errmsg, sizeof s->errmsg);
+    int rc = fdx_mkdirs(dir, NULL, s->errmsg, sizeof s->errmsg);
     char *misses = fdx_path_join(dir, "misses.jsonl");
     char *dispatches = fdx_path_join(dir, "dispatches.jsonl");
     if (rc == FDX_OK && (!misses || !dispatches)) {

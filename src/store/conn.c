@@ -4,14 +4,17 @@
  * through, and the check that a read taken without locks still holds. It
  * calls nothing else in store/, so every module can build on it.
  */
+#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/file_id.h"
+#include "common/forks.h"
 #include "common/fsutil.h"
 #include "sql_text.h"
 #include "store/conn.h"
@@ -203,6 +206,19 @@ int fdx_store_may_replace(fdx_store *s, const char *path)
                           *part ? "'s file" : "", db, part);
 }
 
+int fdx_store_may_stream_to(fdx_store *s, FILE *out)
+{
+    fdx_file_id id;
+    const char *db = sqlite3_db_filename(s->db, "main"), *part;
+    int fd = fileno(out);
+    if (!db || !*db || fd < 0 || fdx_file_identify_fd(fd, &id) != 0 ||
+        !(part = fdx_file_db_part(&id, db)))
+        return FDX_OK;
+    return fdx_store_fail(s, FDX_EMISUSE,
+                          "the output is the store%s %s%s, which it would corrupt: write elsewhere",
+                          *part ? "'s file" : "", db, part);
+}
+
 int fdx_store_may_read(fdx_store *s, const char *path)
 {
     const char *db, *part = own_part(s, path, &db);
@@ -266,6 +282,16 @@ int fdx_store_shm_refused(int rc)
     return rc == SQLITE_READONLY_DIRECTORY || rc == SQLITE_READONLY_CANTINIT;
 }
 
+/* Whether the directory of the store's file refuses this process a new file. */
+static int dir_unwritable(fdx_store *s)
+{
+    const char *file = s->db ? sqlite3_db_filename(s->db, "main") : NULL;
+    char *dir = file && *file ? strdup(file) : NULL;
+    int unwritable = dir && access(dirname(dir), W_OK | X_OK) != 0;
+    free(dir);
+    return unwritable;
+}
+
 /* A hot journal, which only a writable connection rolls back. SQLite opens a
  * file it cannot write read-only: a writer gets this too where the store
  * cannot be written, and then cannot be the fix. */
@@ -318,6 +344,11 @@ int fdx_store_fail_sqlite(fdx_store *s, int rc, const char *what)
                               s->path, what, s->busy_ms);
     if (rc == SQLITE_READONLY_ROLLBACK)
         return left_journal(s, code, what);
+    if ((rc & 0xff) == SQLITE_READONLY && !s->readonly && dir_unwritable(s))
+        return fdx_store_fail(s, code,
+                              "%s: %s: %s (its directory cannot be written, where a writer keeps "
+                              "the store's -wal and -shm, or its -journal)",
+                              s->path, what, msg);
     if (code == FDX_ENOTSTORE)
         return fdx_store_fail(s, code, "%s: %s: %s (the store is corrupt or not a database)",
                               s->path, what, msg);
@@ -332,10 +363,22 @@ int fdx_store_fail_sqlite(fdx_store *s, int rc, const char *what)
     return fdx_store_fail(s, code, "%s: %s: %s", s->path, what, msg);
 }
 
+int fdx_store_same_process(fdx_store *s)
+{
+    if (s->forks == fdx_forks_seen())
+        return FDX_OK;
+    return fdx_store_fail(s, FDX_EMISUSE,
+                          "%s: this handle was opened in the process this one was forked from, "
+                          "whose connection it shares: open the store again in this process",
+                          s->path);
+}
+
 int fdx_store_stmt(fdx_store *s, fdx_stmt_id id, sqlite3_stmt **out)
 {
     if (!s->db)
         return fdx_store_fail(s, FDX_EMISUSE, "the store is not open");
+    if (fdx_store_same_process(s) != FDX_OK)
+        return FDX_EMISUSE;
     sqlite3_stmt *st = s->stmts[id];
     if (!st) {
         int rc = sqlite3_prepare_v3(s->db, stmt_text[id], -1, SQLITE_PREPARE_PERSISTENT, &st, NULL);

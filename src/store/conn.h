@@ -35,6 +35,9 @@ int fdx_store_step_retrying(fdx_store *s, sqlite3_stmt *st);
 
 /* The cached statement, reset and with bindings cleared. */
 int fdx_store_stmt(fdx_store *s, fdx_stmt_id id, sqlite3_stmt **out);
+/* FDX_OK, or FDX_EMISUSE (said) for a handle opened in the process this one
+ * was forked from (common/forks.h). */
+int fdx_store_same_process(fdx_store *s);
 /* Runs a statement that returns no rows (BEGIN, COMMIT, ...). */
 int fdx_store_exec(fdx_store *s, fdx_stmt_id id);
 /* Steps a bound statement that returns no rows and resets it; on failure the
@@ -62,6 +65,9 @@ int fdx_store_may_replace(fdx_store *s, const char *path);
 /* The same for an input: the store's own files are not feeds (ingesting the
  * store being written, or its -wal, reads pages as lines). */
 int fdx_store_may_read(fdx_store *s, const char *path);
+/* FDX_OK, or FDX_EMISUSE (said) when the stream writes to one of the store's
+ * files (a shell's ">> store.db"): written to, it would be corrupt. */
+int fdx_store_may_stream_to(fdx_store *s, FILE *out);
 /* The name to give SQLite for the store file at path (malloc'd; NULL when
  * out of memory): a path, never a URI. */
 char *fdx_store_file_name(const char *path);

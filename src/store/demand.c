@@ -1,5 +1,6 @@
 /* The miss demand rankings behind fdx-top (totals, a window, growth), over
  * the embedded queries. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,23 +135,36 @@ static int rank_body(fdx_store *s, void *ctx)
     return rc;
 }
 
+int fdx_demand_filter_check(const fdx_demand_filter *f, char *why, size_t why_size)
+{
+    if (!f)
+        return FDX_OK;
+    if (f->version != FDX_DEMAND_FILTER_VERSION)
+        snprintf(why, why_size,
+                 "fdx_demand_filter version %u is not one this build knows (%d): start from "
+                 "FDX_DEMAND_FILTER_INIT",
+                 f->version, FDX_DEMAND_FILTER_VERSION);
+    else if (f->since < 0 || f->since > FDX_TIME_MAX || f->until < 0 || f->until > FDX_TIME_MAX)
+        snprintf(why, why_size,
+                 "a window's times must be within 1970-01-01 .. 9999-12-31 (Unix seconds 0 to "
+                 "%lld)",
+                 (long long)FDX_TIME_MAX);
+    else if (f->compute_capability && !fdx_check_cc_text(f->compute_capability))
+        snprintf(why, why_size, FDX_BAD_CC_TEXT, f->compute_capability);
+    else
+        return FDX_OK;
+    return FDX_EMISUSE;
+}
+
 static int checked_rank(fdx_store *s, const ranking *k)
 {
     if (!s)
         return FDX_EMISUSE;
     if (!k->demand && !k->growth)
         return fdx_store_fail(s, FDX_EMISUSE, "no callback given");
-    if (k->f->since < 0 || k->f->since > FDX_TIME_MAX || k->f->until < 0 ||
-        k->f->until > FDX_TIME_MAX)
-        return fdx_store_fail(s, FDX_EMISUSE,
-                              "a window's times must be within 1970-01-01 .. "
-                              "9999-12-31 (Unix seconds 0 to %lld)",
-                              (long long)FDX_TIME_MAX);
-    if (k->f->version != FDX_DEMAND_FILTER_VERSION)
-        return fdx_store_fail(s, FDX_EMISUSE,
-                              "fdx_demand_filter version %u is not one this build knows (%d): "
-                              "start from FDX_DEMAND_FILTER_INIT",
-                              k->f->version, FDX_DEMAND_FILTER_VERSION);
+    char why[512];
+    if (fdx_demand_filter_check(k->f, why, sizeof why) != FDX_OK)
+        return fdx_store_fail(s, FDX_EMISUSE, "%s", why);
     return fdx_store_in_read(s, rank_body, (void *)k);
 }
 

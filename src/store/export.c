@@ -138,6 +138,8 @@ int fdx_store_export_kind(fdx_store *s, const char *kind, FILE *out, uint64_t *l
         return fdx_store_fail(s, FDX_EMISUSE, "no feed kind '%s' (misses or dispatches)",
                               kind ? kind : "");
     int rc = can_export(s);
+    if (rc == FDX_OK)
+        rc = fdx_store_may_stream_to(s, out);
     if (rc != FDX_OK)
         return rc;
     sqlite3_exec(s->db, fdx_sql_export_tuning, NULL, NULL, NULL); /* speed only */
@@ -146,6 +148,18 @@ int fdx_store_export_kind(fdx_store *s, const char *kind, FILE *out, uint64_t *l
     rc = write_kind(&r, out, lines);
     int end = fdx_store_exec(s, rc == FDX_OK ? FDX_STMT_COMMIT : FDX_STMT_ROLLBACK);
     return fdx_store_read_verdict(s, rc != FDX_OK ? rc : end);
+}
+
+static int export_into(fdx_store *s, const char *outdir, fdx_export_stats *stats)
+{
+    sqlite3_exec(s->db, fdx_sql_export_tuning, NULL, NULL, NULL); /* speed only */
+    int rc = fdx_store_exec(s, FDX_STMT_BEGIN_READ);
+    if (rc != FDX_OK)
+        return rc;
+    rc = write_pair(s, outdir, stats);
+    int end = fdx_store_exec(s, rc == FDX_OK ? FDX_STMT_COMMIT : FDX_STMT_ROLLBACK);
+    /* a pair written was read whole before it replaced the last (next_row) */
+    return rc != FDX_OK ? fdx_store_read_verdict(s, rc) : end;
 }
 
 int fdx_store_export(fdx_store *s, const char *outdir, fdx_export_stats *stats)
@@ -158,14 +172,13 @@ int fdx_store_export(fdx_store *s, const char *outdir, fdx_export_stats *stats)
         return rc;
     if (!outdir)
         return fdx_store_fail(s, FDX_EMISUSE, "no output directory given");
-    rc = fdx_mkdirs(outdir, err, sizeof err);
-    if (rc != FDX_OK)
-        return fdx_store_fail(s, rc, "%s", err);
-    sqlite3_exec(s->db, fdx_sql_export_tuning, NULL, NULL, NULL); /* speed only */
-    if ((rc = fdx_store_exec(s, FDX_STMT_BEGIN_READ)) != FDX_OK)
-        return rc;
-    rc = write_pair(s, outdir, stats);
-    int end = fdx_store_exec(s, rc == FDX_OK ? FDX_STMT_COMMIT : FDX_STMT_ROLLBACK);
-    /* a pair written was read whole before it replaced the last (next_row) */
-    return rc != FDX_OK ? fdx_store_read_verdict(s, rc) : end;
+    size_t made_from;
+    rc = fdx_mkdirs(outdir, &made_from, err, sizeof err);
+    if (rc == FDX_OK)
+        rc = export_into(s, outdir, stats);
+    else
+        fdx_store_fail(s, rc, "%s", err);
+    if (rc != FDX_OK) /* a failed export leaves no directory it made */
+        fdx_unmake_dirs(outdir, made_from);
+    return rc;
 }

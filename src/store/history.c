@@ -17,6 +17,8 @@
 
 int fdx_parse_time(const char *text, int64_t *unix_seconds)
 {
+    if (!unix_seconds)
+        return FDX_EMISUSE;
     return fdx_when_parse(text, unix_seconds) == 0 ? FDX_OK : FDX_EDATA;
 }
 
@@ -258,8 +260,9 @@ int fdx_store_set_daily_days(fdx_store *s, int days)
     int need = fdx_store_need_txn(s);
     if (need != FDX_OK)
         return need;
-    if (days < 1)
-        return fdx_store_fail(s, FDX_EMISUSE, "the daily window must be at least one day");
+    if (days < 1 || days > FDX_MAX_DAILY_DAYS)
+        return fdx_store_fail(s, FDX_EMISUSE, "the daily window must be 1 to %d days",
+                              FDX_MAX_DAILY_DAYS);
     int rc = fdx_history_load(s);
     if (rc != FDX_OK)
         return rc;

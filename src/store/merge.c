@@ -45,6 +45,8 @@ int fdx_store_merge(fdx_store *dst, const char *path, fdx_merge_stats *stats)
     fdx_merge_stats local = {0};
     if (!dst)
         return FDX_EMISUSE;
+    if (!path || !*path)
+        return fdx_store_fail(dst, FDX_EMISUSE, "no store path given");
     stats = stats ? stats : &local;
     fdx_store_note(dst, FDX_NOTICE_NONE, "%s", "");
     int need = fdx_store_need_txn(dst);

@@ -269,13 +269,13 @@ static int stage_ledger(reader *r)
     if (rc != FDX_OK)
         return src_failed(r, rc);
     int src_rc;
-    long long n = 0;
     while (rc == FDX_OK && (src_rc = sqlite3_step(st)) == SQLITE_ROW) {
         fdx_merge_ledger_row l;
-        n++;
-        if (!fdx_check_ledger_row(st, &l))
-            rc = invalid(r, FDX_BAD_LEDGER_ROW, n);
-        else
+        char what[256];
+        if (!fdx_check_ledger_row(st, &l)) {
+            fdx_bad_ledger_row(st, what, sizeof what);
+            rc = invalid(r, "%s", what);
+        } else
             rc = r->ops->stage_ledger(r->t, &l);
     }
     sqlite3_reset(st);

@@ -49,7 +49,9 @@ char *fdx_pg_redact(const char *uri)
             p = at;
         }
     }
-    /* The query: every password=... (or its percent-encoded key) hidden. */
+    /* The query: every password=... (or its percent-encoded key) hidden; in
+     * any case, though libpq reads only "password": a key misspelt so is a
+     * password all the same, named in a message that says it is unknown. */
     while (*p) {
         size_t k = strcspn(p, "?&");
         put(out, &len, p, k);
@@ -60,7 +62,7 @@ char *fdx_pg_redact(const char *uri)
         p++;
         size_t field = strcspn(p, "&"); /* libpq splits on '&' alone: '#' is a value's */
         const char *eq = memchr(p, '=', field);
-        if (eq && ((size_t)(eq - p) == 8 && strncmp(p, "password", 8) == 0)) {
+        if (eq && ((size_t)(eq - p) == 8 && strncasecmp(p, "password", 8) == 0)) {
             put(out, &len, p, (size_t)(eq - p + 1));
             put(out, &len, "***", 3);
             p += field;

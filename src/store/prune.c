@@ -129,16 +129,6 @@ static int write_prune(fdx_store *s, const fdx_prune_filter *f, const char *befo
     return rc == FDX_OK ? log_prune(s, json, stats) : rc;
 }
 
-/* Digits as SQLite prints a compute capability's number (0 to 2^32-1, as
- * the wire holds it): no sign, no leading zero. */
-static const char *plain_digits(const char *p)
-{
-    size_t n = strspn(p, "0123456789");
-    if (n == 0 || n > 10 || (n > 1 && p[0] == '0') || (n == 10 && strncmp(p, "4294967295", 10) > 0))
-        return NULL;
-    return p + n;
-}
-
 static int any_filter(const fdx_prune_filter *f)
 {
     return f && (f->driver_version || f->kernel_revision || f->kernel_source || f->op ||
@@ -149,15 +139,13 @@ static int any_filter(const fdx_prune_filter *f)
  * a revision is 16 hex digits, a compute capability "cpu" or MAJOR.MINOR. */
 int fdx_prune_filter_check(const fdx_prune_filter *f, char *why, size_t why_size)
 {
-    const char *r = f ? f->kernel_revision : NULL, *cc = f ? f->compute_capability : NULL, *dot;
+    const char *r = f ? f->kernel_revision : NULL, *cc = f ? f->compute_capability : NULL;
     if (!any_filter(f))
         snprintf(why, why_size, "a prune needs at least one filter");
     else if (r && (strlen(r) != 16 || strspn(r, "0123456789abcdefABCDEF") != 16))
         snprintf(why, why_size, "kernel revision '%s' is not 16 hex digits", r);
-    else if (cc && strcmp(cc, "cpu") != 0 &&
-             (!(dot = plain_digits(cc)) || *dot != '.' || !(dot = plain_digits(dot + 1)) || *dot))
-        snprintf(why, why_size, "compute capability '%s' is neither 'cpu' nor MAJOR.MINOR (8.9)",
-                 cc);
+    else if (cc && !fdx_check_cc_text(cc))
+        snprintf(why, why_size, FDX_BAD_CC_TEXT, cc);
     else
         return FDX_OK;
     return FDX_EMISUSE;
@@ -212,10 +200,12 @@ int fdx_store_prune(fdx_store *s, const fdx_prune_filter *f, fdx_prune_stats *st
     return rc;
 }
 
-int fdx_store_pruned(const fdx_store *s, fdx_prune_stats *stats)
+int fdx_store_pruned(fdx_store *s, fdx_prune_stats *stats)
 {
-    if (!s || !stats)
+    if (!s)
         return FDX_EMISUSE;
+    if (!stats)
+        return fdx_store_fail(s, FDX_EMISUSE, "no stats out-parameter given");
     *stats = s->pruned;
     return FDX_OK;
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "codec/record_cell.h"
+#include "common/forks.h"
 #include "common/fsutil.h"
 #include "sql_text.h"
 #include "store/backend.h"
@@ -453,6 +454,15 @@ static int hot_journal_refused(fdx_store *s, const char *path)
                : FDX_OK;
 }
 
+/* Whether a writer that may create the store failed to set up its
+ * connection because the file it opened is gone from its path: another
+ * writer created it too, failed, and removed it as unused (remove_if_unused),
+ * before this one wrote anything. Opening again makes it anew. */
+static int removed_under_open(fdx_store *s, const char *path, int flags)
+{
+    return (flags & FDX_OPEN_CREATE) && !s->readonly && !fdx_store_is_own_file(s, path);
+}
+
 static int open_db(fdx_store *s, const char *path, int flags)
 {
     struct stat st;
@@ -461,18 +471,22 @@ static int open_db(fdx_store *s, const char *path, int flags)
     s->readonly = (flags & FDX_OPEN_READONLY) != 0;
     if (too_long_for_sqlite(s, path))
         return FDX_EIO;
-    int rc = open_file(s, path, flags);
-    if (rc == FDX_OK && (flags & FDX_OPEN_AS_IS))
-        rc = hot_journal_refused(s, path);
-    if (rc != FDX_OK)
-        return rc;
-    if (stat(path, &st) == 0) {
-        s->on_disk = 1;
-        s->dev = st.st_dev;
-        s->ino = st.st_ino;
+    for (int tries = 0;; tries++) {
+        int rc = open_file(s, path, flags);
+        if (rc == FDX_OK && (flags & FDX_OPEN_AS_IS))
+            rc = hot_journal_refused(s, path);
+        if (rc != FDX_OK)
+            return rc;
+        s->on_disk = stat(path, &st) == 0;
+        s->dev = s->on_disk ? st.st_dev : 0;
+        s->ino = s->on_disk ? st.st_ino : 0;
+        rc = configure(s, flags);
+        if (rc != FDX_OK && s->readonly && no_shm_here(s->db))
+            return reopen_immutable(s, path);
+        if (rc == FDX_OK || tries == 3 || !removed_under_open(s, path, flags))
+            return rc;
+        close_db(s);
     }
-    rc = configure(s, flags);
-    return rc != FDX_OK && s->readonly && no_shm_here(s->db) ? reopen_immutable(s, path) : rc;
 }
 
 /* A store kept by another backend: connect, then open a working copy and
@@ -513,6 +527,7 @@ int fdx_store_open_v2(const char *path, int flags, int busy_ms, fdx_store **out)
     *out = s;
     if (!s)
         return FDX_ENOMEM;
+    s->forks = fdx_forks_seen();
     s->busy_ms = busy_ms;
     s->path = strdup(path ? path : "");
     s->spill_bytes = FDX_SPILL_BYTES;
@@ -529,6 +544,7 @@ int fdx_store_open_v2(const char *path, int flags, int busy_ms, fdx_store **out)
     if (flags & FDX_OPEN_FOR_READING)
         flags = FDX_OPEN_READONLY;
     const fdx_backend_ops *be = fdx_backend_for(path);
+    s->open_flags = flags;
     int rc = be ? open_backend(s, be, flags) : open_db(s, path, flags);
     s->open_failed = rc != FDX_OK;
     return rc;
@@ -604,10 +620,26 @@ static void remove_companions(const char *path)
     }
 }
 
+/* A handle closed in a process forked from the one that opened it: its
+ * connection, locks, spill files and server session are the parent's, left
+ * alone (their memory too); only what is this process's own is freed. */
+static int close_forked(fdx_store *s)
+{
+    fdx_agg_free(s->pending);
+    fdx_agg_free(s->saved);
+    fdx_buf_free(&s->dtypes);
+    fdx_buf_free(&s->cands);
+    free(s->path);
+    free(s);
+    return FDX_OK;
+}
+
 int fdx_store_close(fdx_store *s)
 {
     if (!s)
         return FDX_OK;
+    if (s->forks != fdx_forks_seen())
+        return close_forked(s);
     /* A writer that created its store and failed before its first commit
      * leaves no store behind. */
     int discard = s->created && !s->committed && (s->open_failed || s->began);
@@ -677,7 +709,7 @@ static int need_db(fdx_store *s)
         return FDX_EMISUSE;
     if (!s->db)
         return fdx_store_fail(s, FDX_EMISUSE, "the store is not open");
-    return FDX_OK;
+    return fdx_store_same_process(s);
 }
 
 /* Whether path still names the file opened: a writer that created the store
@@ -702,6 +734,27 @@ static int working_copy_clear(fdx_store *s)
                       : FDX_OK;
 }
 
+/* Whether the file this handle opened, which may create its store, is gone
+ * from its path before the handle committed anything into it, as when
+ * another writer created the store too, failed, and removed it as unused
+ * (remove_if_unused). No writer removes it while this one holds the lock. */
+static int removed_before_first_write(fdx_store *s)
+{
+    return !s->committed && !s->backend && s->on_disk && !s->readonly &&
+           (s->open_flags & FDX_OPEN_CREATE) && !fdx_store_is_own_file(s, s->path);
+}
+
+/* Leaves the transaction begun on the removed file and begins one on the
+ * store at the path now, made anew if none is there. */
+static int open_anew(fdx_store *s)
+{
+    if (!sqlite3_get_autocommit(s->db))
+        sqlite3_exec(s->db, fdx_sql_rollback, NULL, NULL, NULL);
+    close_db(s);
+    int rc = open_db(s, s->path, s->open_flags);
+    return rc == FDX_OK ? fdx_store_exec(s, FDX_STMT_BEGIN_WRITE) : rc;
+}
+
 int fdx_store_begin(fdx_store *s)
 {
     int rc = need_db(s);
@@ -718,8 +771,11 @@ int fdx_store_begin(fdx_store *s)
                               s->path);
     /* A store removed while this handle held it open can fail to begin with
      * an I/O error, which says less than still_there. */
-    if ((rc = fdx_store_exec(s, FDX_STMT_BEGIN_WRITE)) != FDX_OK)
-        return still_there(s) != FDX_OK ? FDX_EIO : rc;
+    rc = fdx_store_exec(s, FDX_STMT_BEGIN_WRITE);
+    for (int tries = 0; tries < 3 && s->db && removed_before_first_write(s); tries++)
+        rc = open_anew(s);
+    if (rc != FDX_OK)
+        return s->db && still_there(s) != FDX_OK ? FDX_EIO : rc;
     if ((rc = still_there(s)) != FDX_OK || (rc = fdx_identity_check_file(s, 1)) != FDX_OK ||
         (rc = working_copy_clear(s)) != FDX_OK) {
         char saved[sizeof s->errmsg];

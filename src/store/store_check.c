@@ -8,6 +8,7 @@
  */
 #include "store/store_check.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "common/utf8.h"
@@ -90,6 +91,16 @@ int fdx_check_ledger_row(sqlite3_stmt *st, fdx_merge_ledger_row *l)
            ledger_values_valid(l);
 }
 
+void fdx_bad_ledger_row(sqlite3_stmt *st, char *what, size_t size)
+{
+    const char *table = fdx_row_text_or_null(st, 9);
+    const char *id = sqlite3_column_type(st, 1) == SQLITE_NULL
+                         ? NULL
+                         : (const char *)sqlite3_column_text(st, 1); /* its text, whatever type */
+    snprintf(what, size, "%s row %s%s: of the wrong types, or of values fdx does not write",
+             table ? table : "a ledger", id ? "of id " : "without an id", id ? id : "");
+}
+
 int fdx_check_ledger(fdx_store *s)
 {
     sqlite3_stmt *st;
@@ -97,16 +108,32 @@ int fdx_check_ledger(fdx_store *s)
     if (rc != FDX_OK)
         return rc;
     int src;
-    long long n = 0;
+    char what[256];
     fdx_merge_ledger_row l;
-    while (rc == FDX_OK && (src = sqlite3_step(st)) == SQLITE_ROW) {
-        n++;
-        if (!fdx_check_ledger_row(st, &l))
-            rc = fdx_store_fail(s, FDX_ENOTSTORE, "%s: not a valid fdx store: " FDX_BAD_LEDGER_ROW,
-                                s->path, n);
-    }
+    while (rc == FDX_OK && (src = sqlite3_step(st)) == SQLITE_ROW)
+        if (!fdx_check_ledger_row(st, &l)) {
+            fdx_bad_ledger_row(st, what, sizeof what);
+            rc = fdx_store_fail(s, FDX_ENOTSTORE, "%s: not a valid fdx store: %s", s->path, what);
+        }
     if (rc == FDX_OK && src != SQLITE_DONE)
         rc = fdx_store_fail_sqlite(s, src, "checking the ledger");
     sqlite3_reset(st);
     return rc;
+}
+
+/* Digits as SQLite prints a compute capability's number (0 to 2^32-1, as
+ * the wire holds it): no sign, no leading zero. */
+static const char *plain_digits(const char *p)
+{
+    size_t n = strspn(p, "0123456789");
+    if (n == 0 || n > 10 || (n > 1 && p[0] == '0') || (n == 10 && strncmp(p, "4294967295", 10) > 0))
+        return NULL;
+    return p + n;
+}
+
+int fdx_check_cc_text(const char *cc)
+{
+    const char *dot;
+    return strcmp(cc, "cpu") == 0 ||
+           ((dot = plain_digits(cc)) && *dot == '.' && (dot = plain_digits(dot + 1)) && !*dot);
 }

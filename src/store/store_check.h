@@ -17,8 +17,13 @@ int fdx_check_ledger(fdx_store *s);
 /* Reads the merge-read query's row into l: 0 unless it holds the types and
  * values fdx writes. */
 int fdx_check_ledger_row(sqlite3_stmt *st, fdx_merge_ledger_row *l);
-/* What is wrong with ledger row N (from 1) that fdx_check_ledger_row refuses. */
-#define FDX_BAD_LEDGER_ROW                                                                         \
-    "a ledger row of the wrong types, or of values fdx does not write (row %lld)"
+/* Whether a filter's compute capability is one a cell's can be: "cpu", or
+ * MAJOR.MINOR as SQLite prints the numbers (0 to 2^32-1, no sign, no
+ * leading zero). Anything else matches nothing: a mistyped filter. */
+int fdx_check_cc_text(const char *cc);
+#define FDX_BAD_CC_TEXT "compute capability '%s' is neither 'cpu' nor MAJOR.MINOR (8.9)"
+/* What is wrong with a ledger row that fdx_check_ledger_row refuses: the
+ * query's row st, named by its table and id, into what. */
+void fdx_bad_ledger_row(sqlite3_stmt *st, char *what, size_t size);
 
 #endif

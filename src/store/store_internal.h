@@ -158,7 +158,8 @@ struct fdx_backend_ops;
 
 struct fdx_store {
     sqlite3 *db;
-    char *path; /* as shown in messages (a URI without its password) */
+    unsigned forks; /* fdx_forks_seen() when it was opened */
+    char *path;     /* as shown in messages (a URI without its password) */
     /* Where the store lives when s->db is only its working copy (backend.h);
      * NULL for an SQLite store. */
     const struct fdx_backend_ops *backend;
@@ -172,6 +173,7 @@ struct fdx_store {
                        rollback may follow */
     int readonly;
     int created;     /* this handle created the file */
+    int open_flags;  /* as it was opened with, for opening it anew (fdx_store_begin) */
     int open_failed; /* fdx_store_open returned an error */
     int began;       /* a write transaction was begun */
     int committed;   /* a write transaction was committed */

@@ -1,0 +1,15 @@
+/*
+ * Telling a process forked from the one that made a handle. A child shares
+ * its parent's SQLite connections, file locks, temporary files and server
+ * sessions: a call there would commit into the parent's transaction or tear
+ * its connection down. A handle notes the count of forks this process has
+ * seen when it is made, and refuses to work once that count differs.
+ */
+#ifndef FDX_FORKS_H
+#define FDX_FORKS_H
+
+/* How many forks led to this process since the first call (the count is
+ * kept from then on). */
+unsigned fdx_forks_seen(void);
+
+#endif
