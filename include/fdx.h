@@ -207,8 +207,11 @@ int fdx_store_rollback(fdx_store *store);
  * Capture time. Every write transaction has one (default: when
  * fdx_store_begin ran); the cells it changes gain its observations on that
  * UTC day in the store's history (the miss_daily and dispatch_daily views),
- * and a candidates list it brings replaces a cell's only when the cell's was
- * captured no later. A backfill sets it right after fdx_store_begin, before
+ * and a candidates list it brings replaces a cell's when the cell's was
+ * captured earlier (at the same time, by another transaction: when its text
+ * is greater, as a merge decides, so that the order of the commits does not
+ * matter; within one transaction the later list wins). A backfill sets it
+ * right after fdx_store_begin, before
  * anything is recorded (FDX_EMISUSE otherwise). Unix seconds, 1970-01-01 to
  * 9999-12-31.
  */

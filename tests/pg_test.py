@@ -22,6 +22,7 @@ import os
 import random
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -484,6 +485,18 @@ def test_password():
           "\n".join(r.stderr for r in failed))
     html = open(os.path.join(T, "pw.html"), encoding="utf-8").read()
     check(SECRET not in html, "the report page never shows the password")
+    # a password libpq reads only part of (an unencoded '@' or '&' in it):
+    # neither part shows, in the URI shown or in libpq's message naming it
+    head, tail = SECRET[:6], SECRET[6:]
+    for case, bad in (("'@' in the userinfo", f"postgresql://u:{head}@{tail}@localhost:1/{db}"),
+                      ("'&' in the query", uri(db) + f"&password={head}&{tail}")):
+        r = fdx("fdx-top", bad)
+        check(r.returncode == 1 and head not in r.stderr and tail not in r.stderr,
+              f"a password with {case} never shows", r.stderr)
+    # a short password hides itself, not every place its letters occur in
+    r = fdx("fdx-top", uri(db, user="nobody_here", password="p"))
+    check(r.returncode == 1 and 'socket "/' in r.stderr and "fdx-***g" not in r.stderr,
+          "a one-letter password leaves the message readable", r.stderr)
 
 
 def crafted(name, sql, expect):
@@ -513,6 +526,10 @@ def test_crafted():
     crafted("view", "ALTER TABLE cell_history RENAME TO h2; CREATE VIEW cell_history AS "
             "SELECT * FROM h2", "cell_history")
     crafted("missing table", "DROP TABLE prune_log", "prune_log")
+    # a child's rows are read, but no upsert's conflict sees them
+    crafted("inherited", "CREATE TABLE evil () INHERITS (miss_cell)", "inherited")
+    crafted("view replaced", "DROP VIEW miss_demand; CREATE TABLE miss_demand AS SELECT "
+            "'FORGED'::text AS wanted, 999::bigint AS misses", "miss_demand")
     crafted("collation", drop + "ALTER TABLE miss_cell ALTER COLUMN wanted TYPE text COLLATE \"POSIX\"",
             "miss_cell.wanted")
     # rows fdx would not write: refused by the same checks as an SQLite store's
@@ -697,6 +714,137 @@ def full_at_each_write(shim, rd):
               again.stderr + q.stdout)
 
 
+COMMIT_SQL = b"-- Commits the PostgreSQL transaction.\nCOMMIT;"
+
+
+class Proxy:
+    """A Unix-socket proxy to the server that, the first time a client sends
+    `marker` (once it has sent `after`), runs `act` before forwarding it."""
+
+    def __init__(self, db, marker, act, after=b""):
+        m = re.search(r"host=([^&]+)&port=(\d+)", uri(db))
+        self.real, self.port, self.db = m.group(1), m.group(2), db
+        self.marker, self.act, self.after, self.acted = marker, act, after, False
+        self.dir = tempfile.mkdtemp(dir=T)
+        self.srv = socket.socket(socket.AF_UNIX)
+        self.srv.bind(os.path.join(self.dir, f".s.PGSQL.{self.port}"))
+        self.srv.listen(16)
+        self.stalled = []
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def uri(self):
+        return uri(self.db).replace(f"host={self.real}", f"host={self.dir}")
+
+    def serve(self):
+        while True:
+            try:
+                c, _ = self.srv.accept()
+            except OSError:
+                return
+            u = socket.socket(socket.AF_UNIX)
+            u.connect(os.path.join(self.real, f".s.PGSQL.{self.port}"))
+            state = {"after": not self.after}
+            threading.Thread(target=self.pump, args=(c, u, state), daemon=True).start()
+            threading.Thread(target=self.pump, args=(u, c, None), daemon=True).start()
+
+    def backend(self):
+        r = psql("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND "
+                 "application_name = 'fdx' AND state LIKE 'idle in transaction%'", db=self.db)
+        return [int(x) for x in r.stdout.split()]
+
+    def pump(self, a, b, state):
+        try:
+            while True:
+                data = a.recv(65536)
+                if not data:
+                    break
+                if state is not None and self.after and self.after in data:
+                    state["after"] = True
+                if state is not None and state["after"] and self.marker in data and \
+                        not self.acted:
+                    self.acted = True
+                    if self.act(self, data, b) == "cut":
+                        break
+                b.sendall(data)
+        except OSError:
+            pass
+        for s in (a, b):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def close(self):
+        self.srv.close()
+
+
+def stall_commit(stall):
+    """An act of Proxy: stops the session's backend (a commit stalled, as on a
+    slow WAL flush), forwards the COMMIT, cuts the client off, and resumes
+    the backend `stall` seconds later."""
+    stalled = []
+
+    def act(proxy, data, server):
+        stalled.extend(proxy.backend())
+        for pid in stalled:
+            os.kill(pid, signal.SIGSTOP)
+        server.sendall(data)
+        threading.Timer(stall, lambda: [os.kill(pid, signal.SIGCONT) for pid in stalled]).start()
+        return "cut"
+    return act, stalled
+
+
+def test_commit_lost_while_committing():
+    """The connection lost during a COMMIT the server was still carrying out
+    (its status 'in progress' when asked): the ingest waits for it to end
+    instead of taking it for one that failed, pushing the run again and
+    counting it twice."""
+    db = new_db()
+    rd = os.path.join(DATA, "basic", "input", "run_0000")
+    r = fdx("fdx-ingest", uri(db), rd)
+    check(r.returncode == 0, "the first ingest", r.stderr)
+    once = totals(uri(db))
+    act, stalled = stall_commit(2.0)
+    proxy = Proxy(db, COMMIT_SQL, act, after=b"INSERT INTO ingest_ledger")
+    try:
+        r = fdx("fdx-ingest", proxy.uri(), rd)
+    finally:
+        proxy.close()
+    check(len(stalled) == 1, "the proxy stalled the push's COMMIT", str(stalled))
+    check(r.returncode == 0, "the ingest whose COMMIT was stalled and cut off", r.stderr)
+    twice = totals(uri(db))
+    check(once and twice == {k: 2 * v for k, v in once.items()},
+          "the stalled ingest counted once", f"{sum(once.values())} then {sum(twice.values())}")
+    rows = psql("SELECT count(*) FROM ingest_ledger", db=db).stdout.strip()
+    check(rows == "2", "one ledger row for each ingest", rows)
+
+
+def test_trigger_added_during_a_push():
+    """A trigger added after the store was opened, before the push wrote the
+    table it is on, acted on the push's rows (counts times 1000, committed):
+    the push checks the tables again after its last write, and rolls back."""
+    db = new_db()
+    rd = os.path.join(DATA, "basic", "input", "run_0000")
+    r = fdx("fdx-ingest", uri(db), rd)
+    check(r.returncode == 0, "the first ingest", r.stderr)
+    before = totals(uri(db))
+
+    def add_trigger(proxy, data, server):
+        t = psql("CREATE FUNCTION f() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN "
+                 "NEW.count := NEW.count * 1000; RETURN NEW; END'; CREATE TRIGGER late BEFORE "
+                 "INSERT ON dispatch_cell FOR EACH ROW EXECUTE FUNCTION f()", db=db)
+        check(t.returncode == 0, "the trigger was added during the push", t.stderr)
+    proxy = Proxy(db, b"-- Adds the staged miss cells", add_trigger)
+    try:
+        r = fdx("fdx-ingest", proxy.uri(), os.path.join(DATA, "basic", "input", "run_0001"))
+    finally:
+        proxy.close()
+    check(r.returncode == 1 and "late" in r.stderr, "the push with a trigger added is refused",
+          r.stderr)
+    psql("DROP TRIGGER late ON dispatch_cell", db=db)
+    check(totals(uri(db)) == before, "the refused push left the store as it was")
+
+
 def test_daily_days_kept():
     """A push opened before another set --daily-days, and committed after it,
     wrote back the setting its working copy read at open: the other's was
@@ -741,6 +889,8 @@ def main():
         test_killed(rds, conc)
         test_restart(rds, conc)
         test_password()
+        test_commit_lost_while_committing()
+        test_trigger_added_during_a_push()
         test_crafted()
         test_bad_uris()
         test_roles()

@@ -381,6 +381,18 @@ START_TEST(null_handles_and_paths_are_refused)
     ck_assert_int_eq(fdx_sink_drain_to_store(sink, NULL, NULL), FDX_EMISUSE);
     ck_assert_int_eq(fdx_sink_drain_to_store_at(sink, NULL, 0, NULL), FDX_EMISUSE);
     ck_assert_str_eq(fdx_sink_errmsg(sink), "no store given to drain into");
+    /* a store's file is not a feed to flush over: the rename would destroy it */
+    const char *store = tu_path(tu_dir, "s.db");
+    fdx_store *db = tu_open(store);
+    tu_commit_miss(db, "kept");
+    fdx_store_close(db);
+    ck_assert_int_eq(fdx_sink_flush_misses(sink, store, &a), FDX_EMISUSE);
+    ck_assert_ptr_nonnull(strstr(fdx_sink_errmsg(sink), "is an SQLite database"));
+    db = tu_open(store);
+    uint64_t misses, dispatches;
+    ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
+    ck_assert_uint_eq(misses, 1);
+    fdx_store_close(db);
     ck_assert_uint_eq(a + b, 14);                         /* no count set by a refusal */
     ck_assert_uint_eq(fdx_sink_miss_cell_count(sink), 1); /* and the sink kept its cell */
     ck_assert_uint_eq(fdx_sink_dropped(sink), 0);

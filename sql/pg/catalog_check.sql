@@ -2,7 +2,10 @@
 -- problem (none: the store is as schema.sql makes it). A store on a shared
 -- server is as untrusted as an SQLite file from another host: a table replaced
 -- by a view, a column of another type or collation, a trigger or a rule would
--- make fdx read something other than cells, so each is refused by name.
+-- make fdx read something other than cells, so each is refused by name; so
+-- is a table that inherits or is inherited (reads take the children's rows,
+-- which no upsert's conflict sees) and a view replaced by something else
+-- (SQL users read the views).
 WITH want (tbl, col, typ, is_c, not_null) AS (VALUES
     ('fdx_meta', 'one', 'integer', false, true),
     ('fdx_meta', 'schema_version', 'integer', false, true),
@@ -114,6 +117,11 @@ WITH want (tbl, col, typ, is_c, not_null) AS (VALUES
     ('prune_log', 'observations', 'bigint', false, true)
 ),
 tables AS (SELECT DISTINCT tbl FROM want),
+views (name) AS (VALUES
+    ('miss_cells'), ('dispatch_cells'), ('miss_demand'), ('miss_demand_by_device'),
+    ('dispatch_candidates'), ('dispatch_regret'), ('miss_daily'), ('dispatch_daily'),
+    ('miss_daily_by_store'), ('dispatch_daily_by_store'), ('fleet_ledger'), ('miss_growth_7d')
+),
 rel AS (
     SELECT c.oid, c.relname, c.relkind
     FROM pg_catalog.pg_class AS c
@@ -158,4 +166,15 @@ FROM rel AS r JOIN pg_catalog.pg_rewrite AS w ON w.ev_class = r.oid
 UNION ALL
 SELECT 'the table ' || r.relname::text || ' has row-level security'
 FROM rel AS r JOIN pg_catalog.pg_class AS c ON c.oid = r.oid
-WHERE c.relrowsecurity;
+WHERE c.relrowsecurity
+UNION ALL
+SELECT 'the table ' || r.relname::text || ' inherits from or is inherited by another table'
+FROM rel AS r
+WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_inherits AS i
+              WHERE i.inhrelid = r.oid OR i.inhparent = r.oid)
+UNION ALL
+SELECT 'the view ' || v.name || ' is missing or not a view'
+FROM views AS v
+WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_class AS c
+                  WHERE c.relnamespace = current_schema()::regnamespace
+                    AND c.relname = v.name AND c.relkind = 'v');

@@ -81,6 +81,17 @@ void fdx_unmake_dirs(const char *path, size_t made_from)
     free(copy);
 }
 
+int fdx_is_sqlite_file(const char *path)
+{
+    static const char magic[16] = "SQLite format 3";
+    char head[16];
+    FILE *f = fopen(path, "rb");
+    int is = f && fread(head, 1, sizeof head, f) == sizeof head && !memcmp(head, magic, 16);
+    if (f)
+        fclose(f);
+    return is;
+}
+
 char *fdx_path_join(const char *dir, const char *name)
 {
     size_t len = strlen(dir) + strlen(name) + 2;

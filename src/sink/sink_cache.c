@@ -1,7 +1,9 @@
 /*
  * The sink's record cache: see sink_cache.h. Both pointer tables are caches
- * in the hardware sense (a full set evicts), sized so that they stay small
- * enough to live in the processor's caches themselves; the content maps
+ * in the hardware sense (a full set evicts): the context slots are a fixed
+ * few that live in the processor's caches; the token table grows with the
+ * distinct tokens recorded (kept at most half full, 64 bytes a slot, so 128
+ * to 256 bytes a distinct cell besides the content maps). The content maps
  * behind them never forget, so an eviction costs one slow record.
  */
 #include "sink/sink_cache.h"

@@ -68,6 +68,14 @@ static int flush_files(fdx_sink *s, const flush_job *jobs, size_t n)
     cursor cur[2];
     fdx_jsonl_file files[2];
     int rc = FDX_OK;
+    for (size_t i = 0; i < n; i++)
+        if (fdx_is_sqlite_file(jobs[i].path)) { /* a store's: the rename would destroy it */
+            snprintf(s->errmsg, sizeof s->errmsg,
+                     "%s: is an SQLite database (a store?), which a flush would replace: "
+                     "give another path",
+                     jobs[i].path);
+            return FDX_EMISUSE;
+        }
     for (size_t i = 0; i < n; i++) {
         if (fdx_sink_sorted(jobs[i].agg, &cells[i]) != FDX_OK) {
             snprintf(s->errmsg, sizeof s->errmsg, "out of memory");

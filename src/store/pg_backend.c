@@ -107,7 +107,8 @@ static void pg_close(fdx_store *s)
     if (pg->conn)
         PQfinish(pg->conn);
     free(pg->uri);
-    free(pg->password);
+    for (int i = 0; i < pg->n_secrets; i++)
+        free(pg->secrets[i]);
     free(pg);
     s->backend_data = NULL;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "sql_text.h"
 #include "store/conn.h"
@@ -22,6 +23,20 @@ static void put(char *out, size_t *len, const char *p, size_t n)
 {
     memcpy(out + *len, p, n);
     *len += n;
+}
+
+/* The end of a query's password value whose first '&' is at amp: a piece
+ * after an '&' that holds no '=' is not a parameter, but the password's
+ * (libpq refuses it as one, naming it). */
+static const char *password_value(const char *amp)
+{
+    while (*amp == '&') {
+        size_t next = strcspn(amp + 1, "&");
+        if (memchr(amp + 1, '=', next))
+            break;
+        amp += 1 + next;
+    }
+    return amp;
 }
 
 char *fdx_pg_redact(const char *uri)
@@ -65,7 +80,7 @@ char *fdx_pg_redact(const char *uri)
         if (eq && ((size_t)(eq - p) == 8 && strncasecmp(p, "password", 8) == 0)) {
             put(out, &len, p, (size_t)(eq - p + 1));
             put(out, &len, "***", 3);
-            p += field;
+            p += password_value(p + field) - p;
         } else if (eq && memchr(p, '%', (size_t)(eq - p))) {
             put(out, &len, "***", 3); /* an encoded key could spell password */
             p += field;
@@ -95,13 +110,34 @@ static void unquote(char *out, size_t size, const char *msg)
     out[len] = '\0';
 }
 
-/* text with every occurrence of secret replaced by ***, trailing newlines
- * dropped and inner ones turned into "; ". */
-static void scrub(char *out, size_t size, const char *text, const char *secret)
+static int word_char(char c)
 {
-    size_t len = 0, sn = secret && *secret ? strlen(secret) : 0;
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* The length of the secret of pg that text starts with, standing alone (no
+ * letter or digit on either side: a short password must not hide, and so
+ * point out, every place its letters occur in), or 0. */
+static size_t secret_at(const fdx_pg *pg, const char *start, const char *text)
+{
+    if (text > start && word_char(text[-1]))
+        return 0;
+    for (int i = 0; i < pg->n_secrets; i++) {
+        size_t n = strlen(pg->secrets[i]);
+        if (strncmp(text, pg->secrets[i], n) == 0 && !word_char(text[n]))
+            return n;
+    }
+    return 0;
+}
+
+/* text with every secret of pg replaced by ***, trailing newlines dropped
+ * and inner ones turned into "; ". */
+static void scrub(char *out, size_t size, const char *text, const fdx_pg *pg)
+{
+    size_t len = 0, sn;
+    const char *start = text;
     while (*text && len + 4 < size) {
-        if (sn && strncmp(text, secret, sn) == 0) {
+        if ((sn = secret_at(pg, start, text)) > 0) {
             memcpy(out + len, "***", 3);
             len += 3;
             text += sn;
@@ -150,8 +186,44 @@ int fdx_pg_fail(fdx_store *s, fdx_pg *pg, const PGresult *r, const char *what)
     if (!*msg)
         msg = "unknown error";
     char clean[768];
-    scrub(clean, sizeof clean, msg, pg->password);
+    scrub(clean, sizeof clean, msg, pg);
     return fdx_store_fail(s, code_of(pg, r), "%s: %s: %s", s->path, what, clean);
+}
+
+/* Adds p's n bytes as a secret, and each of its pieces between sep bytes
+ * (libpq may have read a piece as something else and named it). */
+static void add_secret(fdx_pg *pg, const char *p, size_t n, char sep)
+{
+    int max = (int)(sizeof pg->secrets / sizeof pg->secrets[0]);
+    if (n > 0 && pg->n_secrets < max && (pg->secrets[pg->n_secrets] = strndup(p, n)))
+        pg->n_secrets++;
+    const char *cut = sep ? memchr(p, sep, n) : NULL;
+    if (cut) {
+        add_secret(pg, p, (size_t)(cut - p), 0);
+        add_secret(pg, cut + 1, n - (size_t)(cut - p) - 1, sep);
+    }
+}
+
+/* The password as the URI's writer may have meant it, where libpq read
+ * less of it: the userinfo's up to the last '@' before the first '/' (an
+ * unencoded '@' in it), and a query's password up to the next parameter (an
+ * unencoded '&'), with any key spelt in another case. */
+static void read_secrets(fdx_pg *pg)
+{
+    const char *p = strstr(pg->uri, "://"), *at = NULL, *colon;
+    p = p ? p + 3 : pg->uri;
+    size_t auth = strcspn(p, "/");
+    for (const char *q = p; q < p + auth; q++)
+        if (*q == '@')
+            at = q;
+    if (at && (colon = memchr(p, ':', (size_t)(at - p))))
+        add_secret(pg, colon + 1, (size_t)(at - colon - 1), '@');
+    for (const char *q = strchr(p, '?'); q && *q; q += strcspn(q + 1, "&") + 1) {
+        if (strncasecmp(q + 1, "password=", 9) != 0)
+            continue;
+        const char *v = q + 10, *end = password_value(v + strcspn(v, "&"));
+        add_secret(pg, v, (size_t)(end - v), '&');
+    }
 }
 
 /* The password libpq would use from the URI itself, for scrubbing. */
@@ -167,8 +239,9 @@ static int read_password(fdx_store *s, fdx_pg *pg)
     }
     for (PQconninfoOption *o = opts; o->keyword; o++)
         if (strcmp(o->keyword, "password") == 0 && o->val && *o->val)
-            pg->password = strdup(o->val);
+            add_secret(pg, o->val, strlen(o->val), 0);
     PQconninfoFree(opts);
+    read_secrets(pg);
     return FDX_OK;
 }
 

@@ -12,8 +12,11 @@
 
 typedef struct fdx_pg {
     PGconn *conn;
-    char *uri;      /* as given: never shown */
-    char *password; /* as libpq reads it from the URI, for scrubbing; NULL: none */
+    char *uri; /* as given: never shown */
+    /* What may be the URI's password, for scrubbing: libpq's reading, and
+     * the pieces its writer may have meant (read_secrets in pg_conn.c). */
+    char *secrets[8];
+    int n_secrets;
     char working[4096];
     char *prune[8]; /* a pending prune (pg_prune.h): 7 filter values, its JSON */
     int pruning;

@@ -22,6 +22,7 @@
 #include "store/pg_merge.h"
 #include "store/pg_prune.h"
 #include "store/pg_push.h"
+#include "store/pg_schema.h"
 
 #define PUSH_ATTEMPTS 8
 
@@ -205,21 +206,49 @@ static int history_write(push *p)
     return run(p, fdx_sql_pg_history_config_write, 3, cfg, "writing the history settings", NULL);
 }
 
+/* Waits for the lost transaction to end, for no longer than the busy
+ * timeout: every push holds the history settings' row until it ends, so
+ * taking that row waits for it (a failure to take it is told by the status
+ * asked again). */
+static void wait_for_lost(push *p)
+{
+    char ms[32];
+    snprintf(ms, sizeof ms, "%dms", p->s->busy_ms > 0 ? p->s->busy_ms : 1);
+    const char *vals[] = {ms};
+    PQclear(fdx_pg_exec(p->pg, fdx_sql_pg_begin, 0, NULL));
+    PQclear(fdx_pg_exec(p->pg, fdx_sql_pg_lock_timeout, 1, vals));
+    PQclear(fdx_pg_exec(p->pg, fdx_sql_pg_history_config_lock, 0, NULL));
+    PQclear(fdx_pg_exec(p->pg, fdx_sql_pg_rollback, 0, NULL));
+}
+
 /* Whether the transaction the connection lost while committing committed:
- * asked of the server over a new connection. */
+ * asked of the server over a new connection. One still committing there
+ * ('in progress': its COMMIT not yet flushed) is waited for: taken for one
+ * that did not commit, it was pushed again and counted twice. FDX_EIO when
+ * the server cannot tell. */
 static int learn_outcome(push *p, int *committed)
 {
     PQreset(p->pg->conn);
     if (PQstatus(p->pg->conn) != CONNECTION_OK)
         return fdx_pg_fail(p->s, p->pg, NULL, "reconnecting after a lost COMMIT");
-    PGresult *r = NULL;
-    const char *vals[] = {p->xid};
-    int rc = run(p, fdx_sql_pg_txid_status, 1, vals, "asking whether the commit went through", &r);
-    if (rc != FDX_OK)
-        return rc;
-    *committed = !PQgetisnull(r, 0, 0) && strcmp(PQgetvalue(r, 0, 0), "committed") == 0;
-    PQclear(r);
-    return FDX_OK;
+    for (int asked = 0;; asked++) {
+        PGresult *r = NULL;
+        const char *vals[] = {p->xid};
+        int rc =
+            run(p, fdx_sql_pg_txid_status, 1, vals, "asking whether the commit went through", &r);
+        if (rc != FDX_OK)
+            return rc;
+        const char *status = PQgetisnull(r, 0, 0) ? NULL : PQgetvalue(r, 0, 0);
+        int settled = status && (!strcmp(status, "committed") || !strcmp(status, "aborted"));
+        int pending = status && !strcmp(status, "in progress");
+        *committed = settled && !strcmp(status, "committed");
+        PQclear(r);
+        if (settled)
+            return FDX_OK;
+        if (!pending || asked == 3)
+            return FDX_EIO;
+        wait_for_lost(p);
+    }
 }
 
 static int commit(push *p)
@@ -313,6 +342,10 @@ static int push_once(push *p)
             rc = run(p, fdx_sql_pg_ledger_counts, 3, vals, "writing the ledger", NULL);
         }
     }
+    /* After the last write: a trigger added since the open acted on the
+     * writes (none can be added to a table this transaction wrote now). */
+    if (rc == FDX_OK && !p->duplicate)
+        rc = fdx_pg_schema_check(p->s, p->pg);
     if (rc == FDX_OK && !p->duplicate) {
         rc = commit(p);
         p->s->pushed = rc == FDX_OK;
@@ -330,6 +363,11 @@ static int duplicate(push *p)
     fdx_store *s = p->s;
     PGresult *r = NULL;
     const char *vals[] = {s->ledger.run_id};
+    if (!s->ledger.run_id) /* only an index fdx does not make refuses a row without one */
+        return fdx_store_fail(s, FDX_ENOTSTORE,
+                              "%s: not an fdx store: its ingest_ledger refused a row without a "
+                              "run id (an index or constraint fdx does not make)",
+                              s->path);
     int rc = run(p, fdx_sql_pg_ledger_find_run, 1, vals, "reading the ledger", &r);
     if (rc != FDX_OK)
         return rc;

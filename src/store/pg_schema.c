@@ -46,7 +46,7 @@ static int create(fdx_store *s, fdx_pg *pg)
     return rc;
 }
 
-static int check(fdx_store *s, fdx_pg *pg)
+int fdx_pg_schema_check(fdx_store *s, fdx_pg *pg)
 {
     PGresult *r = fdx_pg_exec(pg, fdx_sql_pg_catalog_check, 0, NULL);
     if (PQresultStatus(r) != PGRES_TUPLES_OK) {
@@ -75,7 +75,7 @@ int fdx_pg_schema_ready(fdx_store *s, fdx_pg *pg, int may_create)
     if (rc == FDX_OK && !have)
         rc = create(s, pg);
     if (rc == FDX_OK)
-        rc = check(s, pg);
+        rc = fdx_pg_schema_check(s, pg);
     if (rc == FDX_OK)
         rc = query_int(s, pg, fdx_sql_pg_meta_read, "reading the schema version", &version);
     if (rc == FDX_OK && version > FDX_PG_SCHEMA_VERSION)

@@ -14,5 +14,10 @@
  * missing, under an advisory lock so that concurrent first writers create
  * them once. */
 int fdx_pg_schema_ready(fdx_store *s, fdx_pg *pg, int may_create);
+/* The same check alone: FDX_OK, or FDX_ENOTSTORE naming what is not fdx's.
+ * Run again inside the transactions that read or write the store, as they
+ * read and write it: a trigger, a rule or row-level security added since it
+ * was opened would otherwise act on them. */
+int fdx_pg_schema_check(fdx_store *s, fdx_pg *pg);
 
 #endif

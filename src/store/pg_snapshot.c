@@ -10,6 +10,7 @@
 
 #include "sql_text.h"
 #include "store/conn.h"
+#include "store/pg_schema.h"
 #include "store/pg_snapshot.h"
 
 #define INT8OID 20
@@ -117,6 +118,8 @@ int fdx_pg_pull(fdx_store *s, fdx_pg *pg, int with_cells)
     }
     if (rc == FDX_OK)
         rc = fdx_pg_run(s, pg, fdx_sql_pg_begin_snapshot, "starting a snapshot");
+    if (rc == FDX_OK)
+        rc = fdx_pg_schema_check(s, pg); /* in the snapshot the pulls read */
     for (size_t i = 0; rc == FDX_OK && i < sizeof tables / sizeof tables[0]; i++)
         if (with_cells || !tables[i].cells)
             rc = pull_table(s, pg, &tables[i], &done);
