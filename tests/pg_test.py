@@ -551,6 +551,30 @@ def test_crafted():
     r = fdx("fdx-export", uri(new_db()), os.path.join(T, "empty"))
     check(r.returncode == 1 and "not an fdx store" in r.stderr,
           "a database without fdx tables is not a store for a reader", r.stderr)
+    # history settings no fdx store holds, set after the store was opened:
+    # every writer checks them as it locks them (merges and prunes wrote on)
+    lite = os.path.join(T, "settings-src.db")
+    fdx("fdx-ingest", lite, os.path.join(DATA, "basic", "input", "run_0001"))
+    for what, args in (("fdx-merge", ["fdx-merge", "{pg}", lite]),
+                       ("fdx-prune", ["fdx-prune", "--op", "MatMul", "{pg}"]),
+                       ("fdx-ingest", ["fdx-ingest", "{pg}",
+                                       os.path.join(DATA, "basic", "input", "run_0001")])):
+        db = new_db()
+        pg = uri(db)
+        fdx("fdx-ingest", pg, os.path.join(DATA, "basic", "input", "run_0000"))
+        before = totals(pg)
+
+        def forge(proxy, data, server, db=db):
+            psql("UPDATE history_config SET latest_day = 9223372036854775807", db)
+        proxy = Proxy(db, b"FOR UPDATE", forge)
+        try:
+            r = fdx(*[a.replace("{pg}", proxy.uri()) for a in args])
+        finally:
+            proxy.close()
+        check(r.returncode == 1 and "history_config.latest_day" in r.stderr,
+              f"{what} refuses history settings forged under it", r.stderr)
+        psql("UPDATE history_config SET latest_day = NULL", db)
+        check(totals(pg) == before, f"the refused {what} left the cells as they were")
 
 
 def test_bad_uris():

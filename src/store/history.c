@@ -67,24 +67,25 @@ int fdx_history_rolled_valid(int64_t v)
     return v == NOT_ROLLED || (v >= MIN_ROLLED && v <= MAX_DAY && fdx_month_start(v) == v);
 }
 
+const char *fdx_history_bad_setting(int64_t daily_days, int64_t rolled_before, int64_t latest_day)
+{
+    if (daily_days < 1 || daily_days > INT_MAX)
+        return "daily_days";
+    if (!fdx_history_rolled_valid(rolled_before))
+        return "rolled_before";
+    if (latest_day != INT64_MIN && (latest_day < 0 || latest_day > MAX_DAY))
+        return "latest_day";
+    return NULL;
+}
+
 /* The settings read from a store that may come from elsewhere. */
 static int settings_valid(fdx_store *s)
 {
-    const char *bad = NULL;
-    if (s->hist.daily_days < 1 || s->hist.daily_days > INT_MAX)
-        bad = "daily_days";
-    else if (!fdx_history_rolled_valid(s->hist.rolled_before))
-        bad = "rolled_before";
-    else if (s->hist.latest_day != INT64_MIN &&
-             (s->hist.latest_day < 0 || s->hist.latest_day > MAX_DAY))
-        bad = "latest_day";
-    else if (s->hist.next_cell_id < 1 || s->hist.next_cell_id > MAX_CELL_ID)
+    const char *bad =
+        fdx_history_bad_setting(s->hist.daily_days, s->hist.rolled_before, s->hist.latest_day);
+    if (!bad && (s->hist.next_cell_id < 1 || s->hist.next_cell_id > MAX_CELL_ID))
         bad = "next_cell_id";
-    return bad ? fdx_store_fail(s, FDX_ENOTSTORE,
-                                "%s: history_config.%s holds a value no fdx store holds; the "
-                                "store is damaged or was not written by fdx",
-                                s->path, bad)
-               : FDX_OK;
+    return bad ? fdx_store_fail(s, FDX_ENOTSTORE, FDX_BAD_SETTING, s->path, bad) : FDX_OK;
 }
 
 /* The table (if any) holding a cell id that a writer would give a new cell,

@@ -15,6 +15,12 @@ int fdx_history_load(fdx_store *s);
  * yet) or the first day of a month up to 9999, before 1970 as far as the
  * widest daily window reaches. */
 int fdx_history_rolled_valid(int64_t v);
+/* The name of the first of a store's history settings that no fdx store
+ * holds (latest INT64_MIN: none yet), or NULL; said with FDX_BAD_SETTING. */
+const char *fdx_history_bad_setting(int64_t daily_days, int64_t rolled_before, int64_t latest_day);
+#define FDX_BAD_SETTING                                                                            \
+    "%s: history_config.%s holds a value no fdx store holds; the store is damaged or was not "     \
+    "written by fdx"
 /* Adds count observations of a cell on day (a day number) from origin. */
 int fdx_history_add(fdx_store *s, int64_t cell_id, int64_t day, int64_t origin, uint64_t count);
 typedef struct fdx_history_row {

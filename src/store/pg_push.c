@@ -168,11 +168,14 @@ static int history_lock(push *p)
     /* The one this transaction set, or the store's as it is now: the working
      * copy's is the store's as read at open, which a push committed since may
      * have changed (writing it back reverted that push's setting). */
-    p->daily = s->hist.daily_set ? s->hist.daily_days : strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    int64_t stored = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    p->daily = s->hist.daily_set ? s->hist.daily_days : stored;
     p->rolled = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
     p->latest = PQgetisnull(r, 0, 2) ? INT64_MIN : strtoll(PQgetvalue(r, 0, 2), NULL, 10);
     PQclear(r);
-    return FDX_OK;
+    /* As they are now, not as the open read them: every writer builds on them. */
+    const char *bad = fdx_history_bad_setting(stored, p->rolled, p->latest);
+    return bad ? fdx_store_fail(s, FDX_ENOTSTORE, FDX_BAD_SETTING, s->path, bad) : FDX_OK;
 }
 
 /* Adds the day's history of the upserted cells and moves the daily window on. */
