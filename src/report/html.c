@@ -445,15 +445,14 @@ static void daily_index_free(daily_index *ix)
 static void sparkline(page *pg, const char *wanted, daily_index *ix)
 {
     const char **days = ix->days;
-    size_t ndays = ix->ndays, from = first_of_key(ix, wanted), to = from;
+    size_t ndays = ix->ndays, to = first_of_key(ix, wanted);
     const int w = 160, h = 28;
     double max = 1;
     long first = ndays ? day_number(days[0]) : 0, last = ndays ? day_number(days[ndays - 1]) : 0;
     for (; to < ix->n && !strcmp(ix->by_key[to]->col[0], wanted); to++)
         ix->misses[day_at(ix, ix->by_key[to]->col[1])] += atof(ix->by_key[to]->col[2]);
-    for (size_t i = from; i < to; i++)
-        if (ix->misses[day_at(ix, ix->by_key[i]->col[1])] > max)
-            max = ix->misses[day_at(ix, ix->by_key[i]->col[1])];
+    for (size_t k = 0; k < ndays; k++)
+        max = ix->misses[k] > max ? ix->misses[k] : max;
     putf(pg,
          "<svg class=\"spark\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">"
          "<polyline points=\"",
@@ -467,8 +466,7 @@ static void sparkline(page *pg, const char *wanted, daily_index *ix)
         putf(pg, "%s%.1f,%.1f", k ? " " : "", lx, ly);
     }
     putf(pg, "\"/><circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\"/></svg>", lx, ly);
-    for (size_t i = from; i < to; i++)
-        ix->misses[day_at(ix, ix->by_key[i]->col[1])] = 0;
+    memset(ix->misses, 0, ndays * sizeof *ix->misses);
 }
 
 static void trends(page *pg)

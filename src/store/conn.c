@@ -182,23 +182,27 @@ char *fdx_store_companion(const char *path, const char *suffix)
     return name;
 }
 
-/* Which of the store's files path names ("" the database, or a suffix), or
- * NULL: none, a store in memory, or a path that cannot be looked at (whose
- * use says why then). */
-static const char *own_part(fdx_store *s, const char *path, const char **db)
+/* Which of the store's files id is ("" the database, or a suffix), or NULL:
+ * none, a store in memory, or a file that could not be looked at (id NULL;
+ * its use says why then). */
+static const char *own_part(fdx_store *s, const fdx_file_id *id, const char **db)
 {
-    fdx_file_id id;
     *db = sqlite3_db_filename(s->db, "main");
-    if (!*db || !**db || fdx_file_identify(path, &id) != 0)
-        return NULL;
-    return fdx_file_db_part(&id, *db);
+    return id && *db && **db ? fdx_file_db_part(id, *db) : NULL;
+}
+
+/* The file path names, or NULL when it cannot be looked at. */
+static const fdx_file_id *named(const char *path, fdx_file_id *id)
+{
+    return fdx_file_identify(path, id) == 0 ? id : NULL;
 }
 
 int fdx_store_may_replace(fdx_store *s, const char *path)
 {
     if (!s->db)
         return fdx_store_fail(s, FDX_EMISUSE, "the store is not open");
-    const char *db, *part = own_part(s, path, &db);
+    fdx_file_id id;
+    const char *db, *part = own_part(s, named(path, &id), &db);
     if (!part)
         return FDX_OK;
     return fdx_store_fail(s, FDX_EMISUSE,
@@ -209,10 +213,10 @@ int fdx_store_may_replace(fdx_store *s, const char *path)
 int fdx_store_may_stream_to(fdx_store *s, FILE *out)
 {
     fdx_file_id id;
-    const char *db = sqlite3_db_filename(s->db, "main"), *part;
     int fd = fileno(out);
-    if (!db || !*db || fd < 0 || fdx_file_identify_fd(fd, &id) != 0 ||
-        !(part = fdx_file_db_part(&id, db)))
+    const char *db,
+        *part = own_part(s, fd >= 0 && fdx_file_identify_fd(fd, &id) == 0 ? &id : NULL, &db);
+    if (!part)
         return FDX_OK;
     return fdx_store_fail(s, FDX_EMISUSE,
                           "the output is the store%s %s%s, which it would corrupt: write elsewhere",
@@ -221,7 +225,8 @@ int fdx_store_may_stream_to(fdx_store *s, FILE *out)
 
 int fdx_store_may_read(fdx_store *s, const char *path)
 {
-    const char *db, *part = own_part(s, path, &db);
+    fdx_file_id id;
+    const char *db, *part = own_part(s, named(path, &id), &db);
     if (!part)
         return FDX_OK;
     return fdx_store_fail(s, FDX_EMISUSE, "%s: is the store%s %s%s, not a feed to ingest", path,
