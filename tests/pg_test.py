@@ -532,6 +532,29 @@ def test_crafted():
             "'FORGED'::text AS wanted, 999::bigint AS misses", "miss_demand")
     crafted("collation", drop + "ALTER TABLE miss_cell ALTER COLUMN wanted TYPE text COLLATE \"POSIX\"",
             "miss_cell.wanted")
+    # keys, uniques, checks and foreign keys: an upsert's conflict needs the keys, and
+    # the checks keep writers from adding onto forged counts
+    crafted("dropped key", "ALTER TABLE dispatch_cell DROP CONSTRAINT dispatch_cell_pkey",
+            "dispatch_cell lacks its PRIMARY KEY (keyed,structure_key,")
+    crafted("dropped unique", "ALTER TABLE miss_cell DROP CONSTRAINT miss_cell_cell_id_key",
+            "miss_cell lacks its UNIQUE (cell_id)")
+    crafted("dropped check", "ALTER TABLE cell_history DROP CONSTRAINT cell_history_count_check",
+            "cell_history lacks its CHECK on (count)")
+    crafted("check not valid", "ALTER TABLE miss_cell DROP CONSTRAINT miss_cell_count_check; "
+            "ALTER TABLE miss_cell ADD CONSTRAINT miss_cell_count_check CHECK (count >= -5) "
+            "NOT VALID", "miss_cell_count_check of miss_cell is NOT VALID")
+    crafted("deferrable key", "ALTER TABLE history_origin DROP CONSTRAINT history_origin_pkey "
+            "CASCADE; ALTER TABLE history_origin ADD PRIMARY KEY (id) DEFERRABLE",
+            "of history_origin is deferrable")
+    crafted("extra constraint", "ALTER TABLE miss_cell ADD CONSTRAINT sneaky_check "
+            "CHECK (length(op) < 1000)", "sneaky_check fdx does not make")
+    crafted("foreign key elsewhere", "ALTER TABLE prune_log DROP CONSTRAINT "
+            "prune_log_ledger_id_fkey; CREATE TABLE other (id bigint PRIMARY KEY); "
+            "ALTER TABLE prune_log ADD FOREIGN KEY (ledger_id) REFERENCES other (id) "
+            "ON DELETE CASCADE", "does not refer to ingest_ledger")
+    # a newer fdx's layout is named as such, though its tables are not this build's
+    crafted("newer layout", "ALTER TABLE miss_cell ADD COLUMN future text; "
+            "UPDATE fdx_meta SET schema_version = 4", "written by a newer fdx")
     # rows fdx would not write: refused by the same checks as an SQLite store's
     db = new_db()
     pg = uri(db)

@@ -5,7 +5,12 @@
 -- make fdx read something other than cells, so each is refused by name; so
 -- is a table that inherits or is inherited (reads take the children's rows,
 -- which no upsert's conflict sees) and a view replaced by something else
--- (SQL users read the views).
+-- (SQL users read the views). Keys, uniques, foreign keys and checks are
+-- compared by kind and columns (a dropped key or check, one made NOT VALID or
+-- deferrable, one fdx does not make): the upserts' conflicts need the keys,
+-- and the checks keep writers from adding onto forged values. A check's
+-- expression is not compared (its text differs between server versions);
+-- readers check every row they read.
 WITH want (tbl, col, typ, is_c, not_null) AS (VALUES
     ('fdx_meta', 'one', 'integer', false, true),
     ('fdx_meta', 'schema_version', 'integer', false, true),
@@ -117,6 +122,35 @@ WITH want (tbl, col, typ, is_c, not_null) AS (VALUES
     ('prune_log', 'observations', 'bigint', false, true)
 ),
 tables AS (SELECT DISTINCT tbl FROM want),
+want_con (tbl, contype, cols) AS (VALUES
+    ('fdx_meta', 'p', 'one'), ('fdx_meta', 'c', 'one'),
+    ('miss_cell', 'p', 'wanted,kernel_source,kernel_revision_hash,backend,op,dtypes,cc_major,'
+                       'cc_minor,hardware_sku,driver_version'),
+    ('miss_cell', 'u', 'cell_id'), ('miss_cell', 'c', 'count'), ('miss_cell', 'c', 'cc_major'),
+    ('miss_cell', 'c', 'cc_minor'), ('miss_cell', 'c', 'cc_major,cc_minor'),
+    ('dispatch_cell', 'p', 'keyed,structure_key,kernel_source,kernel_revision_hash,backend,op,'
+                           'dtypes,cc_major,cc_minor,hardware_sku,driver_version'),
+    ('dispatch_cell', 'u', 'cell_id'), ('dispatch_cell', 'c', 'count'),
+    ('dispatch_cell', 'c', 'keyed'), ('dispatch_cell', 'c', 'keyed,structure_key'),
+    ('dispatch_cell', 'c', 'cc_major'), ('dispatch_cell', 'c', 'cc_minor'),
+    ('dispatch_cell', 'c', 'cc_major,cc_minor'),
+    ('ingest_ledger', 'p', 'id'), ('ingest_ledger', 'u', 'run_id'), ('ingest_ledger', 'c', 'kind'),
+    ('ingest_source', 'p', 'ledger_id,position'), ('ingest_source', 'f', 'ledger_id'),
+    ('store_identity', 'p', 'one'), ('store_identity', 'c', 'one'),
+    ('merged_store', 'p', 'store_id'), ('merged_store', 'c', 'how'),
+    ('history_config', 'p', 'one'), ('history_config', 'c', 'one'),
+    ('history_config', 'c', 'daily_days'),
+    ('history_origin', 'p', 'id'), ('history_origin', 'u', 'store_id'),
+    ('history_origin', 'c', 'id'),
+    ('cell_history', 'p', 'day,cell,origin'), ('cell_history', 'c', 'count'),
+    ('merged_ledger', 'p', 'store_id,id'),
+    ('pruned_cell', 'p', 'id'), ('pruned_cell', 'c', 'kind'),
+    ('pruned_cell', 'u', 'kind,keyed,token,kernel_source,kernel_revision_hash,backend,op,dtypes,'
+                         'cc_major,cc_minor,hardware_sku,driver_version'),
+    ('pruned_history', 'p', 'cell,origin,day'), ('pruned_history', 'c', 'count'),
+    ('prune_log', 'p', 'ledger_id'), ('prune_log', 'f', 'ledger_id')
+),
+
 views (name) AS (VALUES
     ('miss_cells'), ('dispatch_cells'), ('miss_demand'), ('miss_demand_by_device'),
     ('dispatch_candidates'), ('dispatch_regret'), ('miss_daily'), ('dispatch_daily'),
@@ -134,6 +168,20 @@ have AS (
     FROM rel AS r
     JOIN pg_catalog.pg_attribute AS a ON a.attrelid = r.oid AND a.attnum > 0 AND NOT a.attisdropped
     LEFT JOIN pg_catalog.pg_collation AS co ON co.oid = a.attcollation
+),
+have_con AS (
+    SELECT r.relname::text AS tbl, c.conname::text AS name, c.contype::text AS contype,
+           (SELECT string_agg(a.attname::text, ','
+                              ORDER BY CASE WHEN c.contype = 'c' THEN a.attnum ELSE k.ord END)
+            FROM unnest(c.conkey) WITH ORDINALITY AS k (num, ord)
+            JOIN pg_catalog.pg_attribute AS a ON a.attrelid = c.conrelid AND a.attnum = k.num)
+               AS cols,
+           c.convalidated, c.condeferrable, c.confrelid, c.confdeltype, c.confkey, c.oid
+    FROM rel AS r JOIN pg_catalog.pg_constraint AS c ON c.conrelid = r.oid
+    WHERE c.contype <> 'n'
+),
+con_name (contype, label) AS (VALUES
+    ('p', 'PRIMARY KEY'), ('u', 'UNIQUE'), ('c', 'CHECK on'), ('f', 'FOREIGN KEY')
 )
 SELECT 'the table ' || t.tbl || ' is missing'
 FROM tables AS t WHERE NOT EXISTS (SELECT 1 FROM rel WHERE relname = t.tbl)
@@ -172,6 +220,33 @@ SELECT 'the table ' || r.relname::text || ' inherits from or is inherited by ano
 FROM rel AS r
 WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_inherits AS i
               WHERE i.inhrelid = r.oid OR i.inhparent = r.oid)
+UNION ALL
+SELECT 'the table ' || w.tbl || ' lacks its ' || n.label || ' (' || w.cols || ')'
+FROM want_con AS w JOIN con_name AS n ON n.contype = w.contype
+WHERE EXISTS (SELECT 1 FROM rel WHERE relname = w.tbl)
+  AND NOT EXISTS (SELECT 1 FROM have_con AS h
+                  WHERE (h.tbl, h.contype, h.cols) = (w.tbl, w.contype, w.cols))
+UNION ALL
+SELECT 'the table ' || h.tbl || ' has a constraint ' || h.name || ' fdx does not make ('
+       || pg_catalog.pg_get_constraintdef(h.oid) || ')'
+FROM have_con AS h
+WHERE NOT EXISTS (SELECT 1 FROM want_con AS w
+                  WHERE (w.tbl, w.contype, w.cols) = (h.tbl, h.contype, h.cols))
+UNION ALL
+SELECT 'the constraint ' || h.name || ' of ' || h.tbl || ' is '
+       || CASE WHEN NOT h.convalidated THEN 'NOT VALID' ELSE 'deferrable' END
+FROM have_con AS h
+WHERE NOT h.convalidated OR h.condeferrable
+UNION ALL
+SELECT 'the foreign key ' || h.name || ' of ' || h.tbl
+       || ' does not refer to ingest_ledger (id) ON DELETE CASCADE'
+FROM have_con AS h
+WHERE h.contype = 'f'
+  AND (h.confdeltype <> 'c' OR cardinality(h.confkey) <> 1
+       OR h.confrelid IS DISTINCT FROM (SELECT oid FROM rel WHERE relname = 'ingest_ledger')
+       OR NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute AS a
+                      WHERE a.attrelid = h.confrelid AND a.attnum = h.confkey[1]
+                        AND a.attname = 'id'))
 UNION ALL
 SELECT 'the view ' || v.name || ' is missing or not a view'
 FROM views AS v

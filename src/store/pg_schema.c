@@ -74,15 +74,20 @@ int fdx_pg_schema_ready(fdx_store *s, fdx_pg *pg, int may_create)
                               s->path);
     if (rc == FDX_OK && !have)
         rc = create(s, pg);
-    if (rc == FDX_OK)
-        rc = fdx_pg_schema_check(s, pg);
-    if (rc == FDX_OK)
-        rc = query_int(s, pg, fdx_sql_pg_meta_read, "reading the schema version", &version);
-    if (rc == FDX_OK && version > FDX_PG_SCHEMA_VERSION)
+    if (rc != FDX_OK)
+        return rc;
+    /* A newer fdx's layout is named as such before its tables are compared
+     * with this build's, which they need not be; a version that cannot be
+     * read is told after the comparison, which says why more precisely. */
+    int read = query_int(s, pg, fdx_sql_pg_meta_read, "reading the schema version", &version);
+    if (read == FDX_OK && version > FDX_PG_SCHEMA_VERSION)
         return fdx_store_fail(s, FDX_ESCHEMA,
                               "%s: written by a newer fdx (PostgreSQL layout version %lld; this "
                               "build reads up to %d): upgrade fdx",
                               s->path, version, FDX_PG_SCHEMA_VERSION);
+    rc = fdx_pg_schema_check(s, pg);
+    if (rc == FDX_OK)
+        rc = read;
     if (rc == FDX_OK && version != FDX_PG_SCHEMA_VERSION)
         return fdx_store_fail(s, FDX_ENOTSTORE, "%s: not an fdx store (layout version %lld)",
                               s->path, version);
