@@ -12,8 +12,12 @@
 -- another tombstone's (a later prune would hand that cell's history to it:
 -- prune_tomb_history.sql),
 -- a history row of a tombstone's id (a prune moves those, and the next would
--- move such a row too), or a tombstone's history row of no tombstone (the
--- next tombstone, numbered after the last, would take it) or out of range.
+-- move such a row too), a tombstone's history row of no tombstone (the
+-- next tombstone, numbered after the last, would take it) or out of range,
+-- or a history row of either table naming no store (origin 0 is the store
+-- itself; the by-store views would drop it). Whether each cell's history adds
+-- up to its count is left to fdx-merge, which reads all of it anyway (here a
+-- grouped scan cost a window's ranking a third to nine tenths more).
 -- Cell ids are given once and never again, so none of these is fdx's. The
 -- writers probe only the by-id indexes for the highest id (history.c); this
 -- reads every row. No row: the history can be read.
@@ -64,4 +68,14 @@ SELECT 'pruned_history: a row of no tombstone, or a day or count out of range (t
 FROM pruned_history AS ph
 WHERE typeof(day) <> 'integer' OR typeof(count) <> 'integer' OR count < 1 OR day < 0
    OR day > :max_day OR NOT EXISTS (SELECT 1 FROM pruned_cell WHERE id = ph.cell)
+UNION ALL
+SELECT 'cell_history: a row naming no store (origin ' || quote(origin) || ', cell '
+       || quote(cell) || ')'
+FROM cell_history AS h
+WHERE origin <> 0 AND NOT EXISTS (SELECT 1 FROM history_origin WHERE id = h.origin)
+UNION ALL
+SELECT 'pruned_history: a row naming no store (origin ' || quote(origin) || ', tombstone '
+       || quote(cell) || ')'
+FROM pruned_history AS h
+WHERE origin <> 0 AND NOT EXISTS (SELECT 1 FROM history_origin WHERE id = h.origin)
 LIMIT 1;

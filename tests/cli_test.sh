@@ -268,6 +268,10 @@ has err "path is empty"
 [ ! -e "$T/empty-path.db" ] && ok || bad "an empty path made a store"
 expect 2 "fdx-report to an empty OUT.html" -- "$REPORT" "$T/basic-2.db" ""
 has err "OUT.html is empty"
+expect 2 "fdx-report to -, which is not standard output" -- \
+  sh -c 'cd "$1" && "$2" basic-2.db -' sh "$T" "$REPORT"
+has err "not standard output"
+if [ -e "$T/-" ]; then bad "fdx-report DB - wrote a file named -"; else ok; fi
 
 # a failed export leaves no directory it made; a feed appended to the store
 # itself (a shell's >>) is refused before a byte is written

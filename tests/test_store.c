@@ -1119,6 +1119,36 @@ static void record_cells_fail(fdx_store *db, int want)
     ck_assert_int_eq(fdx_store_record_miss(db, &m), want);
 }
 
+/* A text longer than SQLite stores is refused by its bind, which binds NULL
+ * instead: the commit says so, rather than "NOT NULL constraint failed",
+ * into a store that holds no cell and into one that does. */
+START_TEST(a_text_longer_than_sqlite_stores_fails_its_commit_saying_so)
+{
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
+    size_t n = 5000;
+    char *longer = malloc(n + 1);
+    memset(longer, 'a', n);
+    longer[n] = 0;
+    const char *dt[] = {"F16"};
+    for (int stored = 0; stored < 2; stored++) {
+        sqlite3_limit(db->db, SQLITE_LIMIT_LENGTH, 4096);
+        ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+        fdx_miss m = {longer, {"Cuda", "MatMul", dt, 1, "src", 1}, 1, {0, 0, 0, "c", "d"}};
+        ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_OK);
+        ck_assert_int_ne(fdx_store_commit(db, NULL), FDX_OK);
+        ck_assert_msg(strstr(fdx_store_errmsg(db), "too big") != NULL, "%s", fdx_store_errmsg(db));
+        fdx_store_rollback(db);
+        sqlite3_limit(db->db, SQLITE_LIMIT_LENGTH, 1000000000);
+        tu_commit_miss(db, "w0");
+    }
+    uint64_t misses, dispatches;
+    ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
+    ck_assert_uint_eq(misses, 1);
+    free(longer);
+    fdx_store_close(db);
+}
+END_TEST
+
 /* JSONL of the same cells as record_cells, once each, then a bad line. */
 static char *bad_feed_of(int first, int n, size_t *len)
 {
@@ -3453,6 +3483,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, pending_reuses_its_arrays_within_the_budget);
     tcase_add_test(tc, a_write_that_fails_partway_leaves_only_a_rollback);
     tcase_add_test(tc, a_transaction_sqlite_rolled_back_is_not_written_after);
+    tcase_add_test(tc, a_text_longer_than_sqlite_stores_fails_its_commit_saying_so);
     tcase_add_test(tc, a_prune_that_fails_partway_leaves_only_a_rollback);
     tcase_add_test(tc, a_merge_of_many_runs_reads_records_larger_than_its_share);
     tcase_add_test(tc, added_cells_count_once_across_spills);

@@ -503,6 +503,8 @@ def crafted_history_and_ledger(j, base, ingest, merge):
                               "a day, count or cell id out of range"),
         "shared-cell-id": (["UPDATE dispatch_cell SET cell_id = " + first_miss + " WHERE cell_id "
                             "= (SELECT min(cell_id) FROM dispatch_cell)"], "share the cell id"),
+        "unknown-origin": ([f"UPDATE cell_history SET origin = 77 WHERE cell = {first_miss}"],
+                           "a row naming no store (origin 77"),
     }
     for name, (sql, needle) in history.items():
         path = j(f"history-{name}.db")
@@ -520,6 +522,31 @@ def crafted_history_and_ledger(j, base, ingest, merge):
             expect_failure(run([ingest, path, new_cell]), f"ingest into {name}", path, needle)
             expect_failure(run([merge, path, base]), f"merge into {name}", path, needle)
         check(run([top, path]).returncode == 0, f"fdx-top's totals of a store with {name}")
+        # a merge refuses what the readers refuse: a day past the source's latest
+        # would have become the target's latest for good
+        dst = j(f"history-{name}-fleet.db")
+        expect_failure(run([merge, dst, path]), f"merge from a store with {name}", path, needle)
+        check(not os.path.exists(dst), f"failed merge from {name} left {dst} behind")
+        check(digest(path) == before, f"the store with {name} is as it was")
+    # Two origins naming one store, the store itself among them or spelt with a
+    # U+0000 after it: the merge would keep one of each day's two rows
+    # (and lose the other's counts), so it refuses the source.
+    same_store = {
+        "origin-is-itself": "SELECT id FROM store_identity",
+        "origin-with-nul": "SELECT id || char(0) || 'z' FROM store_identity",
+    }
+    for name, origin in same_store.items():
+        path = j(f"history-{name}.db")
+        before = altered(path, f"INSERT INTO history_origin SELECT 1, ({origin})",
+                         "INSERT INTO cell_history (cell, day, origin, count) SELECT cell, day, "
+                         f"1, 5 FROM cell_history WHERE cell = {first_miss} AND origin = 0 "
+                         "ORDER BY day DESC LIMIT 1",
+                         f"UPDATE miss_cell SET count = count + 5 WHERE cell_id = {first_miss}",
+                         src=base)
+        dst = j(f"history-{name}-fleet.db")
+        expect_failure(run([merge, dst, path]), f"merge from a store with {name}", path,
+                       "history_origin")
+        check(not os.path.exists(dst), f"failed merge from {name} left {dst} behind")
         check(digest(path) == before, f"the store with {name} is as it was")
     ledger = {
         "negative-records": "UPDATE ingest_ledger SET records = -5000000",
@@ -677,7 +704,8 @@ def crafted_pruned_history_merged(j, ingest, merge, prune):
         before = altered(path, *sql, src=src)
         dst = j(f"ph-{name}-fleet.db")
         expect_failure(run([merge, dst, path]), f"merge of a source with pruned history {name}",
-                       path, "pruned_history:", "the tombstone of cell 2")
+                       path, "pruned_history:",
+                       "tombstone 1")
         check(not os.path.exists(dst), f"the failed merge of {name} left no {dst}")
         check(digest(path) == before, f"the source with pruned history {name} is as it was")
 

@@ -1,6 +1,7 @@
 /* fdx-report: one self-contained HTML page of what to write next. */
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "fdx.h"
 #include "tool_util.h"
@@ -62,6 +63,9 @@ int main(int argc, char **argv)
     int bad = tool_check_store_arg(prog, argv[optind], "[OPTION]... DB OUT.html");
     if (!bad)
         bad = tool_check_nonempty(prog, argv + optind + 1, 1, "OUT.html");
+    if (!bad && strcmp(argv[optind + 1], "-") == 0) /* a file named "-" is ./- */
+        bad = tool_usage_error(prog, "OUT.html: '-': the page is a file, replaced atomically, "
+                                     "not standard output");
     if (bad)
         return bad;
     opts.top = (int)top;

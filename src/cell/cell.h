@@ -34,9 +34,11 @@ typedef enum fdx_kind { FDX_KIND_MISS = 0, FDX_KIND_DISPATCH = 1 } fdx_kind;
 /* Stored revision hashes have this bit flipped, so SQLite's signed order is
  * their unsigned order (see sql/schema_1.sql). */
 #define FDX_HASH_FLIP (UINT64_C(1) << 63)
-/* Longest string a record field may hold (lengths are 32-bit wherever a key is
- * taken apart: spill records, the aggregator's slots). */
-#define FDX_MAX_STRING (1u << 30)
+/* Longest string a record field may hold: the most SQLite stores in one text
+ * by default (SQLITE_MAX_LENGTH), so that a feed's line is refused at its
+ * line rather than at the commit. Lengths are 32-bit wherever a key is taken
+ * apart (spill records, the aggregator's slots). */
+#define FDX_MAX_STRING 1000000000u
 
 typedef struct fdx_cell {
     fdx_kind kind;

@@ -62,10 +62,12 @@ static int check_text(const check_ctx *c, const char *s, const char *prefix, con
         problem = TEXT_BAD_UTF8;
     if (problem == TEXT_OK)
         return FDX_OK;
-    char at[48] = "";
+    char at[64] = "";
     if (problem == TEXT_BAD_UTF8)
         snprintf(at, sizeof at, "%s at byte %zu", what[problem], bad);
-    name_field(c, prefix, field, index, problem == TEXT_BAD_UTF8 ? at : what[problem]);
+    else if (problem == TEXT_TOO_LONG)
+        snprintf(at, sizeof at, "%s (%zu bytes; at most %u)", what[problem], n, FDX_MAX_STRING);
+    name_field(c, prefix, field, index, at[0] ? at : what[problem]);
     return FDX_EDATA;
 }
 

@@ -24,6 +24,7 @@
 #include "sql_text.h"
 #include "store/conn.h"
 #include "store/identity.h"
+#include "store/row.h"
 
 int fdx_store_id_valid(const unsigned char *id)
 {
@@ -49,7 +50,8 @@ static int read_identity(fdx_store *s, char id[FDX_STORE_ID_HEX], file_mark *m)
     if (rc != FDX_OK)
         return rc;
     int src = sqlite3_step(st);
-    int valid = src == SQLITE_ROW && fdx_store_id_valid(sqlite3_column_text(st, 0));
+    int valid =
+        src == SQLITE_ROW && fdx_store_id_valid((const unsigned char *)fdx_row_text_or_null(st, 0));
     if (valid) {
         memcpy(id, sqlite3_column_text(st, 0), FDX_STORE_ID_HEX);
         m->known = sqlite3_column_type(st, 1) == SQLITE_INTEGER &&

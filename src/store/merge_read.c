@@ -161,6 +161,33 @@ static src_cell *find_cell(reader *r, int64_t id)
     return r->n ? bsearch(&key, r->cells, r->n, sizeof key, by_id) : NULL;
 }
 
+static int by_text(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Two origins naming one store (the store itself, origin 0, among them) would
+ * be staged as one: a day's rows of both, the larger kept, and the source's
+ * counts lost. No store fdx writes names one store twice. */
+static int origins_distinct(reader *r)
+{
+    const char **ids = malloc((r->n_origins ? r->n_origins : 1) * sizeof *ids);
+    if (!ids)
+        return r->ops->fail(r->t, FDX_ENOMEM, "out of memory");
+    for (size_t i = 0; i < r->n_origins; i++)
+        ids[i] = r->origins[i].id;
+    qsort(ids, r->n_origins, sizeof *ids, by_text);
+    int rc = FDX_OK;
+    for (size_t i = 1; rc == FDX_OK && i < r->n_origins; i++)
+        if (strcmp(ids[i - 1], ids[i]) == 0)
+            rc = invalid(r,
+                         "history_origin: the store %s is named twice (origin 0 is the "
+                         "store itself)",
+                         ids[i]);
+    free(ids);
+    return rc;
+}
+
 static int read_origins(reader *r, const char *self)
 {
     sqlite3_stmt *st;
@@ -170,7 +197,7 @@ static int read_origins(reader *r, const char *self)
     int src_rc;
     while (rc == FDX_OK && (src_rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t k = sqlite3_column_int64(st, 0);
-        const unsigned char *id = sqlite3_column_text(st, 1);
+        const unsigned char *id = (const unsigned char *)fdx_row_text_or_null(st, 1);
         if (k < 0 || (r->n_origins && k <= r->origins[r->n_origins - 1].k)) {
             rc = invalid(r, "history_origin: an origin out of range or twice (%lld)", (long long)k);
             break;
@@ -190,7 +217,7 @@ static int read_origins(reader *r, const char *self)
     sqlite3_reset(st);
     if (rc == FDX_OK && src_rc != SQLITE_DONE)
         rc = sqlite_failed(r, src_rc, "reading history origins");
-    return rc;
+    return rc == FDX_OK ? origins_distinct(r) : rc;
 }
 
 /* The store the source numbers k, or NULL (origins are in ascending order). */
@@ -294,7 +321,7 @@ static int stage_stores(reader *r, const fdx_merge_source *m)
         return rc == FDX_OK ? src_failed(r, rc) : rc;
     int src_rc;
     while (rc == FDX_OK && (src_rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const unsigned char *id = sqlite3_column_text(st, 0);
+        const unsigned char *id = (const unsigned char *)fdx_row_text_or_null(st, 0);
         if (!fdx_store_id_valid(id)) {
             rc = invalid(r, "merged_store: a malformed store identity");
             break;
@@ -351,6 +378,10 @@ int fdx_merge_stage(fdx_store *src, const char *path, const fdx_merge_target_ops
         rc = ops->known(t, &m, known);
     if (rc != FDX_OK || *known != FDX_MERGE_NEW)
         return rc;
+    /* what the readers of its history refuse (a day past its latest, ids
+     * out of range or shared), a merge must not carry into the target */
+    if ((rc = fdx_check_history(src)) != FDX_OK)
+        return src_failed(&r, rc);
     rc = stage_all(&r, &m);
     if (rc == FDX_OK)
         rc = ops->apply(t, &m, applied);

@@ -108,14 +108,18 @@ static int stage_cell(void *t, int64_t staged, const fdx_cell *c, fdx_str cands,
         &st);
     if (rc != FDX_OK)
         return rc;
-    int i = fdx_bind_key(st, c);
+    int i, bound = fdx_bind_key(st, c, &i);
     if (c->kind == FDX_KIND_DISPATCH) {
-        sqlite3_bind_text(st, i++, cands.p, (int)cands.n, SQLITE_STATIC);
-        if (set_at)
-            sqlite3_bind_int64(st, i, *set_at);
-        i++;
+        if (bound == SQLITE_OK)
+            bound = sqlite3_bind_text(st, i, cands.p, (int)cands.n, SQLITE_STATIC);
+        if (bound == SQLITE_OK && set_at)
+            bound = sqlite3_bind_int64(st, i + 1, *set_at);
+        i += 2;
     }
-    sqlite3_bind_int64(st, i, staged);
+    if (bound == SQLITE_OK)
+        bound = sqlite3_bind_int64(st, i, staged);
+    if (bound != SQLITE_OK)
+        return fdx_store_fail_sqlite(dst, bound, "staging a cell");
     fdx_store_progress(dst, "merge", (uint64_t)staged);
     return step(dst, st, "staging a cell", NULL);
 }

@@ -46,15 +46,20 @@ static int bind_row(fdx_store *s, const table *t, const PGresult *r, int i, sqli
     if (n != sqlite3_bind_parameter_count(st))
         return fdx_store_fail(s, FDX_ENOTSTORE, "%s: %s: %d columns read, %d expected", s->path,
                               t->name, n, sqlite3_bind_parameter_count(st));
-    for (int k = 0; k < n; k++) {
-        if (PQgetisnull(r, i, k)) {
-            sqlite3_bind_null(st, k + 1);
-        } else if (PQftype(r, k) == INT8OID || PQftype(r, k) == INT4OID) {
-            sqlite3_bind_int64(st, k + 1, strtoll(PQgetvalue(r, i, k), NULL, 10));
-        } else {
-            sqlite3_bind_text(st, k + 1, PQgetvalue(r, i, k), PQgetlength(r, i, k), SQLITE_STATIC);
-        }
+    int bound = SQLITE_OK;
+    for (int k = 0; bound == SQLITE_OK && k < n; k++) {
+        if (PQgetisnull(r, i, k))
+            bound = sqlite3_bind_null(st, k + 1);
+        else if (PQftype(r, k) == INT8OID || PQftype(r, k) == INT4OID)
+            bound = sqlite3_bind_int64(st, k + 1, strtoll(PQgetvalue(r, i, k), NULL, 10));
+        else
+            bound = sqlite3_bind_text(st, k + 1, PQgetvalue(r, i, k), PQgetlength(r, i, k),
+                                      SQLITE_STATIC);
     }
+    if (bound != SQLITE_OK) /* a text longer than SQLite stores: no fdx store holds one */
+        return fdx_store_fail(s, FDX_ENOTSTORE,
+                              "%s: not an fdx store: a row of %s is not one fdx writes (%s)",
+                              s->path, t->name, sqlite3_errstr(bound));
     return FDX_OK;
 }
 

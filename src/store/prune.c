@@ -54,7 +54,11 @@ static int remember(fdx_store *s, const fdx_cell *c, int64_t cell_id)
         s, c->kind == FDX_KIND_MISS ? FDX_STMT_PRUNE_TOMB_MISS : FDX_STMT_PRUNE_TOMB_DISPATCH, &st);
     if (rc != FDX_OK)
         return rc;
-    sqlite3_bind_int64(st, fdx_bind_key(st, c), cell_id);
+    int next;
+    if ((rc = fdx_bind_key(st, c, &next)) == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, next, cell_id);
+    if (rc != SQLITE_OK)
+        return fdx_store_fail_sqlite(s, rc, "remembering a pruned cell");
     return fdx_store_step_done(s, st, "remembering a pruned cell");
 }
 

@@ -4,6 +4,8 @@
 #ifndef FDX_STORE_ROW_H
 #define FDX_STORE_ROW_H
 
+#include <string.h>
+
 #include "store/store_internal.h"
 
 /*
@@ -29,11 +31,14 @@ typedef struct fdx_row {
     fdx_str line; /* the export line, '\n' included */
 } fdx_row;
 int fdx_row_reader_init(fdx_row_reader *r, fdx_store *s, fdx_kind kind);
-/* Column i's text, or NULL when it holds another type. */
+/* Column i's text, or NULL when it holds another type or a U+0000 (which
+ * the C string would cut short: "id\0forged" would read as "id"). */
 static inline const char *fdx_row_text_or_null(sqlite3_stmt *st, int i)
 {
-    return sqlite3_column_type(st, i) == SQLITE_TEXT ? (const char *)sqlite3_column_text(st, i)
-                                                     : NULL;
+    if (sqlite3_column_type(st, i) != SQLITE_TEXT)
+        return NULL;
+    const char *text = (const char *)sqlite3_column_text(st, i);
+    return text && strlen(text) == (size_t)sqlite3_column_bytes(st, i) ? text : NULL;
 }
 void fdx_row_reader_free(fdx_row_reader *r);
 /* The current row of st, valid until the next call; FDX_EDATA (with the

@@ -15,41 +15,52 @@
 #include "store/history.h"
 #include "store/ledger.h"
 
-static int bind_key_from(sqlite3_stmt *st, int i, const fdx_cell *c)
+/* The first of two SQLite codes that is not SQLITE_OK. */
+static int first_failure(int rc, int r)
 {
-    if (c->kind == FDX_KIND_DISPATCH)
-        sqlite3_bind_int(st, i++, c->keyed);
-    const fdx_str *texts1[] = {&c->token, &c->backend, &c->op, &c->dtypes_json, &c->kernel_source};
-    for (size_t k = 0; k < sizeof texts1 / sizeof texts1[0]; k++, i++)
-        sqlite3_bind_text(st, i, texts1[k]->p, (int)texts1[k]->n, SQLITE_STATIC);
-    sqlite3_bind_int64(st, i++, (int64_t)(c->revision ^ FDX_HASH_FLIP));
-    sqlite3_bind_int64(st, i++, c->cc_major);
-    sqlite3_bind_int64(st, i++, c->cc_minor);
-    sqlite3_bind_text(st, i++, c->sku.p, (int)c->sku.n, SQLITE_STATIC);
-    sqlite3_bind_text(st, i++, c->driver.p, (int)c->driver.n, SQLITE_STATIC);
-    return i;
+    return rc != SQLITE_OK ? rc : r;
 }
 
-int fdx_bind_key(sqlite3_stmt *st, const fdx_cell *c)
+/* A text past SQLite's length limit is refused (SQLITE_TOOBIG) and bound as
+ * NULL, so each bind's code is kept: the first failure is returned. */
+static int bind_key_from(sqlite3_stmt *st, int *i, const fdx_cell *c)
 {
-    return bind_key_from(st, 1, c);
+    int rc = SQLITE_OK;
+    if (c->kind == FDX_KIND_DISPATCH)
+        rc = sqlite3_bind_int(st, (*i)++, c->keyed);
+    const fdx_str *texts[] = {&c->token, &c->backend, &c->op, &c->dtypes_json, &c->kernel_source};
+    for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++)
+        rc = first_failure(
+            rc, sqlite3_bind_text(st, (*i)++, texts[k]->p, (int)texts[k]->n, SQLITE_STATIC));
+    rc = first_failure(rc, sqlite3_bind_int64(st, (*i)++, (int64_t)(c->revision ^ FDX_HASH_FLIP)));
+    rc = first_failure(rc, sqlite3_bind_int64(st, (*i)++, c->cc_major));
+    rc = first_failure(rc, sqlite3_bind_int64(st, (*i)++, c->cc_minor));
+    rc = first_failure(rc, sqlite3_bind_text(st, (*i)++, c->sku.p, (int)c->sku.n, SQLITE_STATIC));
+    return first_failure(
+        rc, sqlite3_bind_text(st, (*i)++, c->driver.p, (int)c->driver.n, SQLITE_STATIC));
+}
+
+int fdx_bind_key(sqlite3_stmt *st, const fdx_cell *c, int *next)
+{
+    *next = 1;
+    return bind_key_from(st, next, c);
 }
 
 /* A cell's parameters of an upsert statement (miss_upsert.sql,
  * dispatch_upsert.sql), from ?first on: a statement of many rows gives each
  * row the same parameters one after another. The cell is written by the
  * transaction's ledger row, and candidates it brings are set at its time. */
-static void bind_cell(sqlite3_stmt *st, int first, const fdx_store *s, const fdx_cell *c,
-                      uint64_t count, fdx_str cands, int64_t cell_id)
+static int bind_cell(sqlite3_stmt *st, int first, const fdx_store *s, const fdx_cell *c,
+                     uint64_t count, fdx_str cands, int64_t cell_id)
 {
-    int i = bind_key_from(st, first, c);
+    int i = first, rc = bind_key_from(st, &i, c);
     if (c->kind == FDX_KIND_DISPATCH)
-        sqlite3_bind_text(st, i++, cands.p, (int)cands.n, SQLITE_STATIC);
-    sqlite3_bind_int64(st, i++, (int64_t)count);
-    sqlite3_bind_int64(st, i++, s->ledger.id);
+        rc = first_failure(rc, sqlite3_bind_text(st, i++, cands.p, (int)cands.n, SQLITE_STATIC));
+    rc = first_failure(rc, sqlite3_bind_int64(st, i++, (int64_t)count));
+    rc = first_failure(rc, sqlite3_bind_int64(st, i++, s->ledger.id));
     if (c->kind == FDX_KIND_DISPATCH)
-        sqlite3_bind_int64(st, i++, s->txn_time_ms);
-    sqlite3_bind_int64(st, i, cell_id);
+        rc = first_failure(rc, sqlite3_bind_int64(st, i++, s->txn_time_ms));
+    return first_failure(rc, sqlite3_bind_int64(st, i, cell_id));
 }
 
 /*
@@ -66,7 +77,9 @@ static int find_cell(fdx_store *s, const fdx_cell *c, int *found, int64_t *id, i
         s, c->kind == FDX_KIND_MISS ? FDX_STMT_MISS_CELL_ID : FDX_STMT_DISPATCH_CELL_ID, &st);
     if (rc != FDX_OK)
         return rc;
-    fdx_bind_key(st, c);
+    int next;
+    if ((rc = fdx_bind_key(st, c, &next)) != SQLITE_OK)
+        return fdx_store_fail_sqlite(s, rc, "reading a cell");
     rc = sqlite3_step(st);
     *found = rc == SQLITE_ROW;
     if (*found) {
@@ -91,7 +104,8 @@ static int update_stored(fdx_store *s, const fdx_cell *c, uint64_t count, fdx_st
         s, c->kind == FDX_KIND_MISS ? FDX_STMT_MISS_UPSERT : FDX_STMT_DISPATCH_UPSERT, &st);
     if (rc != FDX_OK)
         return rc;
-    bind_cell(st, 1, s, c, count, cands, id);
+    if ((rc = bind_cell(st, 1, s, c, count, cands, id)) != SQLITE_OK)
+        return fdx_store_fail_sqlite(s, rc, "writing a cell");
     if ((rc = fdx_store_step_done(s, st, "writing a cell")) != FDX_OK)
         return rc;
     s->txn_stats.cells_updated += last_ingest != s->ledger.id;
@@ -142,15 +156,16 @@ static int write_held(writer *w, fdx_kind kind)
         sqlite3_stmt *st;
         if ((rc = fdx_store_stmt(s, id, &st)) != FDX_OK)
             break;
-        int params = sqlite3_bind_parameter_count(st) / per_stmt; /* a row's */
+        int params = sqlite3_bind_parameter_count(st) / per_stmt, bound = SQLITE_OK;
         for (int r = 0; r < per_stmt; r++) {
             held_cell *h = &w->held[kind][k + r];
             fdx_cell c;
             fdx_cell_unpack(&c, h->key.data, h->key.len);
-            bind_cell(st, r * params + 1, s, &c, h->count, (fdx_str){h->cands.data, h->cands.len},
-                      h->id);
+            bound = first_failure(bound, bind_cell(st, r * params + 1, s, &c, h->count,
+                                                   (fdx_str){h->cands.data, h->cands.len}, h->id));
         }
-        rc = fdx_store_step_done(s, st, "writing a cell");
+        rc = bound != SQLITE_OK ? fdx_store_fail_sqlite(s, bound, "writing a cell")
+                                : fdx_store_step_done(s, st, "writing a cell");
     }
     w->n_held[kind] = 0;
     return rc;

@@ -25,8 +25,9 @@ void fdx_store_begin_path(fdx_store *s, int undoable);
  * back: FDX_TXN_BROKEN_PATH when the ingest was not undoable, 1 when none
  * was under way (ended already, or its start never recorded). */
 int fdx_store_end_path(fdx_store *s, int ok);
-/* Binds a cell's key columns from ?1 in the order the .sql files number them;
- * returns the next parameter index. */
-int fdx_bind_key(sqlite3_stmt *st, const fdx_cell *c);
+/* Binds a cell's key columns from ?1 in the order the .sql files number them,
+ * setting *next to the next parameter index; SQLITE_OK or the first bind's
+ * failure (SQLITE_TOOBIG: a text longer than SQLite stores). */
+int fdx_bind_key(sqlite3_stmt *st, const fdx_cell *c, int *next);
 
 #endif
