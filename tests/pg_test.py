@@ -841,15 +841,21 @@ def stall_commit(stall):
     return act, stalled
 
 
+def seeded():
+    """A new database holding one ingest of run_0000: (its name, the run)."""
+    db = new_db()
+    rd = os.path.join(DATA, "basic", "input", "run_0000")
+    r = fdx("fdx-ingest", uri(db), rd)
+    check(r.returncode == 0, "the first ingest", r.stderr)
+    return db, rd
+
+
 def test_commit_lost_while_committing():
     """The connection lost during a COMMIT the server was still carrying out
     (its status 'in progress' when asked): the ingest waits for it to end
     instead of taking it for one that failed, pushing the run again and
     counting it twice."""
-    db = new_db()
-    rd = os.path.join(DATA, "basic", "input", "run_0000")
-    r = fdx("fdx-ingest", uri(db), rd)
-    check(r.returncode == 0, "the first ingest", r.stderr)
+    db, rd = seeded()
     once = totals(uri(db))
     act, stalled = stall_commit(2.0)
     proxy = Proxy(db, COMMIT_SQL, act, after=b"INSERT INTO ingest_ledger")
@@ -866,14 +872,115 @@ def test_commit_lost_while_committing():
     check(rows == "2", "one ledger row for each ingest", rows)
 
 
+def test_outcome_unknown():
+    """The connection lost during COMMIT, and the question of its outcome cut
+    off too: the push ran again (exit 0) and counted the run twice. The
+    ingest now exits 1 saying the outcome is unknown, and how to settle it."""
+    db, rd = seeded()
+    once = totals(uri(db))
+
+    def cut_status(proxy, data, server):
+        return "cut"
+
+    def commit_then_cut(proxy, data, server):
+        server.sendall(data)
+        proxy.marker, proxy.act, proxy.after, proxy.acted = b"txid_status", cut_status, b"", False
+        return "cut"
+    proxy = Proxy(db, COMMIT_SQL, commit_then_cut, after=b"INSERT INTO ingest_ledger")
+    try:
+        r = fdx("fdx-ingest", proxy.uri(), rd)
+    finally:
+        proxy.close()
+    check(r.returncode == 1 and "is unknown" in r.stderr and "ingest_ledger" in r.stderr,
+          "a lost COMMIT whose outcome cannot be learnt is said to be unknown", r.stderr)
+    rows = psql("SELECT count(*) FROM ingest_ledger", db=db).stdout.strip()
+    after = totals(uri(db))
+    check(rows in ("1", "2") and after in (once, {k: 2 * v for k, v in once.items()}),
+          "the push was not run again after its outcome was lost", f"{rows} ledger rows")
+
+
+def test_run_id_taken_during_a_push():
+    """A run id another writer commits with other content while this push
+    runs is refused as such, and not also as "0 bad lines"."""
+    db = new_db()
+
+    def take(proxy, data, server):
+        r = fdx("fdx-ingest", "--run-id", "R", uri(db), os.path.join(DATA, "basic", "input",
+                                                                      "run_0001"))
+        check(r.returncode == 0, "the other writer took the run id", r.stderr)
+    proxy = Proxy(db, b"INSERT INTO ingest_ledger", take)
+    try:
+        r = fdx("fdx-ingest", "--run-id", "R", proxy.uri(),
+                os.path.join(DATA, "basic", "input", "run_0000"))
+    finally:
+        proxy.close()
+    check(r.returncode == 1 and "different content" in r.stderr and "bad line" not in r.stderr,
+          "a run id taken with other content is refused, naming only that", r.stderr)
+
+
+def test_server_notices_not_printed():
+    """The server's notices went to stderr as libpq printed them, without the
+    program's name and through -q (a WARNING as the server shut down)."""
+    db = new_db()
+    psql(f"ALTER DATABASE {db} SET client_min_messages = 'debug5'", db=db)
+    rd = os.path.join(DATA, "basic", "input", "run_0000")
+    for args in (["fdx-ingest", "-q", uri(db), rd], ["fdx-top", uri(db)]):
+        r = fdx(*args)
+        check(r.returncode == 0 and "DEBUG:" not in r.stderr,
+              f"{args[0]} does not print the server's notices", r.stderr[:500])
+
+
+def test_busy_timeout():
+    """A writer waiting for another's turn waits up to --busy-timeout, as with
+    SQLite, then fails saying so: it waited for as long as the other held the
+    store (a stalled writer stalled every other for ever)."""
+    db, rd = seeded()
+    before = totals(uri(db))
+    host, port = re.search(r"host=([^&]+)&port=(\d+)", uri(db)).groups()
+    holder = subprocess.Popen(
+        ["psql", "-h", host, "-p", port, "-U", "postgres", "-d", db, "-qAt", "-c",
+         "BEGIN; SELECT 1 FROM history_config FOR UPDATE; SELECT pg_sleep(6); COMMIT;"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(1)
+        for ms in ("500", "0"):
+            t0 = time.monotonic()
+            r = fdx("fdx-ingest", "--busy-timeout", ms, uri(db), rd)
+            took = time.monotonic() - t0
+            check(r.returncode == 1 and "busy timeout" in r.stderr and took < 4,
+                  f"--busy-timeout {ms} fails once it has waited that long",
+                  f"exit {r.returncode} after {took:.1f} s\n{r.stderr}")
+    finally:
+        holder.wait()
+    check(totals(uri(db)) == before, "the writers that gave up changed nothing")
+
+
+def test_settings_after_a_reconnection():
+    """A push cut off runs again on a new connection, which had the database's
+    own settings, not fdx's: a statement timeout set for the database
+    cancelled the retry. Each reconnection sets fdx's settings again."""
+    db, rd = seeded()
+    once = totals(uri(db))
+
+    def short_timeout_then_cut(proxy, data, server):
+        t = psql(f"ALTER DATABASE {db} SET statement_timeout = '10ms'", db=db)
+        check(t.returncode == 0, "the database's statement timeout was set", t.stderr)
+        return "cut"
+    proxy = Proxy(db, b"-- Adds the staged miss cells", short_timeout_then_cut)
+    try:
+        r = fdx("fdx-ingest", proxy.uri(), rd)
+    finally:
+        proxy.close()
+        psql(f"ALTER DATABASE {db} RESET statement_timeout", db=db)
+    check(r.returncode == 0, "the push cut off ran again under fdx's settings", r.stderr)
+    check(totals(uri(db)) == {k: 2 * v for k, v in once.items()}, "the run counted once")
+
+
 def test_trigger_added_during_a_push():
     """A trigger added after the store was opened, before the push wrote the
     table it is on, acted on the push's rows (counts times 1000, committed):
     the push checks the tables again after its last write, and rolls back."""
-    db = new_db()
-    rd = os.path.join(DATA, "basic", "input", "run_0000")
-    r = fdx("fdx-ingest", uri(db), rd)
-    check(r.returncode == 0, "the first ingest", r.stderr)
+    db, rd = seeded()
     before = totals(uri(db))
 
     def add_trigger(proxy, data, server):
@@ -937,6 +1044,11 @@ def main():
         test_restart(rds, conc)
         test_password()
         test_commit_lost_while_committing()
+        test_outcome_unknown()
+        test_run_id_taken_during_a_push()
+        test_server_notices_not_printed()
+        test_busy_timeout()
+        test_settings_after_a_reconnection()
         test_trigger_added_during_a_push()
         test_crafted()
         test_bad_uris()

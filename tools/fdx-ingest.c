@@ -328,6 +328,7 @@ static int run(const char *dbpath, char **paths, int n, const options *o, fdx_re
     fdx_commit_stats cs = {0};
     FILE *stream = NULL;
     diag d = {0, 0, o->max_errors, 0, {"", 0, 0, 0}};
+    int bad_lines = 0;
     int rc = start(dbpath, o, &db);
     if (rc != FDX_OK) { /* said by start: a refused run id is not bad lines */
         fdx_store_close(db);
@@ -344,6 +345,7 @@ static int run(const char *dbpath, char **paths, int n, const options *o, fdx_re
     if (rc == FDX_OK) {
         tool_progress_start(prog, db, &o->co);
         rc = ingest_all(db, paths, n, o, &d, stream, &stats);
+        bad_lines = rc == FDX_EDATA;
         tool_progress_end(stats.records + stats.bad_lines);
         say_schema1(&d.old);
     }
@@ -362,7 +364,7 @@ static int run(const char *dbpath, char **paths, int n, const options *o, fdx_re
     fdx_store_close(db); /* rolls back anything uncommitted */
     if ((rc == FDX_OK || rc == FDX_EDATA) && d.total - d.old_lines > d.shown)
         fprintf(stderr, "... and %llu more bad lines\n", d.total - d.old_lines - d.shown);
-    if (rc == FDX_EDATA) {
+    if (rc == FDX_EDATA && bad_lines) { /* a commit's refusal was said by commit() */
         tool_error(prog, "%llu bad line%s: nothing ingested, %s unchanged", d.total,
                    d.total == 1 ? "" : "s", shown);
     }

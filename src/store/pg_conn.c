@@ -167,6 +167,8 @@ static int code_of(fdx_pg *pg, const PGresult *r)
         return FDX_EREADONLY; /* insufficient privilege */
     if (strncmp(state, "53", 2) == 0)
         return strcmp(state, "53200") == 0 ? FDX_ENOMEM : FDX_EIO;
+    if (strcmp(state, "55P03") == 0)
+        return FDX_EBUSY; /* a lock not granted within the busy timeout */
     if (strncmp(state, "22", 2) == 0 || strncmp(state, "23", 2) == 0)
         return FDX_EDATA;
     return FDX_ERROR;
@@ -176,9 +178,16 @@ int fdx_pg_fail(fdx_store *s, fdx_pg *pg, const PGresult *r, const char *what)
 {
     const char *msg = r ? PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY) : NULL;
     const char *detail = r ? PQresultErrorField(r, PG_DIAG_MESSAGE_DETAIL) : NULL;
+    const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
     char both[1024];
     if (msg && detail) {
         snprintf(both, sizeof both, "%s (%s)", msg, detail);
+        msg = both;
+    } else if (msg && state && strcmp(state, "55P03") == 0) {
+        snprintf(both, sizeof both,
+                 "busy: another writer held the store for longer than the busy timeout (%d ms) "
+                 "(%s)",
+                 s->busy_ms, msg);
         msg = both;
     }
     if (!msg || !*msg)
@@ -245,6 +254,25 @@ static int read_password(fdx_store *s, fdx_pg *pg)
     return FDX_OK;
 }
 
+/* The server's notices (a WARNING as it shuts down, say) went to stderr
+ * unprefixed, through -q; what fails is said by the failure itself. */
+static void drop_notice(void *arg, const char *message)
+{
+    (void)arg;
+    (void)message;
+}
+
+/* fdx's settings of a session, at every connection and reconnection (a
+ * reset session has the role's and database's own again). */
+static int configure(fdx_store *s, fdx_pg *pg)
+{
+    PGresult *r = PQexec(pg->conn, fdx_sql_pg_connection);
+    int ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+    int rc = ok ? FDX_OK : fdx_pg_fail(s, pg, r, "configuring the connection");
+    PQclear(r);
+    return rc == FDX_OK ? fdx_pg_lock_timeout(s, pg, 0) : rc;
+}
+
 int fdx_pg_connect(fdx_store *s, fdx_pg *pg)
 {
     char why[512];
@@ -254,18 +282,44 @@ int fdx_pg_connect(fdx_store *s, fdx_pg *pg)
     if (rc != FDX_OK)
         return rc;
     /* Later keywords override earlier ones: the URI's own connect_timeout
-     * wins over the default; the encoding is fdx's (feeds are UTF-8). */
+     * and options win over the defaults (notices are not sent, from the
+     * start: those sent before drop_notice is set go to stderr); the
+     * encoding is fdx's (feeds are UTF-8). */
     const char *timeout = getenv("PGCONNECT_TIMEOUT");
-    const char *keys[] = {"connect_timeout", "application_name", "dbname", "client_encoding", NULL};
-    const char *vals[] = {timeout && *timeout ? timeout : "10", "fdx", pg->uri, "UTF8", NULL};
+    const char *keys[] = {"connect_timeout", "application_name", "options",
+                          "dbname",          "client_encoding",  NULL};
+    const char *vals[] = {timeout && *timeout ? timeout : "10",
+                          "fdx",
+                          "-c client_min_messages=error",
+                          pg->uri,
+                          "UTF8",
+                          NULL};
     pg->conn = PQconnectdbParams(keys, vals, 1);
     if (!pg->conn)
         return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
     if (PQstatus(pg->conn) != CONNECTION_OK)
         return fdx_pg_fail(s, pg, NULL, "cannot connect");
-    PGresult *r = PQexec(pg->conn, fdx_sql_pg_connection);
-    int ok = PQresultStatus(r) == PGRES_COMMAND_OK;
-    rc = ok ? FDX_OK : fdx_pg_fail(s, pg, r, "configuring the connection");
+    PQsetNoticeProcessor(pg->conn, drop_notice, NULL);
+    return configure(s, pg);
+}
+
+int fdx_pg_reset(fdx_store *s, fdx_pg *pg)
+{
+    PQreset(pg->conn);
+    if (PQstatus(pg->conn) != CONNECTION_OK)
+        return fdx_pg_fail(s, pg, NULL, "reconnecting");
+    return configure(s, pg);
+}
+
+int fdx_pg_lock_timeout(fdx_store *s, fdx_pg *pg, int local)
+{
+    char ms[32];
+    snprintf(ms, sizeof ms, "%dms", s->busy_ms > 0 ? s->busy_ms : 1); /* 0 would wait for ever */
+    const char *vals[] = {ms, local ? "true" : "false"};
+    PGresult *r = fdx_pg_exec(pg, fdx_sql_pg_lock_timeout, 2, vals);
+    int rc = PQresultStatus(r) == PGRES_TUPLES_OK
+                 ? FDX_OK
+                 : fdx_pg_fail(s, pg, r, "setting the busy timeout");
     PQclear(r);
     return rc;
 }

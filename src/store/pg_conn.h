@@ -31,6 +31,11 @@ char *fdx_pg_redact(const char *uri);
 /* Connects (s->backend_data is the fdx_pg); a URI without connect_timeout
  * waits 10 s at most, unless PGCONNECT_TIMEOUT says otherwise. */
 int fdx_pg_connect(fdx_store *s, fdx_pg *pg);
+/* Connects again (PQreset) and sets fdx's settings of the session again. */
+int fdx_pg_reset(fdx_store *s, fdx_pg *pg);
+/* Sets how long statements wait for a lock, the store's busy timeout: for
+ * the session, or (local) for the transaction under way. */
+int fdx_pg_lock_timeout(fdx_store *s, fdx_pg *pg, int local);
 /* Sets errmsg to "<store>: what: <libpq's message>" (the password scrubbed),
  * r the failed result or NULL for the connection's message; returns the
  * fdx code (FDX_EIO for a lost or refused connection). */

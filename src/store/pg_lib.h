@@ -33,6 +33,7 @@
     X(PQreset)                                                                                     \
     X(PQresultErrorField)                                                                          \
     X(PQresultStatus)                                                                              \
+    X(PQsetNoticeProcessor)                                                                        \
     X(PQstatus)
 
 #define FDX_LIBPQ_MEMBER(name) __typeof__(name) *name;
@@ -49,29 +50,30 @@ extern fdx_libpq fdx_libpq_fns;
 int fdx_libpq_load(char *err, size_t size);
 
 #ifndef FDX_PG_LIB_IMPL
-#define PQclear            (fdx_libpq_fns.PQclear)
-#define PQcmdTuples        (fdx_libpq_fns.PQcmdTuples)
-#define PQconnectdbParams  (fdx_libpq_fns.PQconnectdbParams)
-#define PQconninfoFree     (fdx_libpq_fns.PQconninfoFree)
-#define PQconninfoParse    (fdx_libpq_fns.PQconninfoParse)
-#define PQerrorMessage     (fdx_libpq_fns.PQerrorMessage)
-#define PQexec             (fdx_libpq_fns.PQexec)
-#define PQexecParams       (fdx_libpq_fns.PQexecParams)
-#define PQfinish           (fdx_libpq_fns.PQfinish)
-#define PQfreemem          (fdx_libpq_fns.PQfreemem)
-#define PQftype            (fdx_libpq_fns.PQftype)
-#define PQgetResult        (fdx_libpq_fns.PQgetResult)
-#define PQgetisnull        (fdx_libpq_fns.PQgetisnull)
-#define PQgetlength        (fdx_libpq_fns.PQgetlength)
-#define PQgetvalue         (fdx_libpq_fns.PQgetvalue)
-#define PQnfields          (fdx_libpq_fns.PQnfields)
-#define PQntuples          (fdx_libpq_fns.PQntuples)
-#define PQputCopyData      (fdx_libpq_fns.PQputCopyData)
-#define PQputCopyEnd       (fdx_libpq_fns.PQputCopyEnd)
-#define PQreset            (fdx_libpq_fns.PQreset)
-#define PQresultErrorField (fdx_libpq_fns.PQresultErrorField)
-#define PQresultStatus     (fdx_libpq_fns.PQresultStatus)
-#define PQstatus           (fdx_libpq_fns.PQstatus)
+#define PQclear              (fdx_libpq_fns.PQclear)
+#define PQcmdTuples          (fdx_libpq_fns.PQcmdTuples)
+#define PQconnectdbParams    (fdx_libpq_fns.PQconnectdbParams)
+#define PQconninfoFree       (fdx_libpq_fns.PQconninfoFree)
+#define PQconninfoParse      (fdx_libpq_fns.PQconninfoParse)
+#define PQerrorMessage       (fdx_libpq_fns.PQerrorMessage)
+#define PQexec               (fdx_libpq_fns.PQexec)
+#define PQexecParams         (fdx_libpq_fns.PQexecParams)
+#define PQfinish             (fdx_libpq_fns.PQfinish)
+#define PQfreemem            (fdx_libpq_fns.PQfreemem)
+#define PQftype              (fdx_libpq_fns.PQftype)
+#define PQgetResult          (fdx_libpq_fns.PQgetResult)
+#define PQgetisnull          (fdx_libpq_fns.PQgetisnull)
+#define PQgetlength          (fdx_libpq_fns.PQgetlength)
+#define PQgetvalue           (fdx_libpq_fns.PQgetvalue)
+#define PQnfields            (fdx_libpq_fns.PQnfields)
+#define PQntuples            (fdx_libpq_fns.PQntuples)
+#define PQputCopyData        (fdx_libpq_fns.PQputCopyData)
+#define PQputCopyEnd         (fdx_libpq_fns.PQputCopyEnd)
+#define PQreset              (fdx_libpq_fns.PQreset)
+#define PQresultErrorField   (fdx_libpq_fns.PQresultErrorField)
+#define PQresultStatus       (fdx_libpq_fns.PQresultStatus)
+#define PQsetNoticeProcessor (fdx_libpq_fns.PQsetNoticeProcessor)
+#define PQstatus             (fdx_libpq_fns.PQstatus)
 #endif
 
 #endif

@@ -215,11 +215,8 @@ static int history_write(push *p)
  * asked again). */
 static void wait_for_lost(push *p)
 {
-    char ms[32];
-    snprintf(ms, sizeof ms, "%dms", p->s->busy_ms > 0 ? p->s->busy_ms : 1);
-    const char *vals[] = {ms};
     PQclear(fdx_pg_exec(p->pg, fdx_sql_pg_begin, 0, NULL));
-    PQclear(fdx_pg_exec(p->pg, fdx_sql_pg_lock_timeout, 1, vals));
+    (void)fdx_pg_lock_timeout(p->s, p->pg, 1);
     PQclear(fdx_pg_exec(p->pg, fdx_sql_pg_history_config_lock, 0, NULL));
     PQclear(fdx_pg_exec(p->pg, fdx_sql_pg_rollback, 0, NULL));
 }
@@ -231,9 +228,8 @@ static void wait_for_lost(push *p)
  * the server cannot tell. */
 static int learn_outcome(push *p, int *committed)
 {
-    PQreset(p->pg->conn);
-    if (PQstatus(p->pg->conn) != CONNECTION_OK)
-        return fdx_pg_fail(p->s, p->pg, NULL, "reconnecting after a lost COMMIT");
+    if (fdx_pg_reset(p->s, p->pg) != FDX_OK)
+        return FDX_EIO;
     for (int asked = 0;; asked++) {
         PGresult *r = NULL;
         const char *vals[] = {p->xid};
@@ -254,6 +250,18 @@ static int learn_outcome(push *p, int *committed)
     }
 }
 
+/* What running the transaction again does, when its outcome is unknown. */
+static const char *rerun_advice(const fdx_store *s)
+{
+    if (s->ledger.merged || s->ledger.pruned)
+        return "running it again is exact (a merge already applied, or a prune already made, "
+               "changes nothing)";
+    if (s->ledger.run_id)
+        return "a run with the same --run-id finds out and never counts twice";
+    return "look for its row in the store's ingest_ledger before running it again (without "
+           "--run-id, a second run counts it twice)";
+}
+
 static int commit(push *p)
 {
     PGresult *r = fdx_pg_exec(p->pg, fdx_sql_pg_commit, 0, NULL);
@@ -269,11 +277,11 @@ static int commit(push *p)
     memcpy(lost_msg, p->s->errmsg, sizeof lost_msg);
     int committed = 0;
     if (learn_outcome(p, &committed) != FDX_OK) {
+        p->retry = 0; /* running it again could count it twice */
         fdx_store_fail(p->s, FDX_EIO,
                        "%s: the connection was lost during COMMIT and whether it went through "
-                       "is unknown (%s): a run with the same --run-id finds out and never "
-                       "counts twice",
-                       p->s->path, lost_msg);
+                       "is unknown (%s): %s",
+                       p->s->path, lost_msg, rerun_advice(p->s));
         return FDX_EIO;
     }
     if (committed)
@@ -305,6 +313,8 @@ static int push_once(push *p)
     p->duplicate = 0;
     p->xid[0] = '\0';
     int rc = run(p, fdx_sql_pg_begin, 0, NULL, "starting the transaction", NULL);
+    if (rc == FDX_OK && (rc = fdx_pg_lock_timeout(p->s, p->pg, 1)) != FDX_OK)
+        p->retry = PQstatus(p->pg->conn) != CONNECTION_OK;
     if (rc == FDX_OK &&
         (rc = run(p, fdx_sql_pg_txid, 0, NULL, "starting the transaction", &r)) == FDX_OK) {
         snprintf(p->xid, sizeof p->xid, "%s", PQgetvalue(r, 0, 0));
@@ -417,7 +427,7 @@ int fdx_pg_push(fdx_store *s, fdx_pg *pg)
         if (rc == FDX_OK || !p.retry)
             break;
         if (PQstatus(pg->conn) != CONNECTION_OK)
-            PQreset(pg->conn);
+            (void)fdx_pg_reset(s, pg); /* a failure is the next attempt's */
         backoff(attempt);
     }
     fdx_pg_prune_forget(pg);
