@@ -422,13 +422,17 @@ int fdx_pg_push(fdx_store *s, fdx_pg *pg)
         return FDX_OK; /* the transaction changed nothing */
     int rc = FDX_OK;
     for (int attempt = 0; attempt < PUSH_ATTEMPTS; attempt++) {
+        if (attempt) {
+            backoff(attempt - 1);
+            /* a server still unreachable: why is kept, not hidden by a
+             * statement sent on no connection */
+            if (PQstatus(pg->conn) != CONNECTION_OK && (rc = fdx_pg_reset(s, pg)) != FDX_OK)
+                continue;
+        }
         p.retry = 0;
         rc = push_once(&p);
         if (rc == FDX_OK || !p.retry)
             break;
-        if (PQstatus(pg->conn) != CONNECTION_OK)
-            (void)fdx_pg_reset(s, pg); /* a failure is the next attempt's */
-        backoff(attempt);
     }
     fdx_pg_prune_forget(pg);
     if (rc == FDX_OK)
