@@ -210,13 +210,12 @@ static int history_write(push *p)
 }
 
 /* Waits for the lost transaction to end, for no longer than the busy
- * timeout: every push holds the history settings' row until it ends, so
- * taking that row waits for it (a failure to take it is told by the status
- * asked again). */
+ * timeout (the session's lock timeout, set again by the reconnection): every
+ * push holds the history settings' row until it ends, so taking that row
+ * waits for it (a failure to take it is told by the status asked again). */
 static void wait_for_lost(push *p)
 {
     PQclear(fdx_pg_exec(p->pg, fdx_sql_pg_begin, 0, NULL));
-    (void)fdx_pg_lock_timeout(p->s, p->pg, 1);
     PQclear(fdx_pg_exec(p->pg, fdx_sql_pg_history_config_lock, 0, NULL));
     PQclear(fdx_pg_exec(p->pg, fdx_sql_pg_rollback, 0, NULL));
 }
