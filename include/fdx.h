@@ -15,7 +15,14 @@
  * A store handle is not thread-safe: use one handle per thread (several
  * handles, threads or processes may open the same file at once). Nor does it
  * cross fork(): in a child every call on its parent's handle fails with
- * FDX_EMISUSE, and fdx_store_close there frees only the child's own memory.
+ * FDX_EMISUSE, and fdx_store_close there frees only the child's own memory
+ * (a rejects handle likewise: the parent's temporary file stays the parent's).
+ * A handle whose open failed only answers fdx_store_errmsg and closes: every
+ * other call on it fails with FDX_EMISUSE. So does every call on a handle
+ * made from inside a callback of a call still running on it (progress,
+ * diagnostics, demand, growth, diff and filter-value callbacks): such a call
+ * would reset the rows being read, or commit part of an all-or-nothing
+ * ingest.
  */
 #ifndef FDX_H
 #define FDX_H
@@ -196,7 +203,8 @@ int fdx_store_open_v2(const char *path, int flags, int busy_ms, fdx_store **out)
  * before an ingest, merge or prune, are written before the commit). */
 typedef struct fdx_commit_stats {
     uint64_t cells_added;   /* cells that did not exist before */
-    uint64_t cells_updated; /* existing cells whose count grew */
+    uint64_t cells_updated; /* existing cells the transaction recorded again (a count
+                               already at 2^63-1 stays there) */
 } fdx_commit_stats;
 
 int fdx_store_begin(fdx_store *store);
@@ -576,8 +584,8 @@ typedef struct fdx_prune_stats {
 } fdx_prune_stats;
 
 /* stats (NULL: not wanted) is what the prune removes. A revision that is not
- * 16 hex digits, or a compute capability neither "cpu" nor MAJOR.MINOR, is
- * FDX_EMISUSE (it would match nothing). For a PostgreSQL store
+ * 16 hex digits, a compute capability neither "cpu" nor MAJOR.MINOR, or a
+ * before outside 0 (none) .. 9999-12-31T23:59:59Z is FDX_EMISUSE. For a PostgreSQL store
  * the prune runs when fdx_store_commit pushes the transaction: stats is then
  * counted now, in a transaction rolled back (what a dry run reports), and
  * what the commit removes can differ when another writer commits in between;
@@ -699,7 +707,9 @@ void fdx_records_free(fdx_records *records);
 
 /* Write the misses, the dispatches, or both (dir/misses.jsonl and
  * dir/dispatches.jsonl, dir created when missing) exactly as fdx-export
- * would, each file replaced atomically. The sink keeps its cells. */
+ * would, each file replaced atomically. The sink keeps its cells. A path
+ * that is an SQLite database, or its -wal, -shm or -journal file, is
+ * refused (FDX_EMISUSE): the replacement would destroy a store. */
 int fdx_sink_flush_misses(fdx_sink *sink, const char *path, size_t *lines);
 int fdx_sink_flush_dispatches(fdx_sink *sink, const char *path, size_t *lines);
 int fdx_sink_flush_all(fdx_sink *sink, const char *dir, size_t *miss_lines, size_t *dispatch_lines);

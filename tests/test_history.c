@@ -280,6 +280,17 @@ START_TEST(prune_filters_are_checked_without_a_store)
     ck_assert_int_eq(fdx_prune_filter_check(&f, why, sizeof why), FDX_OK);
     f.compute_capability = "4294967296.0";
     ck_assert_int_eq(fdx_prune_filter_check(&f, why, sizeof why), FDX_EMISUSE);
+    /* before INT64_MIN pruned every cell, and logged a day 292 billion years ago */
+    fdx_prune_filter t = {NULL, NULL, NULL, NULL, NULL, NULL, INT64_MIN};
+    char longer[160];
+    ck_assert_int_eq(fdx_prune_filter_check(&t, longer, sizeof longer), FDX_EMISUSE);
+    ck_assert_ptr_nonnull(strstr(longer, "outside 1970-01-01 .. 9999-12-31"));
+    t.before = -86400;
+    ck_assert_int_eq(fdx_prune_filter_check(&t, NULL, 0), FDX_EMISUSE);
+    t.before = 253402300800; /* 10000-01-01 */
+    ck_assert_int_eq(fdx_prune_filter_check(&t, NULL, 0), FDX_EMISUSE);
+    t.before = 253402300799;
+    ck_assert_int_eq(fdx_prune_filter_check(&t, NULL, 0), FDX_OK);
 }
 END_TEST
 

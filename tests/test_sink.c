@@ -388,10 +388,29 @@ START_TEST(null_handles_and_paths_are_refused)
     fdx_store_close(db);
     ck_assert_int_eq(fdx_sink_flush_misses(sink, store, &a), FDX_EMISUSE);
     ck_assert_ptr_nonnull(strstr(fdx_sink_errmsg(sink), "is an SQLite database"));
+    /* nor its -wal (committed transactions), -shm or -journal: by their first
+     * bytes, or by their names beside the store even when empty */
+    db = tu_open(store);
+    tu_commit_miss(db, "in the wal");
+    char part[4096];
+    const char *parts[] = {"-wal", "-shm", "-journal"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(part, sizeof part, "%s%s", store, parts[i]);
+        if (i == 2)
+            tu_write_file(part, "");
+        ck_assert_int_eq(fdx_sink_flush_misses(sink, part, &a), FDX_EMISUSE);
+        ck_assert_ptr_nonnull(strstr(fdx_sink_errmsg(sink), "-wal, -shm or -journal"));
+    }
+    unlink(part);
+    snprintf(part, sizeof part, "%s", tu_path(tu_dir, "copied-journal"));
+    tu_write_file(part, "\xd9\xd5\x05\xf9\x20\xa1\x63\xd7 a hot journal elsewhere");
+    ck_assert_int_eq(fdx_sink_flush_misses(sink, part, &a), FDX_EMISUSE);
+    fdx_store_close(db);
+    unlink(tu_path(tu_dir, "copied-journal"));
     db = tu_open(store);
     uint64_t misses, dispatches;
     ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
-    ck_assert_uint_eq(misses, 1);
+    ck_assert_uint_eq(misses, 2); /* the commit the -wal held too */
     fdx_store_close(db);
     ck_assert_uint_eq(a + b, 14);                         /* no count set by a refusal */
     ck_assert_uint_eq(fdx_sink_miss_cell_count(sink), 1); /* and the sink kept its cell */

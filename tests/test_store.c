@@ -21,6 +21,7 @@
 
 #include "cell/agg.h"
 #include "common/atomic_file.h"
+#include "common/utf8.h"
 #include "ingest/batch.h"
 #include "sql_text.h"
 #include "store/pg_conn.h"
@@ -989,9 +990,10 @@ static int child_of_open_transaction(fdx_store *db)
     fdx_miss m = {"child", {"Cuda", "MatMul", dt, 1, "src", 1}, 1, {0, 0, 0, "cpu", "n/a"}};
     uint64_t misses, dispatches;
     int refused =
-        fdx_store_record_miss(db, &m) == FDX_OK && fdx_store_commit(db, NULL) == FDX_EMISUSE &&
+        fdx_store_record_miss(db, &m) == FDX_EMISUSE && fdx_store_commit(db, NULL) == FDX_EMISUSE &&
         strstr(fdx_store_errmsg(db), "forked from") != NULL && fdx_store_begin(db) == FDX_EMISUSE &&
-        fdx_store_cell_counts(db, &misses, &dispatches) == FDX_EMISUSE;
+        fdx_store_cell_counts(db, &misses, &dispatches) == FDX_EMISUSE &&
+        fdx_store_rollback(db) == FDX_EMISUSE && fdx_store_set_busy_timeout(db, 1) == FDX_EMISUSE;
     return fdx_store_close(db) == FDX_OK && refused ? 0 : 1;
 }
 
@@ -999,16 +1001,25 @@ static int child_of_open_transaction(fdx_store *db)
  * the parent's transaction through the connection they share (both commits
  * said they succeeded, and one was lost) or tear it down: every call is
  * refused there, and the parent's transaction commits as if no fork had
- * been. A store opened in the child works. */
+ * been. A store opened in the child works. The child's rollback refused only
+ * after it had cut the spill file it shares with the parent to nothing, and
+ * the parent's commit then failed, its cells lost. */
 START_TEST(a_forked_child_cannot_use_its_parents_handle)
 {
     const char *path = tu_path(tu_dir, "s.db");
     fdx_store *db = tu_open(path);
     const char *dt[] = {"F16"};
     fdx_miss m = {"parent", {"Cuda", "MatMul", dt, 1, "src", 1}, 1, {0, 0, 0, "cpu", "n/a"}};
+    char wanted[32];
     tu_commit_miss(db, "seed");
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
-    ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_OK);
+    db->spill_bytes = 1024;
+    for (int i = 0; i < 200; i++) {
+        snprintf(wanted, sizeof wanted, "parent %d", i);
+        m.wanted = wanted;
+        ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_OK);
+    }
+    ck_assert_uint_gt(db->spills, 0);
     fflush(NULL);
     pid_t child = fork();
     if (child == 0) {
@@ -1025,10 +1036,10 @@ START_TEST(a_forked_child_cannot_use_its_parents_handle)
     ck_assert_int_eq(waitpid(child, &status, 0), child);
     ck_assert(WIFEXITED(status));
     ck_assert_int_eq(WEXITSTATUS(status), 0);
-    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    ck_assert_msg(fdx_store_commit(db, NULL) == FDX_OK, "%s", fdx_store_errmsg(db));
     uint64_t misses, dispatches;
     ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
-    ck_assert_uint_eq(misses, 2);
+    ck_assert_uint_eq(misses, 201);
     fdx_store_close(db);
 }
 END_TEST
@@ -2029,13 +2040,19 @@ START_TEST(options_of_an_unknown_version_are_refused)
 }
 END_TEST
 
+/* Makes a store at path holding one miss, keyed wanted. */
+static void store_of_one_miss(const char *path, const char *wanted)
+{
+    fdx_store *db = tu_open(path);
+    tu_commit_miss(db, wanted);
+    fdx_store_close(db);
+}
+
 /* A merge with nothing to do succeeds with a notice, never an error message. */
 START_TEST(already_merged_is_a_notice_not_an_error)
 {
     const char *src_path = tu_path(tu_dir, "src.db");
-    fdx_store *src = tu_open(src_path);
-    tu_commit_miss(src, "w");
-    fdx_store_close(src);
+    store_of_one_miss(src_path, "w");
 
     fdx_store *db = tu_open(tu_path(tu_dir, "dst.db"));
     fdx_merge_stats ms = {0};
@@ -2084,6 +2101,55 @@ START_TEST(newer_schema_is_refused)
     fdx_store_close(tu_open(path));
     raw_exec(path, "PRAGMA user_version = 99");
     ck_assert_int_eq(open_status(path, 0, "newer fdx (store schema version 99"), FDX_ESCHEMA);
+}
+END_TEST
+
+/* The miss cells of the store at path, read through a handle of its own. */
+static uint64_t miss_cells_at(const char *path)
+{
+    fdx_store *db;
+    uint64_t misses, dispatches;
+    ck_assert_int_eq(fdx_store_open(path, FDX_OPEN_FOR_READING, &db), FDX_OK);
+    ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
+    fdx_store_close(db);
+    return misses;
+}
+
+/* A handle whose open failed kept its connection (to remove a store it
+ * created, at close), and every call on it went on to use it: an older
+ * build wrote into a newer fdx's store, a foreign trigger ran at its commit.
+ * Every call but errmsg and close is refused, and the file is left as it was. */
+START_TEST(a_handle_whose_open_failed_only_closes)
+{
+    const char *path = tu_path(tu_dir, "s.db");
+    const char *breaks[] = {"PRAGMA user_version = 99",
+                            "CREATE TABLE seen (x); CREATE TRIGGER t AFTER INSERT ON miss_cell "
+                            "BEGIN INSERT INTO seen VALUES (1); END"};
+    const char *dt[] = {"F16"};
+    fdx_miss m = {"later", {"Cuda", "MatMul", dt, 1, "src", 1}, 1, {0, 0, 0, "cpu", "n/a"}};
+    for (int i = 0; i < 2; i++) {
+        unlink(path);
+        fdx_store *db = tu_open(path);
+        tu_commit_miss(db, "seed");
+        fdx_store_close(db);
+        raw_exec(path, breaks[i]);
+        ck_assert_int_ne(fdx_store_open(path, 0, &db), FDX_OK);
+        uint64_t misses, dispatches;
+        fdx_demand_filter f = FDX_DEMAND_FILTER_INIT;
+        ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_EMISUSE);
+        ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "open failed"));
+        ck_assert_int_eq(fdx_store_begin(db), FDX_EMISUSE);
+        ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_EMISUSE);
+        ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_EMISUSE);
+        ck_assert_int_eq(fdx_store_rollback(db), FDX_EMISUSE);
+        ck_assert_int_eq(fdx_store_export(db, tu_path(tu_dir, "out"), NULL), FDX_EMISUSE);
+        ck_assert_int_eq(fdx_store_demand(db, &f, NULL, NULL), FDX_EMISUSE);
+        ck_assert_int_eq(fdx_store_set_busy_timeout(db, 10), FDX_EMISUSE);
+        ck_assert_int_eq(fdx_store_ingest_buffer(db, "b", "", 0, NULL, NULL), FDX_EMISUSE);
+        ck_assert_int_eq(fdx_store_close(db), FDX_OK);
+        raw_exec(path, i ? "DROP TRIGGER t" : "PRAGMA user_version = 6");
+        ck_assert_uint_eq(miss_cells_at(path), 1);
+    }
 }
 END_TEST
 
@@ -2887,7 +2953,7 @@ START_TEST(misuse_of_handles_and_pointers_is_refused)
 
     ck_assert_int_eq(fdx_store_open(tu_path(tu_dir, "no-such.db"), 0, &failed), FDX_ENOENT);
     ck_assert_int_eq(fdx_store_demand(failed, NULL, count_rows, &rows), FDX_EMISUSE);
-    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(failed), "not open"));
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(failed), "open failed"));
     ck_assert_int_eq(fdx_store_growth(failed, NULL, 7, no_growth, NULL), FDX_EMISUSE);
     ck_assert_int_eq(fdx_store_report(failed, tu_path(tu_dir, "r.html"), NULL), FDX_EMISUSE);
     ck_assert_int_eq(fdx_store_filter_values(failed, no_value, NULL), FDX_EMISUSE);
@@ -2949,6 +3015,196 @@ START_TEST(misuse_of_handles_and_pointers_is_refused)
     ck_assert_int_eq(fdx_rejects_start(rj, NULL), FDX_EMISUSE);
     ck_assert_ptr_nonnull(strstr(fdx_rejects_errmsg(rj), "no stream"));
     fdx_rejects_close(rj);
+    /* A handle whose open was refused went on to start, sync and commit: a
+     * rejects file renamed over the store it had refused, or, with no path,
+     * a crash. */
+    tu_commit_miss(db = tu_open(store), "kept");
+    fdx_store_close(db);
+    const char *refused[] = {store, NULL};
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(fdx_rejects_open(refused[i], store, NULL, 0, &rj), FDX_EMISUSE);
+        ck_assert_int_eq(fdx_rejects_start(rj, &stream), FDX_EMISUSE);
+        ck_assert_ptr_nonnull(strstr(fdx_rejects_errmsg(rj), "open failed"));
+        ck_assert_int_eq(fdx_rejects_sync(rj), FDX_EMISUSE);
+        ck_assert_int_eq(fdx_rejects_commit(rj), FDX_EMISUSE);
+        fdx_rejects_close(rj);
+    }
+    ck_assert_uint_eq(miss_cells_at(store), 1);
+}
+END_TEST
+
+/* A forked child's close of its parent's rejects handle removed the parent's
+ * temporary file, and the parent's commit failed; its calls are refused, and
+ * the parent commits the lines it wrote, once. */
+START_TEST(a_forked_child_leaves_its_parents_rejects_file)
+{
+    const char *path = tu_path(tu_dir, "rejects.jsonl");
+    fdx_rejects *rj;
+    FILE *stream;
+    ck_assert_int_eq(fdx_rejects_open(path, tu_path(tu_dir, "s.db"), NULL, 0, &rj), FDX_OK);
+    ck_assert_int_eq(fdx_rejects_start(rj, &stream), FDX_OK);
+    fputs("bad line\n", stream); /* buffered when the child is forked */
+    pid_t child = fork();
+    if (child == 0) {
+        int refused = fdx_rejects_sync(rj) == FDX_EMISUSE &&
+                      fdx_rejects_commit(rj) == FDX_EMISUSE &&
+                      strstr(fdx_rejects_errmsg(rj), "forked from") != NULL;
+        fdx_rejects_close(rj);
+        _exit(refused ? 0 : 1);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert(WIFEXITED(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 0);
+    ck_assert_int_eq(fdx_rejects_sync(rj), FDX_OK);
+    ck_assert_msg(fdx_rejects_commit(rj) == FDX_OK, "%s", fdx_rejects_errmsg(rj));
+    fdx_rejects_close(rj);
+    char *text = tu_read_file(path, NULL);
+    ck_assert_str_eq(text, "bad line\n");
+    free(text);
+}
+END_TEST
+
+/* An empty file beside a -wal holding commits: SQLite deletes such a -wal on
+ * the file's first read, and every reader (fdx-top, fdx-export...) refused
+ * the empty store having deleted its -wal. Readers and writers refuse it
+ * and leave both files as they were. */
+START_TEST(an_empty_file_with_a_wal_is_refused_untouched)
+{
+    const char *path = tu_path(tu_dir, "s.db");
+    store_of_one_miss(path, "seed");
+    sqlite3 *raw;
+    ck_assert_int_eq(sqlite3_open(path, &raw), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(raw,
+                                  "PRAGMA wal_autocheckpoint = 0; "
+                                  "UPDATE miss_cell SET count = count + 1",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    size_t n;
+    char *wal = tu_read_file(tu_path(tu_dir, "s.db-wal"), &n);
+    ck_assert_ptr_nonnull(wal);
+    ck_assert_uint_gt(n, 0);
+    sqlite3_close(raw);
+    const char *empty = tu_path(tu_dir, "e.db"), *empty_wal = tu_path(tu_dir, "e.db-wal");
+    const int flags[] = {FDX_OPEN_FOR_READING, FDX_OPEN_READONLY, 0, FDX_OPEN_CREATE};
+    for (int i = 0; i < 4; i++) {
+        FILE *f = fopen(empty_wal, "wb");
+        ck_assert_uint_eq(fwrite(wal, 1, n, f), n);
+        fclose(f);
+        fclose(fopen(empty, "wb"));
+        fdx_store *db;
+        ck_assert_int_eq(fdx_store_open(empty, flags[i], &db), FDX_ENOTSTORE);
+        ck_assert_msg(strstr(fdx_store_errmsg(db), "its -wal holds"), "%s", fdx_store_errmsg(db));
+        fdx_store_close(db);
+        struct stat st;
+        ck_assert_int_eq(stat(empty_wal, &st), 0);
+        ck_assert_uint_eq((size_t)st.st_size, n);
+        ck_assert_int_eq(stat(empty, &st), 0);
+        ck_assert_int_eq(st.st_size, 0);
+    }
+    free(wal);
+}
+END_TEST
+
+/* What a callback's calls into its own handle returned. */
+typedef struct reentry {
+    fdx_store *db;
+    int calls, refused;
+} reentry;
+
+static void commit_from_progress(void *ctx, const char *what, uint64_t done)
+{
+    reentry *r = ctx;
+    (void)what, (void)done;
+    r->calls++;
+    r->refused += fdx_store_commit(r->db, NULL) == FDX_EMISUSE &&
+                  strstr(fdx_store_errmsg(r->db), "from a callback") != NULL;
+}
+
+static int first_row(void *ctx, const fdx_demand_row *row)
+{
+    (void)ctx, (void)row;
+    return 1;
+}
+
+static int demand_from_demand(void *ctx, const fdx_demand_row *row)
+{
+    reentry *r = ctx;
+    (void)row;
+    r->calls++;
+    r->refused += fdx_store_demand(r->db, NULL, first_row, NULL) == FDX_EMISUSE &&
+                  fdx_store_begin(r->db) == FDX_EMISUSE;
+    return 0;
+}
+
+/* A commit from the progress callback of an ingest committed the lines read
+ * so far of a path that then failed on a bad line, and a ranking from a
+ * ranking's callback reset the rows being read: a call into a handle from a
+ * callback of a call still running on it is refused. */
+START_TEST(a_callback_cannot_call_into_its_handle)
+{
+    fdx_store *db = tu_open(tu_path(tu_dir, "s.db"));
+    fdx_buf feed = FDX_BUF_INIT;
+    for (int i = 0; i < 3000; i++) {
+        char line[256];
+        snprintf(line, sizeof line,
+                 "{\"schema\":2,\"wanted\":\"w%d\",\"fallback\":{\"backend\":\"Cuda\","
+                 "\"op\":\"A\",\"dtypes\":[],\"kernel_source\":\"s\",\"kernel_revision_hash\":1},"
+                 "\"count\":1,\"hw\":{\"hardware_sku\":\"x\",\"driver_version\":\"1\"}}\n",
+                 i);
+        fdx_buf_puts(&feed, line);
+    }
+    fdx_buf_puts(&feed, "{\"schema\":2}\n");
+    reentry r = {db, 0, 0};
+    fdx_store_set_progress(db, commit_from_progress, &r);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_ne(fdx_store_ingest_buffer(db, "feed", feed.data, feed.len, NULL, NULL), FDX_OK);
+    ck_assert_int_gt(r.calls, 1);
+    ck_assert_int_eq(r.refused, r.calls);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK); /* the path was left out whole */
+    fdx_store_set_progress(db, NULL, NULL);
+    uint64_t misses, dispatches;
+    ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
+    ck_assert_uint_eq(misses, 0);
+    fdx_store_close(db);
+    db = tu_open(tu_path(tu_dir, "s.db"));
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_buffer(db, "feed", feed.data, feed.len - 14, NULL, NULL),
+                     FDX_OK);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    fdx_store_close(db);
+    ck_assert_int_eq(fdx_store_open(tu_path(tu_dir, "s.db"), FDX_OPEN_READONLY, &db), FDX_OK);
+    r = (reentry){db, 0, 0};
+    ck_assert_int_eq(fdx_store_demand(db, NULL, demand_from_demand, &r), FDX_OK);
+    ck_assert_int_eq(r.calls, 3000); /* each row once: the rows were not read again */
+    ck_assert_int_eq(r.refused, 3000);
+    ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK); /* and after */
+    ck_assert_uint_eq(misses, 3000);
+    fdx_store_close(db);
+    fdx_buf_free(&feed);
+}
+END_TEST
+
+/* Messages put the path first and the reason last: a path as long as the
+ * message's room left only the path. */
+START_TEST(a_long_path_leaves_the_reason_in_the_message)
+{
+    size_t n = 70000;
+    char *path = malloc(n + 1);
+    for (size_t i = 0; i < n; i++)
+        path[i] = i % 100 == 0 ? '/' : 'd';
+    memcpy(path + n - 7, "\xc3\xa9t.db", 6); /* a character across the cut would be split */
+    path[n - 1] = '\0';
+    fdx_store *db;
+    ck_assert_int_ne(fdx_store_open(path, FDX_OPEN_CREATE, &db), FDX_OK);
+    const char *msg = fdx_store_errmsg(db);
+    size_t len = strlen(msg);
+    ck_assert_msg(len > 40 && strstr(msg, "t.db: ") && strstr(msg, "...") &&
+                      strstr(msg, strerror(ENAMETOOLONG)),
+                  "%s", msg);
+    ck_assert(fdx_utf8_valid(msg, len, NULL));
+    fdx_store_close(db);
+    free(path);
 }
 END_TEST
 
@@ -3499,6 +3755,11 @@ Suite *store_suite(void)
     tcase_add_test(tc, options_of_an_unknown_version_are_refused);
     tcase_add_test(tc, already_merged_is_a_notice_not_an_error);
     tcase_add_test(tc, newer_schema_is_refused);
+    tcase_add_test(tc, a_handle_whose_open_failed_only_closes);
+    tcase_add_test(tc, a_forked_child_leaves_its_parents_rejects_file);
+    tcase_add_test(tc, a_long_path_leaves_the_reason_in_the_message);
+    tcase_add_test(tc, a_callback_cannot_call_into_its_handle);
+    tcase_add_test(tc, an_empty_file_with_a_wal_is_refused_untouched);
     tcase_add_test(tc, older_schema_is_migrated);
     tcase_add_test(tc, schema_3_identity_is_migrated);
     tcase_add_test(tc, negative_schema_version_is_refused);

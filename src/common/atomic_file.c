@@ -22,13 +22,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/message.h"
 #include "fdx.h"
 
 #define FLUSH_AT ((size_t)256 << 10)
 
 static int io_fail(const char *path, const char *what, char *err, size_t errsz)
 {
-    snprintf(err, errsz, "%s: %s: %s", path, what, strerror(errno));
+    fdx_format_message(err, errsz, "%s: %s: %s", path, what, strerror(errno));
     return errno == ENOMEM ? FDX_ENOMEM : FDX_EIO;
 }
 
@@ -100,17 +101,18 @@ int fdx_afile_check_path(const char *path, char *err, size_t errsz)
     if (lstat(path, &st) != 0 || S_ISREG(st.st_mode))
         return FDX_OK;
     if (S_ISDIR(st.st_mode))
-        snprintf(err, errsz, "%s: is a directory, not a file", path);
+        fdx_format_message(err, errsz, "%s: is a directory, not a file", path);
     else if (S_ISLNK(st.st_mode))
-        snprintf(err, errsz,
-                 "%s: is a symbolic link; the file is replaced by a rename, which would "
-                 "replace the link, not what it names: give that path instead",
-                 path);
+        fdx_format_message(err, errsz,
+                           "%s: is a symbolic link; the file is replaced by a rename, which would "
+                           "replace the link, not what it names: give that path instead",
+                           path);
     else
-        snprintf(err, errsz,
-                 "%s: is not a regular file (a device, FIFO or socket); the file is replaced "
-                 "by a rename, which would replace it",
-                 path);
+        fdx_format_message(
+            err, errsz,
+            "%s: is not a regular file (a device, FIFO or socket); the file is replaced "
+            "by a rename, which would replace it",
+            path);
     return FDX_EIO;
 }
 
@@ -155,7 +157,7 @@ int fdx_afile_open(fdx_afile *af, const char *path, char *err, size_t errsz)
         free(dir);
         free(base);
         fdx_afile_abort(af);
-        snprintf(err, errsz, "%s: out of memory", path);
+        fdx_format_message(err, errsz, "%s: out of memory", path);
         return FDX_ENOMEM;
     }
     int rc = fdx_afile_check_target(af, err, errsz);
@@ -216,7 +218,7 @@ static void start_writeback(fdx_afile *af)
 int fdx_afile_flush_if_full(fdx_afile *af, char *err, size_t errsz)
 {
     if (af->buf.oom) {
-        snprintf(err, errsz, "%s: out of memory", af->path);
+        fdx_format_message(err, errsz, "%s: out of memory", af->path);
         return FDX_ENOMEM;
     }
     if (af->buf.len < FLUSH_AT)
@@ -261,14 +263,19 @@ int fdx_afile_install(fdx_afile *af, char *err, size_t errsz)
 
 void fdx_afile_abort(fdx_afile *af)
 {
+    if (af->tmp_path)
+        unlink(af->tmp_path);
+    fdx_afile_forget(af);
+}
+
+void fdx_afile_forget(fdx_afile *af)
+{
     if (af->fd >= 0)
         close(af->fd);
     af->fd = -1;
     if (af->dir_fd >= 0)
         close(af->dir_fd);
     af->dir_fd = -1;
-    if (af->tmp_path)
-        unlink(af->tmp_path);
     free(af->tmp_path);
     free(af->path);
     af->tmp_path = af->path = NULL;

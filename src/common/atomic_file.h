@@ -46,5 +46,8 @@ int fdx_afile_install(fdx_afile *af, char *err, size_t errsz);
 int fdx_afile_sync_dir(fdx_afile *af, char *err, size_t errsz);
 /* Closes and removes the temporary file unless it was installed; frees. */
 void fdx_afile_abort(fdx_afile *af);
+/* Closes and frees, leaving the temporary file where it is (a forked
+ * child's copy of a parent's, which is the parent's to keep or remove). */
+void fdx_afile_forget(fdx_afile *af);
 
 #endif

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/message.h"
 #include "fdx.h"
 
 /* An existing component must be a directory (or a link to one); *made says
@@ -19,15 +20,16 @@ static int mkdir_one(const char *path, int *made, char *err, size_t errsz)
     if ((*made = mkdir(path, 0777) == 0))
         return FDX_OK;
     if (errno != EEXIST) {
-        snprintf(err, errsz, "%s: creating the output directory: %s", path, strerror(errno));
+        fdx_format_message(err, errsz, "%s: creating the output directory: %s", path,
+                           strerror(errno));
         return FDX_EIO;
     }
     if (stat(path, &st) != 0) {
-        snprintf(err, errsz, "%s: %s", path, strerror(errno));
+        fdx_format_message(err, errsz, "%s: %s", path, strerror(errno));
         return FDX_EIO;
     }
     if (!S_ISDIR(st.st_mode)) {
-        snprintf(err, errsz, "%s: exists and is not a directory", path);
+        fdx_format_message(err, errsz, "%s: exists and is not a directory", path);
         return FDX_EIO;
     }
     return FDX_OK;
@@ -39,13 +41,13 @@ int fdx_mkdirs(const char *path, size_t *made_from, char *err, size_t errsz)
     made_from = made_from ? made_from : &unused;
     *made_from = 0;
     if (!*path) {
-        snprintf(err, errsz, "the output directory name is empty");
+        fdx_format_message(err, errsz, "the output directory name is empty");
         return FDX_EMISUSE;
     }
     size_t n = strlen(path);
     char *copy = strdup(path);
     if (!copy) {
-        snprintf(err, errsz, "%s: out of memory", path);
+        fdx_format_message(err, errsz, "%s: out of memory", path);
         return FDX_ENOMEM;
     }
     int rc = FDX_OK;
@@ -81,15 +83,40 @@ void fdx_unmake_dirs(const char *path, size_t made_from)
     free(copy);
 }
 
-int fdx_is_sqlite_file(const char *path)
+/* Whether path's first bytes are those of a database, a write-ahead log
+ * (either byte order of its checksums) or a rollback journal. */
+static int starts_as_sqlite(const char *path)
 {
-    static const char magic[16] = "SQLite format 3";
-    char head[16];
+    static const unsigned char db[16] = "SQLite format 3",
+                               wal[2][4] = {{0x37, 0x7f, 0x06, 0x82}, {0x37, 0x7f, 0x06, 0x83}},
+                               journal[8] = {0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7};
+    unsigned char head[16];
     FILE *f = fopen(path, "rb");
-    int is = f && fread(head, 1, sizeof head, f) == sizeof head && !memcmp(head, magic, 16);
+    size_t n = f ? fread(head, 1, sizeof head, f) : 0;
     if (f)
         fclose(f);
-    return is;
+    return (n == sizeof db && !memcmp(head, db, sizeof db)) ||
+           (n >= 8 &&
+            (!memcmp(head, wal[0], 4) || !memcmp(head, wal[1], 4) || !memcmp(head, journal, 8)));
+}
+
+int fdx_is_sqlite_file(const char *path)
+{
+    static const char *const parts[] = {"-wal", "-shm", "-journal"};
+    if (starts_as_sqlite(path))
+        return 1;
+    size_t n = strlen(path);
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) { /* an empty -wal, any -shm */
+        size_t k = strlen(parts[i]);
+        if (n > k && strcmp(path + n - k, parts[i]) == 0) {
+            char *db = strndup(path, n - k);
+            int is = db && starts_as_sqlite(db);
+            free(db);
+            if (is)
+                return 1;
+        }
+    }
+    return 0;
 }
 
 char *fdx_path_join(const char *dir, const char *name)

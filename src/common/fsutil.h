@@ -11,7 +11,8 @@ int fdx_mkdirs(const char *path, size_t *made_from, char *err, size_t errsz);
 /* Removes what fdx_mkdirs(path) made (made_from, as it set it), deepest
  * first, up to the first that is not empty: a failed output leaves none. */
 void fdx_unmake_dirs(const char *path, size_t made_from);
-/* Whether path is a file that starts as an SQLite database does. */
+/* Whether path is an SQLite database, or a -wal, -shm or -journal file of
+ * one (by its first bytes, or by its name beside the database). */
 int fdx_is_sqlite_file(const char *path);
 /* "dir/name", malloc'd; NULL when memory runs out. */
 char *fdx_path_join(const char *dir, const char *name);

@@ -64,8 +64,19 @@ static void report(ingest *in, uint64_t line, const char *reason)
         snprintf(in->first_error, sizeof in->first_error, "%.600s: %.400s", where, reason);
     in->src_bad++;
     in->stats->bad_lines++;
-    if (in->opts->on_error)
+    if (in->opts->on_error) {
+        in->s->in_callback++;
         in->opts->on_error(in->opts->ctx, where, reason);
+        in->s->in_callback--;
+    }
+}
+
+/* The caller's warning callback, which must not call into the store. */
+static void warn(ingest *in, const char *source, const char *msg)
+{
+    in->s->in_callback++;
+    in->opts->on_warning(in->opts->ctx, source, msg);
+    in->s->in_callback--;
 }
 
 /* Warns when the same bytes were ingested before (an accidental re-ingest?). */
@@ -81,7 +92,7 @@ static int warn_if_seen(ingest *in, const unsigned char digest[32])
     snprintf(msg, sizeof msg,
              "same content as %s, ingested at %s (ledger id %lld); ingesting it again", earlier,
              e.committed_at, (long long)e.id);
-    in->opts->on_warning(in->opts->ctx, in->source, msg);
+    warn(in, in->source, msg);
     return FDX_OK;
 }
 
@@ -298,7 +309,7 @@ static int warn_if_repeated(ingest *in, int fd, const char *name)
     if (earlier && in->opts->on_warning) {
         snprintf(msg, sizeof msg, "same file as %.1000s, given earlier; counting it again",
                  earlier);
-        in->opts->on_warning(in->opts->ctx, name, msg);
+        warn(in, name, msg);
     }
     return FDX_OK;
 }
@@ -484,7 +495,7 @@ static int run_ingest(fdx_store *s, const char *const *paths, size_t n, const ch
 /* A handle, and n paths none of which is NULL; FDX_EMISUSE otherwise. */
 static int paths_given(fdx_store *s, const char *const *paths, size_t n)
 {
-    if (!s)
+    if (fdx_store_usable(s) != FDX_OK)
         return FDX_EMISUSE;
     if (n && !paths)
         return fdx_store_fail(s, FDX_EMISUSE, "no paths given");
@@ -512,6 +523,8 @@ int fdx_store_ingest_buffer(fdx_store *s, const char *name, const char *data, si
 {
     static const char empty[1];
     const char *label = name ? name : "<buffer>";
+    if (fdx_store_usable(s) != FDX_OK)
+        return FDX_EMISUSE;
     if (!data && len)
         return fdx_store_fail(s, FDX_EMISUSE, "no data given");
     return run_ingest(s, &label, 1, data ? data : empty, len, opts, stats);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,15 +16,21 @@
 
 #include "common/atomic_file.h"
 #include "common/file_id.h"
+#include "common/forks.h"
 #include "common/fsutil.h"
+#include "common/message.h"
 #include "fdx.h"
 #include "ingest/sources.h"
+
+/* DONE: committed, or failed after it started; REFUSED: its open failed. */
+enum { CHECKED, STARTED, SYNCED, DONE, REFUSED };
 
 struct fdx_rejects {
     char *path;
     fdx_afile af;
     FILE *stream;
-    int state; /* 0 checked, 1 started, 2 synced, 3 done (committed or failed) */
+    int state;
+    unsigned forks; /* fdx_forks_seen() when it was opened */
     char errmsg[1024];
 };
 
@@ -33,7 +40,7 @@ static int fail(fdx_rejects *r, int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->errmsg, sizeof r->errmsg, fmt, ap);
+    fdx_vformat_message(r->errmsg, sizeof r->errmsg, fmt, ap);
     va_end(ap);
     return code;
 }
@@ -76,16 +83,9 @@ static int check_store(check *c, const char *store_path)
     return rc;
 }
 
-int fdx_rejects_open(const char *path, const char *store_path, const char *const *inputs, size_t n,
-                     fdx_rejects **out)
+static int check_paths(fdx_rejects *r, const char *path, const char *store_path,
+                       const char *const *inputs, size_t n)
 {
-    if (!out)
-        return FDX_EMISUSE;
-    fdx_rejects *r = calloc(1, sizeof *r);
-    *out = r;
-    if (!r)
-        return FDX_ENOMEM;
-    fdx_afile_init(&r->af);
     if (!path || !*path || !store_path)
         return fail(r, FDX_EMISUSE, "no rejects path given");
     for (size_t i = 0; i < n; i++)
@@ -109,17 +109,49 @@ int fdx_rejects_open(const char *path, const char *store_path, const char *const
     return rc;
 }
 
-int fdx_rejects_start(fdx_rejects *r, FILE **stream)
+int fdx_rejects_open(const char *path, const char *store_path, const char *const *inputs, size_t n,
+                     fdx_rejects **out)
+{
+    if (!out)
+        return FDX_EMISUSE;
+    fdx_rejects *r = calloc(1, sizeof *r);
+    *out = r;
+    if (!r)
+        return FDX_ENOMEM;
+    fdx_afile_init(&r->af);
+    r->forks = fdx_forks_seen();
+    int rc = check_paths(r, path, store_path, inputs, n);
+    r->state = rc == FDX_OK ? CHECKED : REFUSED;
+    return rc;
+}
+
+/* FDX_OK for a handle whose open succeeded, in the process that opened it
+ * (a child's calls would write, rename or remove the parent's file). */
+static int usable(fdx_rejects *r)
 {
     if (!r)
         return FDX_EMISUSE;
+    if (r->state == REFUSED)
+        return fail(r, FDX_EMISUSE, "this rejects handle's open failed: close it");
+    if (r->forks != fdx_forks_seen())
+        return fail(r, FDX_EMISUSE,
+                    "%s: this rejects handle was opened in the process this one was forked "
+                    "from, whose temporary file it shares",
+                    r->path);
+    return FDX_OK;
+}
+
+int fdx_rejects_start(fdx_rejects *r, FILE **stream)
+{
+    if (usable(r) != FDX_OK)
+        return FDX_EMISUSE;
     if (!stream)
         return fail(r, FDX_EMISUSE, "no stream out-parameter given");
-    if (r->state != 0)
+    if (r->state != CHECKED)
         return fail(r, FDX_EMISUSE, "%s: rejects file already started", r->path);
     int rc = fdx_afile_open(&r->af, r->path, r->errmsg, sizeof r->errmsg);
     if (rc != FDX_OK) {
-        r->state = 3;
+        r->state = DONE;
         return rc;
     }
     int fd = dup(r->af.fd);
@@ -128,10 +160,10 @@ int fdx_rejects_start(fdx_rejects *r, FILE **stream)
         if (fd >= 0)
             close(fd);
         fdx_afile_abort(&r->af);
-        r->state = 3;
+        r->state = DONE;
         return rc;
     }
-    r->state = 1;
+    r->state = STARTED;
     *stream = r->stream;
     return FDX_OK;
 }
@@ -139,14 +171,14 @@ int fdx_rejects_start(fdx_rejects *r, FILE **stream)
 int fdx_rejects_sync(fdx_rejects *r)
 {
     FILE *unused;
-    if (!r)
+    if (usable(r) != FDX_OK)
         return FDX_EMISUSE;
-    int rc = r->state == 0 ? fdx_rejects_start(r, &unused) : FDX_OK;
+    int rc = r->state == CHECKED ? fdx_rejects_start(r, &unused) : FDX_OK;
     if (rc != FDX_OK)
         return rc;
-    if (r->state != 1)
+    if (r->state != STARTED)
         return fail(r, FDX_EMISUSE, "%s: rejects file not open", r->path);
-    r->state = 3;
+    r->state = DONE;
     int flushed = fflush(r->stream), err = errno, failed = ferror(r->stream);
     int closed = fclose(r->stream);
     r->stream = NULL;
@@ -162,17 +194,17 @@ int fdx_rejects_sync(fdx_rejects *r)
         fdx_afile_abort(&r->af);
         return rc;
     }
-    r->state = 2;
+    r->state = SYNCED;
     return FDX_OK;
 }
 
 int fdx_rejects_commit(fdx_rejects *r)
 {
-    if (!r)
+    if (usable(r) != FDX_OK)
         return FDX_EMISUSE;
-    if (r->state != 2)
+    if (r->state != SYNCED)
         return fail(r, FDX_EMISUSE, "%s: rejects file not synced", r->path);
-    r->state = 3;
+    r->state = DONE;
     int rc = fdx_afile_install(&r->af, r->errmsg, sizeof r->errmsg);
     if (rc == FDX_OK)
         rc = fdx_afile_sync_dir(&r->af, r->errmsg, sizeof r->errmsg);
@@ -184,10 +216,16 @@ void fdx_rejects_close(fdx_rejects *r)
 {
     if (!r)
         return;
-    if (r->stream)
+    /* A forked child's temporary file is the parent's: the lines buffered
+     * when it forked are the parent's to write, the file its to remove. */
+    int own = r->forks == fdx_forks_seen();
+    if (r->stream) {
+        if (!own)
+            __fpurge(r->stream);
         fclose(r->stream);
-    if (r->state == 1 || r->state == 2)
-        fdx_afile_abort(&r->af);
+    }
+    if (r->state == STARTED || r->state == SYNCED)
+        own ? fdx_afile_abort(&r->af) : fdx_afile_forget(&r->af);
     free(r->path);
     free(r);
 }

@@ -575,7 +575,7 @@ int fdx_store_report(fdx_store *s, const char *path, const fdx_report_opts *opts
 {
     static const fdx_report_opts def = FDX_REPORT_OPTS_INIT;
     const fdx_report_opts *o = opts ? opts : &def;
-    if (!s)
+    if (fdx_store_usable(s) != FDX_OK)
         return FDX_EMISUSE;
     if (o->version != FDX_REPORT_OPTS_VERSION)
         return fdx_store_fail(s, FDX_EMISUSE,

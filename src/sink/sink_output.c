@@ -9,6 +9,7 @@
 #include "codec/encode.h"
 #include "common/fsutil.h"
 #include "common/jsonl_files.h"
+#include "common/message.h"
 #include "sink/sink_internal.h"
 #include "sink/sink_output.h"
 #include "store/conn.h"
@@ -70,10 +71,10 @@ static int flush_files(fdx_sink *s, const flush_job *jobs, size_t n)
     int rc = FDX_OK;
     for (size_t i = 0; i < n; i++)
         if (fdx_is_sqlite_file(jobs[i].path)) { /* a store's: the rename would destroy it */
-            snprintf(s->errmsg, sizeof s->errmsg,
-                     "%s: is an SQLite database (a store?), which a flush would replace: "
-                     "give another path",
-                     jobs[i].path);
+            fdx_format_message(s->errmsg, sizeof s->errmsg,
+                               "%s: is an SQLite database or its -wal, -shm or -journal file (a "
+                               "store's?), which a flush would replace: give another path",
+                               jobs[i].path);
             return FDX_EMISUSE;
         }
     for (size_t i = 0; i < n; i++) {
@@ -187,7 +188,7 @@ static int drain(fdx_sink *s, fdx_store *st, const int64_t *at, fdx_commit_stats
     else if (st->in_txn)
         fdx_store_rollback(st);
     if (rc != FDX_OK) {
-        snprintf(s->errmsg, sizeof s->errmsg, "%s", fdx_store_errmsg(st));
+        fdx_format_message(s->errmsg, sizeof s->errmsg, "%s", fdx_store_errmsg(st));
         return rc;
     }
     fdx_sink_empty(s);

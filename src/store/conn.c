@@ -16,6 +16,7 @@
 #include "common/file_id.h"
 #include "common/forks.h"
 #include "common/fsutil.h"
+#include "common/message.h"
 #include "sql_text.h"
 #include "store/conn.h"
 
@@ -128,7 +129,7 @@ int fdx_store_fail(fdx_store *s, int code, const char *fmt, ...)
         return code;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(s->errmsg, sizeof s->errmsg, fmt, ap);
+    fdx_vformat_message(s->errmsg, sizeof s->errmsg, fmt, ap);
     va_end(ap);
     return code;
 }
@@ -378,12 +379,27 @@ int fdx_store_same_process(fdx_store *s)
                           s->path);
 }
 
+int fdx_store_usable(fdx_store *s)
+{
+    if (!s)
+        return FDX_EMISUSE;
+    if (s->open_failed)
+        return fdx_store_fail(s, FDX_EMISUSE,
+                              "%s: this handle's open failed, so it holds no store: close it",
+                              s->path);
+    if (s->in_callback) /* it would reset the statement being stepped, or commit half a call */
+        return fdx_store_fail(s, FDX_EMISUSE,
+                              "%s: called from a callback of a call still running on this handle",
+                              s->path);
+    return fdx_store_same_process(s);
+}
+
 int fdx_store_stmt(fdx_store *s, fdx_stmt_id id, sqlite3_stmt **out)
 {
+    if (fdx_store_usable(s) != FDX_OK)
+        return FDX_EMISUSE;
     if (!s->db)
         return fdx_store_fail(s, FDX_EMISUSE, "the store is not open");
-    if (fdx_store_same_process(s) != FDX_OK)
-        return FDX_EMISUSE;
     sqlite3_stmt *st = s->stmts[id];
     if (!st) {
         int rc = sqlite3_prepare_v3(s->db, stmt_text[id], -1, SQLITE_PREPARE_PERSISTENT, &st, NULL);
@@ -465,7 +481,7 @@ int fdx_store_has_cells(fdx_store *s, int *has)
 
 int fdx_store_need_txn(fdx_store *s)
 {
-    if (!s)
+    if (fdx_store_usable(s) != FDX_OK)
         return FDX_EMISUSE;
     if (!s->in_txn)
         return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open (call fdx_store_begin)");
@@ -503,9 +519,9 @@ int fdx_store_script(fdx_store *s, const char *sql, const char *what)
 
 int fdx_store_reads_cells(fdx_store *s)
 {
-    if (!s)
+    if (fdx_store_usable(s) != FDX_OK)
         return FDX_EMISUSE;
-    if (!s->db) /* a handle whose open failed */
+    if (!s->db)
         return fdx_store_fail(s, FDX_EMISUSE, "the store is not open");
     if (!s->backend || s->readonly)
         return FDX_OK;

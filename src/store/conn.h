@@ -38,6 +38,11 @@ int fdx_store_stmt(fdx_store *s, fdx_stmt_id id, sqlite3_stmt **out);
 /* FDX_OK, or FDX_EMISUSE (said) for a handle opened in the process this one
  * was forked from (common/forks.h). */
 int fdx_store_same_process(fdx_store *s);
+/* FDX_OK for a handle calls may use: not NULL, opened (a handle whose open
+ * failed keeps its connection only for fdx_store_close to clean up with), not
+ * inside a caller's callback of one of its calls (in_callback), in this
+ * process; else FDX_EMISUSE, said. */
+int fdx_store_usable(fdx_store *s);
 /* Runs a statement that returns no rows (BEGIN, COMMIT, ...). */
 int fdx_store_exec(fdx_store *s, fdx_stmt_id id);
 /* Steps a bound statement that returns no rows and resets it; on failure the

@@ -79,7 +79,10 @@ static int rank(fdx_store *s, const fdx_demand_filter *f, fdx_demand_fn fn, void
         fdx_demand_row row = {text_or_empty(st, 0), (uint64_t)sqlite3_column_int64(st, 1),
                               (uint64_t)sqlite3_column_int64(st, 2),
                               (uint64_t)sqlite3_column_int64(st, 3), text_or_empty(st, 4)};
-        if (fn(ctx, &row) != 0) {
+        s->in_callback++;
+        int stop = fn(ctx, &row);
+        s->in_callback--;
+        if (stop != 0) {
             src = SQLITE_DONE;
             break;
         }
@@ -101,7 +104,10 @@ int fdx_store_filter_values(fdx_store *s, fdx_filter_value_fn fn, void *ctx)
     int src;
     while ((src = sqlite3_step(st)) == SQLITE_ROW) {
         const char *value = (const char *)sqlite3_column_text(st, 1);
-        if (fn(ctx, (const char *)sqlite3_column_text(st, 0), value ? value : "") != 0) {
+        s->in_callback++;
+        int stop = fn(ctx, (const char *)sqlite3_column_text(st, 0), value ? value : "");
+        s->in_callback--;
+        if (stop != 0) {
             src = SQLITE_DONE;
             break;
         }
@@ -200,7 +206,10 @@ static int growth(fdx_store *s, const ranking *k)
                               sqlite3_column_int64(st, 3),
                               sqlite3_column_int(st, 4),
                               text_or_empty(st, 5)};
-        if (k->growth(k->ctx, &row) != 0) {
+        s->in_callback++;
+        int stop = k->growth(k->ctx, &row);
+        s->in_callback--;
+        if (stop != 0) {
             src = SQLITE_DONE;
             break;
         }

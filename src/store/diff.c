@@ -90,7 +90,10 @@ static int report(fdx_store *s, void *arg)
                             (uint64_t)sqlite3_column_int64(st, 10),
                             (uint64_t)sqlite3_column_int64(st, 11),
                             sqlite3_column_int64(st, 12)};
-        if (fn(ctx, &row) != 0) {
+        s->in_callback++;
+        int stop = fn(ctx, &row);
+        s->in_callback--;
+        if (stop != 0) {
             rc = SQLITE_DONE;
             break;
         }
@@ -102,7 +105,7 @@ static int report(fdx_store *s, void *arg)
 int fdx_store_diff(fdx_store *s, const char *other_path, fdx_diff_fn fn, void *ctx)
 {
     sqlite3_stmt *st;
-    if (!s)
+    if (fdx_store_usable(s) != FDX_OK)
         return FDX_EMISUSE;
     if (!s->db)
         return fdx_store_fail(s, FDX_EMISUSE, "the store is not open");

@@ -87,7 +87,7 @@ static int write_pair(fdx_store *s, const char *dir, fdx_export_stats *stats)
 
 static int can_export(fdx_store *s)
 {
-    if (!s)
+    if (fdx_store_usable(s) != FDX_OK)
         return FDX_EMISUSE;
     if (!s->db)
         return fdx_store_fail(s, FDX_EMISUSE, "the store is not open");

@@ -150,6 +150,10 @@ int fdx_prune_filter_check(const fdx_prune_filter *f, char *why, size_t why_size
         snprintf(why, why_size, "kernel revision '%s' is not 16 hex digits", r);
     else if (cc && !fdx_check_cc_text(cc))
         snprintf(why, why_size, FDX_BAD_CC_TEXT, cc);
+    else if (f->before < 0 || f->before > FDX_TIME_MAX)
+        snprintf(why, why_size,
+                 "before %lld is outside 1970-01-01 .. 9999-12-31 (Unix seconds 0 to %lld)",
+                 (long long)f->before, (long long)FDX_TIME_MAX);
     else
         return FDX_OK;
     return FDX_EMISUSE;

@@ -454,6 +454,30 @@ static int hot_journal_refused(fdx_store *s, const char *path)
                : FDX_OK;
 }
 
+/* A file of no bytes beside a -wal that holds some: SQLite deletes such a
+ * -wal on the first read of the file (through any connection, a reader's
+ * too), and whatever commits it held with it. It is refused untouched: a
+ * store copied without the pages its -wal held, or a -wal left by another
+ * file of that name. */
+static int wal_of_an_empty_file(fdx_store *s, const char *path)
+{
+    struct stat st, wst;
+    char *real = fdx_real_path(path); /* SQLite keeps the -wal beside the file it resolved */
+    char *wal = fdx_store_companion(real ? real : path, "-wal");
+    int refused = wal && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0 &&
+                  stat(wal, &wst) == 0 && wst.st_size > 0;
+    long long wal_bytes = refused ? (long long)wst.st_size : 0;
+    free(wal);
+    free(real);
+    if (!refused)
+        return FDX_OK;
+    return fdx_store_fail(s, FDX_ENOTSTORE,
+                          "%s: the file is empty but its -wal holds %lld bytes, which opening it "
+                          "would delete: copy the store's file with its -wal, or move the -wal "
+                          "away",
+                          path, wal_bytes);
+}
+
 /* Whether a writer that may create the store failed to set up its
  * connection because the file it opened is gone from its path: another
  * writer created it too, failed, and removed it as unused (remove_if_unused),
@@ -471,6 +495,8 @@ static int open_db(fdx_store *s, const char *path, int flags)
     s->readonly = (flags & FDX_OPEN_READONLY) != 0;
     if (too_long_for_sqlite(s, path))
         return FDX_EIO;
+    if (wal_of_an_empty_file(s, path) != FDX_OK)
+        return FDX_ENOTSTORE;
     for (int tries = 0;; tries++) {
         int rc = open_file(s, path, flags);
         if (rc == FDX_OK && (flags & FDX_OPEN_AS_IS))
@@ -643,6 +669,7 @@ int fdx_store_close(fdx_store *s)
     /* A writer that created its store and failed before its first commit
      * leaves no store behind. */
     int discard = s->created && !s->committed && (s->open_failed || s->began);
+    s->open_failed = 0; /* its connection, if any, serves the cleanup below */
     if (s->in_txn)
         fdx_store_rollback(s);
     char saved[sizeof s->errmsg];
@@ -691,7 +718,7 @@ int fdx_store_notice_kind(const fdx_store *s)
 
 int fdx_store_set_busy_timeout(fdx_store *s, int ms)
 {
-    if (!s)
+    if (fdx_store_usable(s) != FDX_OK)
         return FDX_EMISUSE;
     if (ms < 0)
         return fdx_store_fail(s, FDX_EMISUSE, "busy timeout must not be negative");
@@ -705,11 +732,11 @@ int fdx_store_set_busy_timeout(fdx_store *s, int ms)
 
 static int need_db(fdx_store *s)
 {
-    if (!s)
+    if (fdx_store_usable(s) != FDX_OK)
         return FDX_EMISUSE;
     if (!s->db)
         return fdx_store_fail(s, FDX_EMISUSE, "the store is not open");
-    return fdx_store_same_process(s);
+    return FDX_OK;
 }
 
 /* Whether path still names the file opened: a writer that created the store
@@ -814,7 +841,7 @@ static int step_at_once(fdx_store *s, const char *sql)
 
 int fdx_store_rollback(fdx_store *s)
 {
-    if (!s)
+    if (fdx_store_usable(s) != FDX_OK) /* a child's rollback would truncate the parent's spill */
         return FDX_EMISUSE;
     if (!s->in_txn)
         return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open");
@@ -883,7 +910,7 @@ static int copy_fell_behind(fdx_store *s, fdx_commit_stats *stats)
 
 int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
 {
-    if (!s)
+    if (fdx_store_usable(s) != FDX_OK)
         return FDX_EMISUSE;
     if (!s->in_txn)
         return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open");

@@ -207,14 +207,18 @@ struct fdx_store {
     sqlite3_stmt *stmts[FDX_STMT_COUNT];
     fdx_progress_fn progress;
     void *progress_ctx;
+    int in_callback; /* a caller's callback is running: calls are refused */
 };
 
 /* Reports progress (fdx_store_set_progress) at the first unit and every
  * 1024th. */
 static inline void fdx_store_progress(fdx_store *s, const char *what, uint64_t done)
 {
-    if (s->progress && (done == 1 || (done & 1023) == 0))
+    if (s->progress && (done == 1 || (done & 1023) == 0)) {
+        s->in_callback++;
         s->progress(s->progress_ctx, what, done);
+        s->in_callback--;
+    }
 }
 
 #endif
