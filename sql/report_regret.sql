@@ -1,6 +1,8 @@
 -- fdx-report's dispatch regret: the dispatch_regret view's rows, most regret
 -- first, computed here from the tables since a store's views are not trusted
--- (the view's own text is included, so the two cannot drift apart).
+-- (the view's own text is included, so the two cannot drift apart). A
+-- candidate measured at 0 ns makes the speedup NULL (no ratio), and the most
+-- regret of all: its rows come first, where the view puts them last.
 WITH dispatch_candidates AS (
 -- @include regret_candidates
 ),
@@ -11,5 +13,5 @@ SELECT structure_key, chosen_op, compute_capability, hardware_sku,
        chosen_backend || '/' || chosen_source, best_backend || '/' || best_source,
        chosen_ns, best_ns, speedup, count, structure_key IS NULL
 FROM regret
-ORDER BY speedup DESC, structure_key
+ORDER BY speedup IS NULL DESC, speedup DESC, structure_key
 LIMIT :top;

@@ -5,6 +5,8 @@
 -- before the window. Most grown first; keys with no misses in either window
 -- are left out. The sums are exact, saturating at 2^63-1: each is summed in
 -- two halves of 32 bits (sum() fails past 2^63-1, total() rounds past 2^53).
+-- The history is read first, whatever statistics the store holds (as in
+-- top_window.sql).
 WITH w AS (
     SELECT coalesce(CAST(strftime('%s', :until) AS INTEGER) / 86400,
                     (SELECT latest_day + 1 FROM history_config)) - :days AS lo
@@ -21,8 +23,9 @@ per AS (
                AS previous_lo,
            max(CASE WHEN h.day < w.lo THEN h.count END) AS before,
            group_concat(DISTINCT c.op) AS ops
-    FROM miss_cell AS c
-    JOIN cell_history AS h ON h.cell = c.cell_id, w
+    FROM w
+    CROSS JOIN cell_history AS h
+    CROSS JOIN miss_cell AS c ON c.cell_id = h.cell
     WHERE h.day < w.lo + :days
       AND (:cc IS NULL
            OR (CASE WHEN c.cc_major < 0 THEN 'cpu' ELSE c.cc_major || '.' || c.cc_minor END)

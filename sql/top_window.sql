@@ -2,7 +2,10 @@
 -- misses per wanted structure key from the history days :since ..< :until
 -- ('YYYY-MM-DD'; NULL: open), over the cells that pass the filters of
 -- top_demand.sql, most demanded first. A month bucket (history older than the
--- daily window) counts when its first day is inside the window.
+-- daily window) counts when its first day is inside the window. The history
+-- is read first and each row's cell found by its id, whatever statistics
+-- (sqlite_stat1) the store holds: a store's crafted ones made SQLite read the
+-- whole history again for every cell.
 SELECT c.wanted,
        CASE WHEN sum(h.count >> 32) + (sum(h.count & 4294967295) >> 32) >= 2147483648
             THEN 9223372036854775807
@@ -13,8 +16,8 @@ SELECT c.wanted,
        count(DISTINCT json_array(c.cc_major, c.cc_minor, c.hardware_sku, c.driver_version))
            AS devices,
        group_concat(DISTINCT c.op) AS ops
-FROM miss_cell AS c
-JOIN cell_history AS h ON h.cell = c.cell_id
+FROM cell_history AS h
+CROSS JOIN miss_cell AS c ON c.cell_id = h.cell
 WHERE (:since IS NULL OR h.day >= CAST(strftime('%s', :since) AS INTEGER) / 86400)
   AND (:until IS NULL OR h.day < CAST(strftime('%s', :until) AS INTEGER) / 86400)
   AND (:cc IS NULL

@@ -94,6 +94,7 @@ def check_top(top, db):
 HOSTILE = [
     ("w\x1b[2J\x1b]0;OWNED\x07\r\nFAKE ROW", "x\n.shell touch F\n", 1),
     ("plain", "MatMul\\\u00e9\u202e\"q'", 3),
+    ("order \u061c1-2-3 a\u200bb", "Op\ufeff", 2),
 ]
 
 
@@ -113,15 +114,19 @@ def check_hostile_values(ingest, top, tmp):
     # anything is shown: untrusted_test.py checks that.)
 
     table = subprocess.run([top, db], capture_output=True).stdout
-    for raw in (b"\x1b", b"\r", b"\x07", b"\xff", "\u202e".encode()):
+    for raw in (b"\x1b", b"\r", b"\x07", b"\xff", "\u202e".encode(), "\u061c".encode(),
+                "\u200b".encode(), "\ufeff".encode()):
         check(raw not in table, f"fdx-top table: raw {raw!r} in the output", repr(table))
     lines = table.decode("utf-8").split("\n")
-    check(len(lines) == 4 and lines[3] == "", "fdx-top table: one line per row", repr(table))
+    check(len(lines) == len(HOSTILE) + 2 and lines[-1] == "", "fdx-top table: one line per row",
+          repr(table))
     start = lines[0].index("wanted")
-    check(all(l[start - 2:start] == "  " and l[start] != " " for l in lines[1:3]),
+    check(all(l[start - 2:start] == "  " and l[start] != " " for l in lines[1:-1]),
           "fdx-top table: the wanted column stays aligned", "\n".join(lines))
-    check("w\\x1b[2J\\x1b]0;OWNED\\x07\\r\\nFAKE ROW" in lines[2] and "x\\n.shell" in lines[2],
-          "fdx-top table: control characters shown as escapes", lines[2])
+    check("w\\x1b[2J\\x1b]0;OWNED\\x07\\r\\nFAKE ROW" in lines[3] and "x\\n.shell" in lines[3],
+          "fdx-top table: control characters shown as escapes", lines[3])
+    check("order \\u{061c}1-2-3 a\\u{200b}b" in lines[2] and "Op\\u{feff}" in lines[2],
+          "fdx-top table: a bidi mark and invisible characters shown as escapes", lines[2])
 
     p = subprocess.run([top, "--json", db], capture_output=True)
     try:
@@ -133,7 +138,8 @@ def check_hostile_values(ingest, top, tmp):
         check([(r["wanted"], r["ops"], r["misses"]) for r in got] ==
               [(w, o, c) for w, o, c in sorted(HOSTILE, key=lambda h: -h[2])],
               "fdx-top --json: the values round-trip", repr(got))
-    check(b"\x1b" not in p.stdout and "\u202e".encode() not in p.stdout,
+    check(b"\x1b" not in p.stdout and "\u202e".encode() not in p.stdout and
+          "\u061c".encode() not in p.stdout,
           "fdx-top --json: control characters escaped", repr(p.stdout))
 
     # Filters that would run a shell command if they reached sqlite3 raw.

@@ -21,6 +21,7 @@ import os
 import re
 import shutil
 import sqlite3
+import subprocess
 import sys
 import tempfile
 
@@ -323,7 +324,8 @@ def check_key_display(ingest, report, tmp):
     apart from a key spelling their escapes with a backslash; the data-key
     attribute keeps the key's exact text."""
     feed, db, page = (os.path.join(tmp, n) for n in ("keys.jsonl", "keys.db", "keys.html"))
-    keys = ["", "(unkeyed)", "ab\u202ecd", "line\nbreak", "ab\\u202Ecd"]
+    keys = ["", "(unkeyed)", "ab\u202ecd", "line\nbreak", "ab\\u202Ecd", "order \u061c1-2-3",
+            "a\u200bb", "\ufeffk", "tag\U000e0041", "caf\u00e9"]
     with open(feed, "w") as f:
         for i, k in enumerate(keys):
             f.write(json.dumps({"schema": 2, "wanted": k, "fallback": {
@@ -348,8 +350,66 @@ def check_key_display(ingest, report, tmp):
           repr(got.get("line\nbreak")))
     check(got.get("ab\\u202Ecd") == "ab\\\\u202Ecd",
           "a key spelling an escape shows its backslash as \\\\", repr(got.get("ab\\u202Ecd")))
+    shows = {"order \u061c1-2-3": "order \\u061C1-2-3", "a\u200bb": "a\\u200Bb",
+             "\ufeffk": "\\uFEFFk", "tag\U000e0041": "tag\\U000E0041", "caf\u00e9": "caf\u00e9"}
+    for key, want in shows.items():
+        check(got.get(key) == want, "shown as %r" % want, repr(got.get(key)))
     body = re.sub(r'data-key="[^"]*"', "", text)
-    check("\u202e" not in body, "no override acts outside an attribute")
+    for hidden in "\u202e\u061c\u200b\ufeff\U000e0041":
+        check(hidden not in body, "no U+%04X shows outside an attribute" % ord(hidden))
+
+
+def check_zero_latency(ingest, report, tmp):
+    """A candidate measured at 0 ns is the most regret of all (no ratio: the
+    view's speedup is NULL): its row comes first, showing an infinite speedup,
+    where it came last, blank, and -n 1 left it out."""
+    feed, db, page = (os.path.join(tmp, n) for n in ("zero.jsonl", "zero.db", "zero.html"))
+
+    def impl(source, rev):
+        return {"backend": "Cuda", "op": "Gelu", "dtypes": ["F16"], "kernel_source": source,
+                "kernel_revision_hash": rev}
+    with open(feed, "w") as f:
+        for key, best in (("k0", 0), ("k1", 2500)):
+            f.write(json.dumps({"schema": 2, "structure_key": key, "chosen": impl("a", 1),
+                                "candidates": [{"impl_id": impl("a", 1), "latency_ns": 5000},
+                                               {"impl_id": impl("b", 2), "latency_ns": best}],
+                                "count": 7, "hw": {"hardware_sku": "s",
+                                                   "driver_version": "1"}}) + "\n")
+    p = run([ingest, "-q", db, feed])
+    check(p.returncode == 0, "ingest the zero latency", p.stderr)
+    p = run([report, "-q", "-n", "1", db, page])
+    check(p.returncode == 0, "fdx-report -n 1", p.stderr)
+    if p.returncode == 0:
+        text = open(page, encoding="utf-8").read()
+        rows = re.findall(r'<tr class="regret"><td class="key" data-key="([^"]*)">.*?'
+                          r'data-speedup="([^"]*)">([^<]*)</td>', text, re.S)
+        check(rows == [("k0", "inf", "\u221e")], "the 0 ns row first, its speedup infinite",
+              repr(rows))
+
+
+def check_path_not_utf8(ingest, report, tmp):
+    """A store path that is not UTF-8 is shown escaped: the page, which says
+    it is UTF-8, was not."""
+    db = os.path.join(os.fsencode(tmp), b"st\xff.db")
+    page = os.path.join(tmp, "path.html")
+    feed = os.path.join(tmp, "path.jsonl")
+    with open(feed, "w") as f:
+        f.write(json.dumps({"schema": 2, "wanted": "k", "fallback": {
+            "backend": "Cuda", "op": "Gelu", "dtypes": ["F16"], "kernel_source": "s",
+            "kernel_revision_hash": 1}, "count": 1, "hw": {
+            "hardware_sku": "sku", "driver_version": "1"}}) + "\n")
+    p = subprocess.run([ingest, "-q", db, feed], capture_output=True)
+    check(p.returncode == 0, "ingest into a path that is not UTF-8", p.stderr)
+    p = subprocess.run([report, "-q", db, page], capture_output=True)
+    check(p.returncode == 0, "fdx-report of a path that is not UTF-8", p.stderr)
+    if p.returncode == 0:
+        raw = open(page, "rb").read()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            text = ""
+            check(False, "the page is UTF-8", str(e))
+        check("st\\xFF.db" in text, "the byte is shown as \\xFF", text[:300])
 
 
 def main():
@@ -377,6 +437,8 @@ def main():
         check_failures(ingest, report, db, tmp)
         check_bounded_heatmap(ingest, report, tmp)
         check_key_display(ingest, report, tmp)
+        check_path_not_utf8(ingest, report, tmp)
+        check_zero_latency(ingest, report, tmp)
         check_trend_days(ingest, report, tmp)
     return finish("report")
 

@@ -3106,6 +3106,58 @@ START_TEST(an_empty_file_with_a_wal_is_refused_untouched)
 }
 END_TEST
 
+/* SQLite's plan for sql in db, its steps joined by "; ". */
+static void plan_of(sqlite3 *db, const char *sql, char *out, size_t size)
+{
+    char explain[8192];
+    sqlite3_stmt *st;
+    snprintf(explain, sizeof explain, "EXPLAIN QUERY PLAN %s", sql);
+    ck_assert_int_eq(sqlite3_prepare_v2(db, explain, -1, &st, NULL), SQLITE_OK);
+    out[0] = '\0';
+    size_t len = 0;
+    while (sqlite3_step(st) == SQLITE_ROW && len < size)
+        len += (size_t)snprintf(out + len, size - len, "%s; ", sqlite3_column_text(st, 3));
+    sqlite3_finalize(st);
+}
+
+/* Statistics a store carries (sqlite_stat1, which the schema check allows)
+ * steer SQLite's plans: crafted ones made fdx-top's windows and growth, and
+ * fdx-report, read the whole history again for each cell (100 times slower
+ * on 20,000 cells, and growing with the square of the store). Their plans
+ * read the history first and find each cell by its id, and the report's
+ * sparklines find each key's rows by the history's key, whatever the
+ * statistics say. */
+START_TEST(crafted_statistics_do_not_steer_the_readers_plans)
+{
+    const char *path = tu_path(tu_dir, "s.db");
+    store_of_one_miss(path, "seed");
+    raw_exec(path, "ANALYZE; "
+                   "UPDATE sqlite_stat1 SET stat = '1 1' WHERE idx = 'miss_cell_by_id'; "
+                   "UPDATE sqlite_stat1 SET stat = '1 1 1 1 1 1 1 1 1 1 1' WHERE idx = 'miss_cell'; "
+                   "INSERT OR REPLACE INTO sqlite_stat1 VALUES "
+                   "('cell_history', 'cell_history', '100000000 1 1 1')");
+    sqlite3 *db;
+    char plan[4096];
+    ck_assert_int_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    const char *by_id[] = {fdx_sql_top_window, fdx_sql_top_growth};
+    for (int i = 0; i < 2; i++) {
+        plan_of(db, by_id[i], plan, sizeof plan);
+        ck_assert_msg(strstr(plan, "SEARCH c USING INDEX miss_cell_by_id (cell_id=?)") ||
+                          strstr(plan, "SEARCH c USING COVERING INDEX miss_cell_by_id (cell_id=?)"),
+                      "%s", plan);
+        ck_assert_msg(!strstr(plan, "SCAN c"), "%s", plan);
+    }
+    plan_of(db, fdx_sql_report_daily, plan, sizeof plan);
+    ck_assert_msg(strstr(plan, "SEARCH c USING PRIMARY KEY (wanted=?)") &&
+                      strstr(plan, "SEARCH h USING PRIMARY KEY (day=? AND cell=?)"),
+                  "%s", plan);
+    sqlite3_close(db);
+    fdx_store *s;
+    ck_assert_int_eq(fdx_store_open(path, FDX_OPEN_FOR_READING, &s), FDX_OK); /* still a store */
+    fdx_store_close(s);
+}
+END_TEST
+
 /* What a callback's calls into its own handle returned. */
 typedef struct reentry {
     fdx_store *db;
@@ -3760,6 +3812,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, a_long_path_leaves_the_reason_in_the_message);
     tcase_add_test(tc, a_callback_cannot_call_into_its_handle);
     tcase_add_test(tc, an_empty_file_with_a_wal_is_refused_untouched);
+    tcase_add_test(tc, crafted_statistics_do_not_steer_the_readers_plans);
     tcase_add_test(tc, older_schema_is_migrated);
     tcase_add_test(tc, schema_3_identity_is_migrated);
     tcase_add_test(tc, negative_schema_version_is_refused);

@@ -8,11 +8,15 @@
 
 enum piece { PLAIN, ODD, BAD, END };
 
-/* Code points that a terminal acts on or that reorder or break lines. */
+/* Code points that a terminal acts on, that reorder or break lines, or that
+ * show nothing (with which two keys look the same): the set the report
+ * escapes (src/report/html.c). */
 static int odd(uint32_t c)
 {
-    return c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0x2028 || c == 0x2029 || c == 0x200E ||
-           c == 0x200F || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
+    return c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0xAD || c == 0x61C || c == 0x180E ||
+           (c >= 0x200B && c <= 0x200F) || (c >= 0x2028 && c <= 0x202E) ||
+           (c >= 0x2060 && c <= 0x2064) || (c >= 0x2066 && c <= 0x2069) || c == 0xFEFF ||
+           (c >= 0xFFF9 && c <= 0xFFFB) || (c >= 0xE0000 && c <= 0xE007F);
 }
 
 /* Decodes one strict UTF-8 sequence (RFC 3629) at s into *cp and *len. */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/atomic_file.h"
+#include "common/utf8.h"
 #include "store/conn.h"
 #include "store/report.h"
 #include "store/store_internal.h"
@@ -88,43 +89,51 @@ static void esc_attr(page *pg, const char *s)
         esc_char(pg, *s);
 }
 
-/* The code point of a control at s that would act on the page instead of
- * showing (C0 and C1 controls, line and paragraph separators, the bidi
- * marks, embeddings, overrides and isolates), and its length; 0 for none. */
-static unsigned control_at(const unsigned char *s, size_t *len)
+/* Code points that act on the page instead of showing, or show nothing: C0
+ * and C1 controls, line and paragraph separators, the bidi marks (U+061C
+ * too), embeddings, overrides and isolates, and the invisible format
+ * characters (zero-width spaces and joiners, word joiners, BOM, soft hyphen,
+ * interlinear annotation, tags), with which two keys look the same. The set
+ * tools/tool_text.c escapes for terminals. */
+static int hidden(unsigned c)
 {
-    unsigned cp = 0;
-    *len = 1;
-    if (s[0] < 0x20 || s[0] == 0x7F)
-        cp = s[0];
-    else if (s[0] == 0xC2 && s[1] >= 0x80 && s[1] <= 0x9F)
-        cp = s[1], *len = 2;
-    else if (s[0] == 0xE2 && (s[1] == 0x80 || s[1] == 0x81) && s[2] >= 0x80 && s[2] <= 0xBF) {
-        unsigned c = 0x2000 | (unsigned)(s[1] & 0x3F) << 6 | (s[2] & 0x3F);
-        if (c == 0x200E || c == 0x200F || c == 0x2028 || c == 0x2029 ||
-            (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069))
-            cp = c, *len = 3;
-    }
-    return cp;
+    return c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0xAD || c == 0x61C || c == 0x180E ||
+           (c >= 0x200B && c <= 0x200F) || (c >= 0x2028 && c <= 0x202E) ||
+           (c >= 0x2060 && c <= 0x2064) || (c >= 0x2066 && c <= 0x2069) || c == 0xFEFF ||
+           (c >= 0xFFF9 && c <= 0xFFFB) || (c >= 0xE0000 && c <= 0xE007F);
 }
 
-/* s as text on the page, escaped, its controls shown as \uXXXX: a key that
- * holds a right-to-left override would otherwise show another key. A
- * backslash is shown as \\ (as fdx-top shows it), so that a key spelling
- * such an escape is told from the control. */
+/* The code point of the n-byte UTF-8 sequence at s. */
+static unsigned code_point(const unsigned char *s, size_t n)
+{
+    static const unsigned char lead[5] = {0, 0x7F, 0x1F, 0x0F, 0x07};
+    unsigned c = s[0] & lead[n];
+    for (size_t i = 1; i < n; i++)
+        c = c << 6 | (s[i] & 0x3F);
+    return c;
+}
+
+/* s as text on the page, escaped, its hidden code points shown as \uXXXX: a
+ * key that holds a right-to-left override would otherwise show another key.
+ * A backslash is shown as \\ (as fdx-top shows it), so that a key spelling
+ * such an escape is told from the code point; a byte that is not UTF-8 (a
+ * path's) as \xXX, since the page is UTF-8 throughout. */
 static void esc(page *pg, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
     while (*p) {
-        size_t len;
-        unsigned cp = control_at(p, &len);
-        if (cp)
-            putf(pg, "\\u%04X", cp);
+        size_t n = *p < 0x80 ? 1 : fdx_utf8_sequence((const char *)p, 4);
+        unsigned cp = n ? code_point(p, n) : 0;
+        if (!n)
+            putf(pg, "\\x%02X", *p);
+        else if (hidden(cp))
+            putf(pg, cp > 0xFFFF ? "\\U%08X" : "\\u%04X", cp);
         else if (*p == '\\')
             put(pg, "\\\\");
         else
-            esc_char(pg, (char)*p);
-        p += len;
+            for (size_t i = 0; i < n; i++)
+                esc_char(pg, (char)p[i]);
+        p += n ? n : 1;
     }
 }
 
@@ -540,7 +549,10 @@ static void regret(page *pg)
             text_cell(pg, r->col[c]);
         num_cell(pg, "chosen-ns", r->col[6]);
         num_cell(pg, "best-ns", r->col[7]);
-        num_cell(pg, "speedup", r->col[8]);
+        if (*r->col[8])
+            num_cell(pg, "speedup", r->col[8]);
+        else /* the best candidate measured 0 ns */
+            put(pg, "<td class=\"n\" data-speedup=\"inf\">\xe2\x88\x9e</td>"); /* U+221E */
         num_cell(pg, "count", r->col[9]);
         put(pg, "</tr>");
     }
