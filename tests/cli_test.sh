@@ -305,6 +305,14 @@ for cmd in "$TOP $T/basic-2.db" "$TOP --json $T/basic-2.db" "$TOP --sql $T/basic
   [ $? -eq 1 ] && ok || bad "$cmd with standard output closed: exit $?, want 1"
 done
 
+# cells that differ only in their backend are told apart in fdx-diff's table
+printf '%s\n' "$MISS" "${MISS/Cuda/Vulkan}" >"$T/backends.jsonl"
+expect 0 "ingest two backends" -- "$INGEST" -q "$T/backends.db" "$T/backends.jsonl"
+expect 0 "an empty store" -- "$INGEST" -q "$T/backend-none.db" /dev/null
+expect 0 "fdx-diff of two backends" -- "$DIFF" "$T/backend-none.db" "$T/backends.db"
+has out "  w  Cuda/MatMul(F16)  k "
+has out "  w  Vulkan/MatMul(F16)  k "
+
 # a store its user may not read: the system's reason is said
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
   mkdir -m 755 "$T/perm" && cp "$T/basic-2.db" "$T/perm/s.db" && chmod 600 "$T/perm/s.db"

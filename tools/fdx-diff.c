@@ -91,13 +91,13 @@ static void print_table(const rows *r)
         wcc = tool_wider(wcc, tool_text_width(x->compute_capability));
     }
     printf("%*s  %*s  %*s  %-*s  %-*s  %s\n", wc, "change", wb, "before", wa, "after", wk, "kind",
-           wcc, "cc", "key / op / fallback or chosen kernel / device");
+           wcc, "cc", "key / backend/op(dtypes) / fallback or chosen kernel / device");
     for (size_t i = 0; i < r->n; i++) {
         const fdx_diff_row *x = &r->v[i];
-        printf("%+*lld  %*llu  %*llu  %-*s  %-*s  %s  %s(%s)  %s %s  %s %s\n", wc,
+        printf("%+*lld  %*llu  %*llu  %-*s  %-*s  %s  %s/%s(%s)  %s %s  %s %s\n", wc,
                (long long)x->change, wb, (unsigned long long)x->before, wa,
                (unsigned long long)x->after, wk, x->kind, wcc, x->compute_capability,
-               x->key ? x->key : "(unkeyed)", x->op, x->dtypes, x->kernel_source,
+               x->key ? x->key : "(unkeyed)", x->backend, x->op, x->dtypes, x->kernel_source,
                x->kernel_revision, x->hardware_sku, x->driver_version);
     }
 }
