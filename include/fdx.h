@@ -530,6 +530,13 @@ int fdx_store_report(fdx_store *store, const char *path, const fdx_report_opts *
 /* s as a JSON string literal, quotes included, escaped as the feeds are;
  * malloc'd (NULL when memory runs out, or s is NULL). */
 char *fdx_json_string(const char *s);
+/* 1 when the programs' tables, their JSON and fdx-report show the code point
+ * cp as an escape rather than as itself: C0 and C1 controls, line and
+ * paragraph separators, bidirectional controls and Unicode's
+ * default-ignorable code points (zero-width spaces and joiners, BOM, soft
+ * hyphen, fillers, variation selectors, tags), which act on a terminal or a
+ * page, or show nothing, so that two values look the same; else 0. */
+int fdx_code_point_escaped(uint32_t cp);
 
 /* ---- Comparing stores ---------------------------------------------------
  * Per-cell count changes from store (before) to the store at other_path

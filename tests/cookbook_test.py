@@ -94,7 +94,7 @@ def check_top(top, db):
 HOSTILE = [
     ("w\x1b[2J\x1b]0;OWNED\x07\r\nFAKE ROW", "x\n.shell touch F\n", 1),
     ("plain", "MatMul\\\u00e9\u202e\"q'", 3),
-    ("order \u061c1-2-3 a\u200bb", "Op\ufeff", 2),
+    ("order \u061c1-2-3 a\u200bb\ufe0f\U000e0041", "Op\ufeff", 2),
 ]
 
 
@@ -125,7 +125,8 @@ def check_hostile_values(ingest, top, tmp):
           "fdx-top table: the wanted column stays aligned", "\n".join(lines))
     check("w\\x1b[2J\\x1b]0;OWNED\\x07\\r\\nFAKE ROW" in lines[3] and "x\\n.shell" in lines[3],
           "fdx-top table: control characters shown as escapes", lines[3])
-    check("order \\u{061c}1-2-3 a\\u{200b}b" in lines[2] and "Op\\u{feff}" in lines[2],
+    check("order \\u{061c}1-2-3 a\\u{200b}b\\u{fe0f}\\u{e0041}" in lines[2] and
+          "Op\\u{feff}" in lines[2],
           "fdx-top table: a bidi mark and invisible characters shown as escapes", lines[2])
 
     p = subprocess.run([top, "--json", db], capture_output=True)

@@ -325,12 +325,12 @@ def check_key_display(ingest, report, tmp):
     attribute keeps the key's exact text."""
     feed, db, page = (os.path.join(tmp, n) for n in ("keys.jsonl", "keys.db", "keys.html"))
     keys = ["", "(unkeyed)", "ab\u202ecd", "line\nbreak", "ab\\u202Ecd", "order \u061c1-2-3",
-            "a\u200bb", "\ufeffk", "tag\U000e0041", "caf\u00e9"]
+            "a\u200bb", "\ufeffk", "tag\U000e0041", "caf\u00e9", "k\ufe0f", "x\u206ay"]
     with open(feed, "w") as f:
         for i, k in enumerate(keys):
             f.write(json.dumps({"schema": 2, "wanted": k, "fallback": {
                 "backend": "Cuda", "op": "Gelu", "dtypes": ["F16"], "kernel_source": "s",
-                "kernel_revision_hash": 1}, "count": 10 - i, "hw": {
+                "kernel_revision_hash": 1}, "count": 20 - i, "hw": {
                 "compute_capability": [8, 9], "hardware_sku": "sku",
                 "driver_version": "1"}}) + "\n")
     p = run([ingest, "-q", db, feed])
@@ -351,7 +351,8 @@ def check_key_display(ingest, report, tmp):
     check(got.get("ab\\u202Ecd") == "ab\\\\u202Ecd",
           "a key spelling an escape shows its backslash as \\\\", repr(got.get("ab\\u202Ecd")))
     shows = {"order \u061c1-2-3": "order \\u061C1-2-3", "a\u200bb": "a\\u200Bb",
-             "\ufeffk": "\\uFEFFk", "tag\U000e0041": "tag\\U000E0041", "caf\u00e9": "caf\u00e9"}
+             "\ufeffk": "\\uFEFFk", "tag\U000e0041": "tag\\U000E0041", "caf\u00e9": "caf\u00e9",
+             "k\ufe0f": "k\\uFE0F", "x\u206ay": "x\\u206Ay"}
     for key, want in shows.items():
         check(got.get(key) == want, "shown as %r" % want, repr(got.get(key)))
     body = re.sub(r'data-key="[^"]*"', "", text)

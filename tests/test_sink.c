@@ -407,6 +407,12 @@ START_TEST(null_handles_and_paths_are_refused)
     ck_assert_int_eq(fdx_sink_flush_misses(sink, part, &a), FDX_EMISUSE);
     fdx_store_close(db);
     unlink(tu_path(tu_dir, "copied-journal"));
+    /* a FIFO beside the path is not opened to be told (the open would wait) */
+    ck_assert_int_eq(mkfifo(tu_path(tu_dir, "fifo"), 0600), 0);
+    size_t written;
+    ck_assert_int_eq(fdx_sink_flush_misses(sink, tu_path(tu_dir, "fifo-wal"), &written), FDX_OK);
+    unlink(tu_path(tu_dir, "fifo-wal"));
+    unlink(tu_path(tu_dir, "fifo"));
     db = tu_open(store);
     uint64_t misses, dispatches;
     ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);

@@ -6,18 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum piece { PLAIN, ODD, BAD, END };
+#include "fdx.h"
 
-/* Code points that a terminal acts on, that reorder or break lines, or that
- * show nothing (with which two keys look the same): the set the report
- * escapes (src/report/html.c). */
-static int odd(uint32_t c)
-{
-    return c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0xAD || c == 0x61C || c == 0x180E ||
-           (c >= 0x200B && c <= 0x200F) || (c >= 0x2028 && c <= 0x202E) ||
-           (c >= 0x2060 && c <= 0x2064) || (c >= 0x2066 && c <= 0x2069) || c == 0xFEFF ||
-           (c >= 0xFFF9 && c <= 0xFFFB) || (c >= 0xE0000 && c <= 0xE007F);
-}
+enum piece { PLAIN, ODD, BAD, END };
 
 /* Decodes one strict UTF-8 sequence (RFC 3629) at s into *cp and *len. */
 static enum piece next_piece(const unsigned char *s, uint32_t *cp, size_t *len)
@@ -43,7 +34,7 @@ static enum piece next_piece(const unsigned char *s, uint32_t *cp, size_t *len)
     }
     *cp = c;
     *len = n;
-    return odd(c) ? ODD : PLAIN;
+    return fdx_code_point_escaped(c) ? ODD : PLAIN;
 }
 
 /* Writes one piece (the character c, bytes u[0..len)) in some rendering;
@@ -171,6 +162,8 @@ static void put_json(FILE *f, enum piece p, uint32_t c, const unsigned char *u, 
         fwrite(u, 1, len, f);
     else if (short_escape(c))
         fprintf(f, "\\%c", short_escape(c));
+    else if (p != BAD && c > 0xFFFF) /* JSON's \\u takes four digits: a surrogate pair */
+        fprintf(f, "\\u%04x\\u%04x", 0xD800u + ((c - 0x10000) >> 10), 0xDC00u + (c & 0x3FF));
     else
         fprintf(f, "\\u%04x", p == BAD ? 0xFFFDu : (unsigned)c);
 }

@@ -83,15 +83,17 @@ void fdx_unmake_dirs(const char *path, size_t made_from)
     free(copy);
 }
 
-/* Whether path's first bytes are those of a database, a write-ahead log
- * (either byte order of its checksums) or a rollback journal. */
+/* Whether path is a regular file whose first bytes are those of a database,
+ * a write-ahead log (either byte order of its checksums) or a rollback
+ * journal. Anything else is not opened: a FIFO's open would wait for ever. */
 static int starts_as_sqlite(const char *path)
 {
     static const unsigned char db[16] = "SQLite format 3",
                                wal[2][4] = {{0x37, 0x7f, 0x06, 0x82}, {0x37, 0x7f, 0x06, 0x83}},
                                journal[8] = {0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7};
     unsigned char head[16];
-    FILE *f = fopen(path, "rb");
+    struct stat st;
+    FILE *f = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "rb") : NULL;
     size_t n = f ? fread(head, 1, sizeof head, f) : 0;
     if (f)
         fclose(f);

@@ -11,7 +11,8 @@
 #include <stddef.h>
 
 /* vsnprintf into dst; a text longer than size - 1 bytes keeps its start and
- * its end, joined by "...", cut between characters. */
+ * its end, joined by "...", cut between characters (in a dst of more than
+ * 64 bytes, or with memory for the whole text; else it is cut short). */
 void fdx_vformat_message(char *dst, size_t size, const char *fmt, va_list ap);
 void fdx_format_message(char *dst, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -89,20 +89,6 @@ static void esc_attr(page *pg, const char *s)
         esc_char(pg, *s);
 }
 
-/* Code points that act on the page instead of showing, or show nothing: C0
- * and C1 controls, line and paragraph separators, the bidi marks (U+061C
- * too), embeddings, overrides and isolates, and the invisible format
- * characters (zero-width spaces and joiners, word joiners, BOM, soft hyphen,
- * interlinear annotation, tags), with which two keys look the same. The set
- * tools/tool_text.c escapes for terminals. */
-static int hidden(unsigned c)
-{
-    return c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0xAD || c == 0x61C || c == 0x180E ||
-           (c >= 0x200B && c <= 0x200F) || (c >= 0x2028 && c <= 0x202E) ||
-           (c >= 0x2060 && c <= 0x2064) || (c >= 0x2066 && c <= 0x2069) || c == 0xFEFF ||
-           (c >= 0xFFF9 && c <= 0xFFFB) || (c >= 0xE0000 && c <= 0xE007F);
-}
-
 /* The code point of the n-byte UTF-8 sequence at s. */
 static unsigned code_point(const unsigned char *s, size_t n)
 {
@@ -126,7 +112,7 @@ static void esc(page *pg, const char *s)
         unsigned cp = n ? code_point(p, n) : 0;
         if (!n)
             putf(pg, "\\x%02X", *p);
-        else if (hidden(cp))
+        else if (fdx_code_point_escaped(cp))
             putf(pg, cp > 0xFFFF ? "\\U%08X" : "\\u%04X", cp);
         else if (*p == '\\')
             put(pg, "\\\\");

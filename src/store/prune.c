@@ -210,7 +210,7 @@ int fdx_store_prune(fdx_store *s, const fdx_prune_filter *f, fdx_prune_stats *st
 
 int fdx_store_pruned(fdx_store *s, fdx_prune_stats *stats)
 {
-    if (!s)
+    if (fdx_store_usable(s) != FDX_OK)
         return FDX_EMISUSE;
     if (!stats)
         return fdx_store_fail(s, FDX_EMISUSE, "no stats out-parameter given");

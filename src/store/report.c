@@ -5,6 +5,10 @@
  * views are not trusted. */
 #include "store/report.h"
 
+#include <string.h>
+
+#include "codec/encode.h"
+#include "common/buf.h"
 #include "store/conn.h"
 #include "store/row.h"
 #include "store/store_check.h"
@@ -14,6 +18,7 @@ typedef struct gather {
     int top;
     fdx_report_row_fn fn;
     void *ctx;
+    fdx_buf keys; /* the growth ranking's keys, a JSON array, for the daily part */
 } gather;
 
 static const fdx_stmt_id part_stmt[FDX_REPORT_PARTS] = {
@@ -27,17 +32,18 @@ static const char *const part_name[FDX_REPORT_PARTS] = {
     "the growth ranking", "the daily history",  "the dispatch regret",
 };
 
-static int read_part(fdx_store *s, const gather *g, fdx_report_part part, const char *wanted);
-
-/* A growth row is followed by the daily misses of its key. */
-static int after_row(fdx_store *s, const gather *g, fdx_report_part part, const char *wanted)
+/* A growth row's key joins the keys whose daily misses are read. */
+static void after_row(gather *g, fdx_report_part part, const char *wanted)
 {
-    return part == FDX_REPORT_GROWTH ? read_part(s, g, FDX_REPORT_DAILY, wanted) : FDX_OK;
+    if (part != FDX_REPORT_GROWTH)
+        return;
+    fdx_buf_putc(&g->keys, g->keys.len ? ',' : '[');
+    fdx_enc_string(&g->keys, wanted, strlen(wanted));
 }
 
-/* Reads one part; the daily part is read for one wanted key, which leads its
- * rows. */
-static int read_part(fdx_store *s, const gather *g, fdx_report_part part, const char *wanted)
+/* Reads one part; the daily part is read for the growth ranking's keys, all
+ * in one pass over the days it shows. */
+static int read_part(fdx_store *s, gather *g, fdx_report_part part)
 {
     sqlite3_stmt *st;
     int rc = fdx_store_stmt(s, part_stmt[part], &st);
@@ -45,14 +51,11 @@ static int read_part(fdx_store *s, const gather *g, fdx_report_part part, const 
         return rc;
     fdx_store_bind_named_int64(st, ":top", g->top);
     fdx_store_bind_named_int64(st, ":days", 7);
-    int lead = wanted != NULL, w = sqlite3_bind_parameter_index(st, ":wanted");
-    if (w > 0 && wanted)
-        sqlite3_bind_text(st, w, wanted, -1, SQLITE_STATIC);
+    fdx_store_bind_named_text(st, ":keys", g->keys.data);
     int n = sqlite3_column_count(st), src;
-    if (n + lead > FDX_REPORT_MAX_COLS)
-        n = FDX_REPORT_MAX_COLS - lead;
+    if (n > FDX_REPORT_MAX_COLS)
+        n = FDX_REPORT_MAX_COLS;
     const char *cols[FDX_REPORT_MAX_COLS];
-    cols[0] = wanted;
     while ((src = sqlite3_step(st)) == SQLITE_ROW) {
         for (int i = 0; i < n; i++) {
             const char *t = (const char *)sqlite3_column_text(st, i);
@@ -60,18 +63,15 @@ static int read_part(fdx_store *s, const gather *g, fdx_report_part part, const 
                 src = SQLITE_NOMEM;
                 break;
             }
-            cols[i + lead] = t ? t : "";
+            cols[i] = t ? t : "";
         }
         if (src != SQLITE_ROW)
             break;
-        if (g->fn(g->ctx, part, cols, n + lead) != 0) {
+        after_row(g, part, cols[0]);
+        if (g->keys.oom || g->fn(g->ctx, part, cols, n) != 0) {
             sqlite3_reset(st);
             return fdx_store_fail(s, FDX_ENOMEM, "%s: rendering %s: out of memory", s->path,
                                   part_name[part]);
-        }
-        if ((rc = after_row(s, g, part, cols[0])) != FDX_OK) {
-            sqlite3_reset(st);
-            return rc;
         }
     }
     sqlite3_reset(st);
@@ -85,14 +85,22 @@ static int gather_body(fdx_store *s, void *ctx)
         rc = fdx_check_history(s);
     if (rc == FDX_OK)
         rc = fdx_check_ledger(s);
+    gather *g = ctx;
     for (int p = 0; rc == FDX_OK && p < FDX_REPORT_PARTS; p++)
         if (p != FDX_REPORT_DAILY)
-            rc = read_part(s, ctx, (fdx_report_part)p, NULL);
+            rc = read_part(s, g, (fdx_report_part)p);
+    if (rc == FDX_OK && g->keys.len) {
+        fdx_buf_putc(&g->keys, ']');
+        rc = g->keys.oom ? fdx_store_fail(s, FDX_ENOMEM, "out of memory")
+                         : read_part(s, g, FDX_REPORT_DAILY);
+    }
     return rc;
 }
 
 int fdx_store_report_rows(fdx_store *s, int top, fdx_report_row_fn fn, void *ctx)
 {
-    gather g = {top, fn, ctx};
-    return fdx_store_in_read(s, gather_body, &g);
+    gather g = {top, fn, ctx, FDX_BUF_INIT};
+    int rc = fdx_store_in_read(s, gather_body, &g);
+    fdx_buf_free(&g.keys);
+    return rc;
 }

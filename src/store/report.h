@@ -14,9 +14,9 @@ typedef enum fdx_report_part {
     FDX_REPORT_DEMAND,  /* wanted, misses, fallbacks, devices, ops */
     FDX_REPORT_HEATMAP, /* op, cc_major, cc_minor, compute_capability, misses, ops in
                            all, compute capabilities in all; the top ones only */
-    FDX_REPORT_GROWTH,  /* wanted, misses, previous, growth, is_new, ops; each row
-                           followed by its key's daily rows */
-    FDX_REPORT_DAILY,   /* wanted, day, misses (the last 90 days of history) */
+    FDX_REPORT_GROWTH,  /* wanted, misses, previous, growth, is_new, ops */
+    FDX_REPORT_DAILY,   /* wanted, day, misses (the last 90 days of history) of the
+                           growth ranking's keys, by key and day, after every other part */
     FDX_REPORT_REGRET,  /* structure_key, op, compute_capability, hardware_sku,
                            chosen, best, chosen_ns, best_ns, speedup, count,
                            unkeyed ('1' or '0') */

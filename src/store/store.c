@@ -456,26 +456,29 @@ static int hot_journal_refused(fdx_store *s, const char *path)
 
 /* A file of no bytes beside a -wal that holds some: SQLite deletes such a
  * -wal on the first read of the file (through any connection, a reader's
- * too), and whatever commits it held with it. It is refused untouched: a
- * store copied without the pages its -wal held, or a -wal left by another
- * file of that name. */
-static int wal_of_an_empty_file(fdx_store *s, const char *path)
+ * too), and whatever commits it held with it; a writer creating the file
+ * does the same. It is refused untouched: a store copied without the pages
+ * its -wal held, or a -wal left by another file of that name. */
+static int wal_of_an_empty_file(fdx_store *s, const char *path, int flags)
 {
     struct stat st, wst;
     char *real = fdx_real_path(path); /* SQLite keeps the -wal beside the file it resolved */
     char *wal = fdx_store_companion(real ? real : path, "-wal");
-    int refused = wal && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0 &&
-                  stat(wal, &wst) == 0 && wst.st_size > 0;
+    int there = stat(path, &st) == 0, missing = !there && errno == ENOENT;
+    int refused = wal &&
+                  ((there && S_ISREG(st.st_mode) && st.st_size == 0) ||
+                   (missing && (flags & FDX_OPEN_CREATE))) &&
+                  stat(wal, &wst) == 0 && S_ISREG(wst.st_mode) && wst.st_size > 0;
     long long wal_bytes = refused ? (long long)wst.st_size : 0;
     free(wal);
     free(real);
     if (!refused)
         return FDX_OK;
     return fdx_store_fail(s, FDX_ENOTSTORE,
-                          "%s: the file is empty but its -wal holds %lld bytes, which opening it "
+                          "%s: the file is %s but its -wal holds %lld bytes, which opening it "
                           "would delete: copy the store's file with its -wal, or move the -wal "
                           "away",
-                          path, wal_bytes);
+                          path, there ? "empty" : "missing", wal_bytes);
 }
 
 /* Whether a writer that may create the store failed to set up its
@@ -495,7 +498,7 @@ static int open_db(fdx_store *s, const char *path, int flags)
     s->readonly = (flags & FDX_OPEN_READONLY) != 0;
     if (too_long_for_sqlite(s, path))
         return FDX_EIO;
-    if (wal_of_an_empty_file(s, path) != FDX_OK)
+    if (wal_of_an_empty_file(s, path, flags) != FDX_OK)
         return FDX_ENOTSTORE;
     for (int tries = 0;; tries++) {
         int rc = open_file(s, path, flags);
