@@ -369,16 +369,6 @@ int fdx_store_fail_sqlite(fdx_store *s, int rc, const char *what)
     return fdx_store_fail(s, code, "%s: %s: %s", s->path, what, msg);
 }
 
-int fdx_store_same_process(fdx_store *s)
-{
-    if (s->forks == fdx_forks_seen())
-        return FDX_OK;
-    return fdx_store_fail(s, FDX_EMISUSE,
-                          "%s: this handle was opened in the process this one was forked from, "
-                          "whose connection it shares: open the store again in this process",
-                          s->path);
-}
-
 int fdx_store_usable(fdx_store *s)
 {
     if (!s)
@@ -391,7 +381,13 @@ int fdx_store_usable(fdx_store *s)
         return fdx_store_fail(s, FDX_EMISUSE,
                               "%s: called from a callback of a call still running on this handle",
                               s->path);
-    return fdx_store_same_process(s);
+    if (s->forks != fdx_forks_seen())
+        return fdx_store_fail(s, FDX_EMISUSE,
+                              "%s: this handle was opened in the process this one was forked "
+                              "from, whose connection it shares: open the store again in this "
+                              "process",
+                              s->path);
+    return FDX_OK;
 }
 
 int fdx_store_stmt(fdx_store *s, fdx_stmt_id id, sqlite3_stmt **out)

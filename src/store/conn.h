@@ -35,9 +35,6 @@ int fdx_store_step_retrying(fdx_store *s, sqlite3_stmt *st);
 
 /* The cached statement, reset and with bindings cleared. */
 int fdx_store_stmt(fdx_store *s, fdx_stmt_id id, sqlite3_stmt **out);
-/* FDX_OK, or FDX_EMISUSE (said) for a handle opened in the process this one
- * was forked from (common/forks.h). */
-int fdx_store_same_process(fdx_store *s);
 /* FDX_OK for a handle calls may use: not NULL, opened (a handle whose open
  * failed keeps its connection only for fdx_store_close to clean up with), not
  * inside a caller's callback of one of its calls (in_callback), in this
