@@ -16,7 +16,8 @@
  * handles, threads or processes may open the same file at once). Nor does it
  * cross fork(): in a child every call on its parent's handle fails with
  * FDX_EMISUSE, and fdx_store_close there frees only the child's own memory
- * (a rejects handle likewise: the parent's temporary file stays the parent's).
+ * (a rejects handle likewise: the parent's temporary file stays the parent's,
+ * and its stream's writes fail in the child, exit() flushing it included).
  * A handle whose open failed only answers fdx_store_errmsg and closes: every
  * other call on it fails with FDX_EMISUSE. So does every call on a handle
  * made from inside a callback of a call still running on it (progress,

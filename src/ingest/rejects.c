@@ -29,6 +29,7 @@ struct fdx_rejects {
     char *path;
     fdx_afile af;
     FILE *stream;
+    int stream_fd;
     int state;
     unsigned forks; /* fdx_forks_seen() when it was opened */
     char errmsg[1024];
@@ -141,6 +142,35 @@ static int usable(fdx_rejects *r)
     return FDX_OK;
 }
 
+/* The stream's writes, refused in a forked child: exit() flushes every
+ * stream, and the lines buffered at the fork are the parent's to write. */
+static ssize_t stream_write(void *cookie, const char *p, size_t n)
+{
+    fdx_rejects *r = cookie;
+    if (r->forks != fdx_forks_seen()) {
+        errno = EBADF;
+        return 0;
+    }
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = write(r->stream_fd, p + done, n - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return (ssize_t)done; /* short: the stream reports an error */
+        done += (size_t)w;
+    }
+    return (ssize_t)done;
+}
+
+static int stream_close(void *cookie)
+{
+    fdx_rejects *r = cookie;
+    int rc = close(r->stream_fd);
+    r->stream_fd = -1;
+    return rc;
+}
+
 int fdx_rejects_start(fdx_rejects *r, FILE **stream)
 {
     if (usable(r) != FDX_OK)
@@ -154,11 +184,12 @@ int fdx_rejects_start(fdx_rejects *r, FILE **stream)
         r->state = DONE;
         return rc;
     }
-    int fd = dup(r->af.fd);
-    if (fd < 0 || !(r->stream = fdopen(fd, "w"))) {
+    cookie_io_functions_t io = {.write = stream_write, .close = stream_close};
+    r->stream_fd = dup(r->af.fd);
+    if (r->stream_fd < 0 || !(r->stream = fopencookie(r, "w", io))) {
         rc = fail(r, errno == ENOMEM ? FDX_ENOMEM : FDX_EIO, "%s: %s", r->path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
+        if (r->stream_fd >= 0)
+            close(r->stream_fd);
         fdx_afile_abort(&r->af);
         r->state = DONE;
         return rc;
