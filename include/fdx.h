@@ -396,7 +396,10 @@ typedef struct fdx_export_stats {
  * before either is renamed, so a failure leaves both previous files; only a
  * crash between the two renames leaves the new misses beside the previous
  * dispatches. Files get mode 0666 less the umask. Creates outdir (and its
- * parents) when missing (FDX_EMISUSE for ""). Not allowed while a write
+ * parents) when missing (FDX_EMISUSE for ""). The rename would replace what
+ * a file's name there is: an SQLite database (this store's or another's)
+ * or its -wal, -shm or -journal file is refused with FDX_EMISUSE, a
+ * directory, symbolic link, device or FIFO with FDX_EIO. Not allowed while a write
  * transaction is open. Every cell is checked as strictly as a feed line:
  * FDX_EDATA (naming the table, the cell and the column) for one fdx would
  * not have written, or (naming the table and the cell) for one that does not
@@ -522,7 +525,8 @@ int fdx_report_opts_init(fdx_report_opts *opts, unsigned int version);
  * as fdx_store_export does (FDX_EDATA naming the cell otherwise). The page
  * fetches nothing (inline CSS and SVG) and every value from the store is
  * HTML-escaped. path is replaced atomically: a failure leaves its previous
- * content. opts NULL means every option at its default.
+ * content; it is refused as fdx_store_export's files are. opts NULL means
+ * every option at its default.
  */
 int fdx_store_report(fdx_store *store, const char *path, const fdx_report_opts *opts);
 

@@ -272,6 +272,14 @@ expect 2 "fdx-report to -, which is not standard output" -- \
   sh -c 'cd "$1" && "$2" basic-2.db -' sh "$T" "$REPORT"
 has err "not standard output"
 if [ -e "$T/-" ]; then bad "fdx-report DB - wrote a file named -"; else ok; fi
+# a page or a feed whose path is another store's (a slip of the arguments)
+cp "$T/basic-2.db" "$T/other.db"
+expect 1 "fdx-report over another store" -- "$REPORT" "$T/basic-2.db" "$T/other.db"
+has err "is an SQLite database"
+mkdir -p "$T/over" && cp "$T/basic-2.db" "$T/over/dispatches.jsonl"
+expect 1 "fdx-export over another store" -- "$EXPORT" "$T/basic-2.db" "$T/over"
+cmp -s "$T/basic-2.db" "$T/other.db" && cmp -s "$T/basic-2.db" "$T/over/dispatches.jsonl" &&
+  [ ! -e "$T/over/misses.jsonl" ] && ok || bad "a refused output replaced a store"
 
 # a failed export leaves no directory it made; a feed appended to the store
 # itself (a shell's >>) is refused before a byte is written

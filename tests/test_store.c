@@ -3419,6 +3419,46 @@ START_TEST(outputs_never_replace_the_store)
 }
 END_TEST
 
+/* Nor another store: a report or export path mistyped as another store's
+ * (or its -wal's) replaced it and answered FDX_OK, where a sink's flush
+ * refused it. */
+START_TEST(outputs_never_replace_another_store)
+{
+    fdx_store *db = tu_open(tu_path(tu_dir, "a.db"));
+    const char *feed[] = {tu_data("basic/input/run_0000")};
+    ck_assert_int_eq(tu_ingest(db, feed, 1), FDX_OK);
+    const char *victim = tu_path(tu_dir, "out/misses.jsonl");
+    ck_assert_int_eq(mkdir(tu_path(tu_dir, "out"), 0755), 0);
+    store_of_one_miss(victim, "victim");
+    size_t before_len, after_len;
+    char *before = tu_read_file(victim, &before_len);
+    ck_assert_int_eq(fdx_store_export(db, tu_path(tu_dir, "out"), NULL), FDX_EMISUSE);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "misses.jsonl: is an SQLite database"));
+    ck_assert_int_eq(fdx_store_report(db, victim, NULL), FDX_EMISUSE);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "give another path"));
+    char wal[4200];
+    snprintf(wal, sizeof wal, "%s-wal", victim);
+    FILE *f = fopen(wal, "wb"); /* an empty -wal: told by its name beside the store */
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    ck_assert_int_eq(fdx_store_report(db, wal, NULL), FDX_EMISUSE);
+    char *after = tu_read_file(victim, &after_len);
+    ck_assert(before && after && before_len == after_len && !memcmp(before, after, before_len));
+    struct stat st;
+    ck_assert(stat(wal, &st) == 0 && st.st_size == 0);
+    DIR *d = opendir(tu_path(tu_dir, "out"));
+    ck_assert_ptr_nonnull(d);
+    for (struct dirent *e; (e = readdir(d)) != NULL;) /* no temporary file left */
+        ck_assert_msg(e->d_name[0] == '.' ? !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")
+                                          : !strncmp(e->d_name, "misses.jsonl", 12),
+                      "%s", e->d_name);
+    closedir(d);
+    fdx_store_close(db);
+    free(before);
+    free(after);
+}
+END_TEST
+
 /* Output directory names mkdir -p must handle: empty, doubled and trailing
  * slashes, and a component that is a file (named in the message). */
 START_TEST(export_directory_names)
@@ -3879,6 +3919,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, filter_values_list_what_the_cells_hold);
     tcase_add_test(tc, missing_directory_is_named);
     tcase_add_test(tc, outputs_never_replace_the_store);
+    tcase_add_test(tc, outputs_never_replace_another_store);
     tcase_add_test(tc, an_open_as_it_is_makes_and_migrates_nothing);
     tcase_add_test(tc, misuse_of_handles_and_pointers_is_refused);
     tcase_add_test(tc, a_backfill_writing_a_cell_twice_keeps_a_later_list);

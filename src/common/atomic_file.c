@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/fsutil.h"
 #include "common/message.h"
 #include "fdx.h"
 
@@ -90,15 +91,25 @@ static void sweep_stale(const char *dir, const char *base)
     closedir(d);
 }
 
-/* Fails when path is not a regular file. A rename over a directory fails
- * only after other files of the same replacement were renamed; a rename
- * over a symlink replaces the link, not the file it names (--rejects
- * /dev/stdout replaced the system's /dev/stdout link), and a device or FIFO
- * by a file. */
+/* Fails when path is not a regular file, or is a store's. A rename over a
+ * directory fails only after other files of the same replacement were
+ * renamed; a rename over a symlink replaces the link, not the file it names
+ * (--rejects /dev/stdout replaced the system's /dev/stdout link), and a
+ * device or FIFO by a file; one over an SQLite database or its -wal, -shm
+ * or -journal destroys a store (a mistyped report or export path). */
 int fdx_afile_check_path(const char *path, char *err, size_t errsz)
 {
     struct stat st;
-    if (lstat(path, &st) != 0 || S_ISREG(st.st_mode))
+    if (lstat(path, &st) != 0)
+        return FDX_OK;
+    if (S_ISREG(st.st_mode) && fdx_is_sqlite_file(path)) {
+        fdx_format_message(err, errsz,
+                           "%s: is an SQLite database or its -wal, -shm or -journal file (a "
+                           "store's?), which the replacement would destroy: give another path",
+                           path);
+        return FDX_EMISUSE;
+    }
+    if (S_ISREG(st.st_mode))
         return FDX_OK;
     if (S_ISDIR(st.st_mode))
         fdx_format_message(err, errsz, "%s: is a directory, not a file", path);

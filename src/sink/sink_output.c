@@ -69,14 +69,6 @@ static int flush_files(fdx_sink *s, const flush_job *jobs, size_t n)
     cursor cur[2];
     fdx_jsonl_file files[2];
     int rc = FDX_OK;
-    for (size_t i = 0; i < n; i++)
-        if (fdx_is_sqlite_file(jobs[i].path)) { /* a store's: the rename would destroy it */
-            fdx_format_message(s->errmsg, sizeof s->errmsg,
-                               "%s: is an SQLite database or its -wal, -shm or -journal file (a "
-                               "store's?), which a flush would replace: give another path",
-                               jobs[i].path);
-            return FDX_EMISUSE;
-        }
     for (size_t i = 0; i < n; i++) {
         if (fdx_sink_sorted(jobs[i].agg, &cells[i]) != FDX_OK) {
             snprintf(s->errmsg, sizeof s->errmsg, "out of memory");
