@@ -147,7 +147,9 @@ typedef struct fdx_store fdx_store;
  * on failure (to NULL only when memory ran out) so fdx_store_errmsg can
  * explain; close it either way. A handle that created the file and then
  * failed to open it, or rolled back a transaction before committing any,
- * removes the file at close if nothing else has written to it meanwhile.
+ * removes the file at close if nothing else has written to it meanwhile;
+ * one that made the store in a file that was there and held nothing (0
+ * bytes) leaves it so.
  */
 int fdx_store_open(const char *path, int flags, fdx_store **out);
 

@@ -2699,6 +2699,49 @@ START_TEST(failed_first_transaction_removes_the_new_store)
 }
 END_TEST
 
+/* So does one that made its store in a file that was there and held
+ * nothing: the file holds nothing again (a failed ingest or merge into it
+ * left an empty store, which readers then took, where they had refused the
+ * file, and the message said "unchanged"). One that only opened it, or
+ * committed, keeps the store. */
+START_TEST(failed_first_transaction_leaves_an_empty_file_empty)
+{
+    const char *path = strdup(tu_path(tu_dir, "empty.db"));
+    const char *src = strdup(tu_path(tu_dir, "src.db"));
+    store_of_one_miss(src, "w");
+    raw_exec(src, "DELETE FROM store_identity"); /* a source a merge refuses */
+    const char *bad = strdup(tu_path(tu_dir, "bad.jsonl"));
+    tu_write_file(bad, "garbage\n");
+    struct stat st;
+    for (int how = 0; how < 3; how++) {
+        tu_write_file(path, "");
+        fdx_store *db = tu_open(path);
+        ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+        if (how == 0)
+            ck_assert_int_eq(fdx_store_ingest_path(db, bad, NULL, NULL), FDX_EDATA);
+        else if (how == 1)
+            ck_assert_int_ne(fdx_store_merge(db, src, NULL), FDX_OK);
+        ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+        fdx_store_close(db);
+        ck_assert_int_eq(stat(path, &st), 0);
+        ck_assert_msg(st.st_size == 0, "%d: %lld bytes", how, (long long)st.st_size);
+        ck_assert_int_ne(access(tu_path(tu_dir, "empty.db-journal"), F_OK), 0);
+        ck_assert_int_ne(access(tu_path(tu_dir, "empty.db-wal"), F_OK), 0);
+    }
+    fdx_store_close(tu_open(path));
+    ck_assert(stat(path, &st) == 0 && st.st_size > 0);
+    tu_write_file(path, "");
+    fdx_store *db = tu_open(path);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    fdx_store_close(db);
+    ck_assert(stat(path, &st) == 0 && st.st_size > 0);
+    free((char *)path);
+    free((char *)src);
+    free((char *)bad);
+}
+END_TEST
+
 /* A store made through a symlink that named nothing yet is the symlink's
  * target: failing before its first commit, the writer removes the target and
  * leaves the symlink, which was there before (it removed the symlink and left
@@ -3903,6 +3946,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, a_store_unlike_the_image_is_judged_by_the_reference);
     tcase_add_test(tc, a_new_store_is_what_the_migrations_make);
     tcase_add_test(tc, failed_first_transaction_removes_the_new_store);
+    tcase_add_test(tc, failed_first_transaction_leaves_an_empty_file_empty);
     tcase_add_test(tc, commit_into_a_removed_store_fails);
     tcase_add_test(tc, a_store_made_again_after_it_went_is_removed_by_its_maker);
     tcase_add_test(tc, a_failed_new_store_made_through_a_symlink_removes_its_target);

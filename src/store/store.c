@@ -141,6 +141,9 @@ static int migrate(fdx_store *s)
     else if (rc == FDX_OK && id.objects)
         rc = fdx_schema_check_older(s, id.version);
     if (rc == FDX_OK) {
+        struct stat st;
+        s->filled = is_empty(&id) && !s->created && s->on_disk && stat(s->path, &st) == 0 &&
+                    st.st_size == 0;
         int src = is_empty(&id) ? fdx_schema_create(s->db, err, sizeof err)
                                 : fdx_schema_migrate(s->db, id.version, err, sizeof err);
         if (src != SQLITE_OK)
@@ -612,11 +615,22 @@ static int lock_for_removal(fdx_store *s, const char *file)
     return fdx_store_exec(s, FDX_STMT_BEGIN_WRITE) == FDX_OK;
 }
 
+/* The file goes, or, when it was there holding nothing (s->filled), it
+ * holds nothing again; not while in WAL mode, where closing the connection
+ * would checkpoint into the emptied file. */
+static int undo_file(fdx_store *s, const char *file)
+{
+    if (s->created)
+        return unlink(file) == 0;
+    return s->wal_pending && truncate(file, 0) == 0;
+}
+
 /*
- * Whether the store this handle created still holds nothing (no ingest, no
- * merge, no cell) and is still at its path; if so it is removed, under the
- * write lock so that no other writer's commit is lost (a writer that began
- * meanwhile finds its path gone at commit and fails, see still_there).
+ * Whether the store this handle created (or made in an empty file) still
+ * holds nothing (no ingest, no merge, no cell) and is still at its path; if
+ * so it is removed (or emptied), under the write lock so that no other
+ * writer's commit is lost (a writer that began meanwhile finds its path gone
+ * at commit and fails, see still_there).
  */
 static int remove_if_unused(fdx_store *s, const char *file)
 {
@@ -634,7 +648,7 @@ static int remove_if_unused(fdx_store *s, const char *file)
             sqlite3_reset(st);
         }
     }
-    unused = unused && fdx_store_is_own_file(s, file) && unlink(file) == 0;
+    unused = unused && fdx_store_is_own_file(s, file) && undo_file(s, file);
     sqlite3_exec(s->db, fdx_sql_rollback, NULL, NULL, NULL);
     return unused;
 }
@@ -669,9 +683,9 @@ int fdx_store_close(fdx_store *s)
         return FDX_OK;
     if (s->forks != fdx_forks_seen())
         return close_forked(s);
-    /* A writer that created its store and failed before its first commit
-     * leaves no store behind. */
-    int discard = s->created && !s->committed && (s->open_failed || s->began);
+    /* A writer that created its store, or made it in a file that held
+     * nothing, and failed before its first commit leaves no store behind. */
+    int discard = (s->created || s->filled) && !s->committed && (s->open_failed || s->began);
     s->open_failed = 0; /* its connection, if any, serves the cleanup below */
     if (s->in_txn)
         fdx_store_rollback(s);

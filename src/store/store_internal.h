@@ -173,6 +173,7 @@ struct fdx_store {
                        rollback may follow */
     int readonly;
     int created;     /* this handle created the file */
+    int filled;      /* this handle made the store in a file that was there, 0 bytes */
     int open_flags;  /* as it was opened with, for opening it anew (fdx_store_begin) */
     int open_failed; /* fdx_store_open returned an error */
     int began;       /* a write transaction was begun */
