@@ -247,6 +247,9 @@ cp "$T/basic-2.db" "$T/own.db"
 for f in own.db own.db-wal; do
   expect 1 "ingest $f into own.db" -- "$INGEST" "$T/own.db" "$T/$f"; has err "not a feed to ingest"
 done
+expect 1 "ingest own.db from standard input" -- \
+  sh -c 'exec "$1" --skip-invalid "$2" - < "$2"' sh "$INGEST" "$T/own.db"
+has err "<stdin>: is the store"
 cmp -s "$T/own.db" "$T/basic-2.db" && ok || bad "a refused input changed the store"
 expect 1 "a new store as its own input" -- "$INGEST" "$T/own-new.db" "$T/own-new.db"
 [ ! -e "$T/own-new.db" ] && ok || bad "the refused ingest left a store"

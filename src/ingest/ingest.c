@@ -318,11 +318,13 @@ static int read_stream(void *ctx, const char *path, const char *name)
 {
     ingest *in = ctx;
     fdx_linereader lr;
-    if (path && fdx_store_may_read(in->s, path) != FDX_OK)
-        return FDX_EMISUSE;
     int rc = fdx_lr_open(&lr, path, in->max_line);
     if (rc != FDX_OK)
         return fdx_store_fail(in->s, rc, "%s: %s", name, strerror(errno));
+    if (fdx_store_may_read(in->s, lr.fd, name) != FDX_OK) {
+        fdx_lr_close(&lr);
+        return FDX_EMISUSE;
+    }
     rc = warn_if_repeated(in, lr.fd, name);
     if (rc == FDX_OK)
         rc = push(in, FDX_E_SOURCE_BEGIN, name, strlen(name), 0);

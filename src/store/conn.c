@@ -211,12 +211,16 @@ int fdx_store_may_replace(fdx_store *s, const char *path)
                           *part ? "'s file" : "", db, part);
 }
 
+/* The file fd has open, or NULL when it cannot be looked at. */
+static const fdx_file_id *opened(int fd, fdx_file_id *id)
+{
+    return fd >= 0 && fdx_file_identify_fd(fd, id) == 0 ? id : NULL;
+}
+
 int fdx_store_may_stream_to(fdx_store *s, FILE *out)
 {
     fdx_file_id id;
-    int fd = fileno(out);
-    const char *db,
-        *part = own_part(s, fd >= 0 && fdx_file_identify_fd(fd, &id) == 0 ? &id : NULL, &db);
+    const char *db, *part = own_part(s, opened(fileno(out), &id), &db);
     if (!part)
         return FDX_OK;
     return fdx_store_fail(s, FDX_EMISUSE,
@@ -224,13 +228,13 @@ int fdx_store_may_stream_to(fdx_store *s, FILE *out)
                           *part ? "'s file" : "", db, part);
 }
 
-int fdx_store_may_read(fdx_store *s, const char *path)
+int fdx_store_may_read(fdx_store *s, int fd, const char *name)
 {
     fdx_file_id id;
-    const char *db, *part = own_part(s, named(path, &id), &db);
+    const char *db, *part = own_part(s, opened(fd, &id), &db);
     if (!part)
         return FDX_OK;
-    return fdx_store_fail(s, FDX_EMISUSE, "%s: is the store%s %s%s, not a feed to ingest", path,
+    return fdx_store_fail(s, FDX_EMISUSE, "%s: is the store%s %s%s, not a feed to ingest", name,
                           *part ? "'s file" : "", db, part);
 }
 

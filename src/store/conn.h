@@ -64,9 +64,10 @@ int fdx_store_shm_refused(int rc);
  * which an output written by a rename over path would destroy: then
  * FDX_EMISUSE, errmsg saying so. */
 int fdx_store_may_replace(fdx_store *s, const char *path);
-/* The same for an input: the store's own files are not feeds (ingesting the
- * store being written, or its -wal, reads pages as lines). */
-int fdx_store_may_read(fdx_store *s, const char *path);
+/* The same for an input open as fd (standard input too), named name in the
+ * message: the store's own files are not feeds (ingesting the store being
+ * written, or its -wal, reads pages as lines). */
+int fdx_store_may_read(fdx_store *s, int fd, const char *name);
 /* FDX_OK, or FDX_EMISUSE (said) when the stream writes to one of the store's
  * files (a shell's ">> store.db"): written to, it would be corrupt. */
 int fdx_store_may_stream_to(fdx_store *s, FILE *out);
