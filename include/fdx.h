@@ -152,6 +152,11 @@ typedef struct fdx_store fdx_store;
  * bytes) leaves it so.
  */
 int fdx_store_open(const char *path, int flags, fdx_store **out);
+/* 1 when the file open as fd is the store at path (links resolved) or its
+ * -wal, -shm or -journal file, compared by device and inode; else 0. A
+ * program whose standard output is such a file (DB >> DB) would write its
+ * output into the store. */
+int fdx_fd_is_store_file(int fd, const char *path);
 
 /* Closes the store, rolling back an uncommitted transaction. NULL is a no-op. */
 int fdx_store_close(fdx_store *store);

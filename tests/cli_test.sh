@@ -298,9 +298,15 @@ expect 1 "export of a crafted store below a directory" -- "$EXPORT" "$T/crafted.
 cp "$T/basic-2.db" "$T/appended.db"
 for suffix in "" -wal; do
   "$EXPORT" "$T/appended.db" - --kind misses >>"$T/appended.db$suffix" 2>"$T/err"
-  [ $? -eq 1 ] && ok || bad "a feed appended to the store's file$suffix: not refused"
-  has err "the output is the store"
+  [ $? -eq 2 ] && ok || bad "a feed appended to the store's file$suffix: not refused"
+  has err "standard output is the store"
 done
+# so does every program that prints (fdx-top and fdx-diff wrote into it)
+"$TOP" "$T/appended.db" 1<>"$T/appended.db" 2>"$T/err"
+[ $? -eq 2 ] && ok || bad "fdx-top printing into its store: not refused"
+has err "standard output is the store"
+"$(dirname "$INGEST")/fdx-diff" "$T/basic-2.db" "$T/appended.db" >>"$T/appended.db" 2>"$T/err"
+[ $? -eq 2 ] && ok || bad "fdx-diff printing into its store B: not refused"
 cmp -s "$T/appended.db" "$T/basic-2.db" && ok || bad "the store was written to by its own export"
 
 # output that cannot all be written is a failure, said, whatever the program

@@ -3502,6 +3502,31 @@ START_TEST(outputs_never_replace_another_store)
 }
 END_TEST
 
+/* What the programs ask before printing: is their standard output the store? */
+START_TEST(a_file_descriptor_is_told_from_the_store)
+{
+    const char *path = strdup(tu_path(tu_dir, "s.db"));
+    store_of_one_miss(path, "w");
+    const char *link = strdup(tu_path(tu_dir, "link.db"));
+    ck_assert_int_eq(symlink(path, link), 0);
+    tu_write_file(tu_path(tu_dir, "s.db-wal"), "");
+    tu_write_file(tu_path(tu_dir, "other"), "");
+    const char *names[] = {"s.db", "s.db-wal", "other"};
+    for (int i = 0; i < 3; i++) {
+        int fd = open(tu_path(tu_dir, names[i]), O_RDONLY);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(fdx_fd_is_store_file(fd, path), i < 2);
+        ck_assert_int_eq(fdx_fd_is_store_file(fd, link), i < 2);
+        ck_assert_int_eq(fdx_fd_is_store_file(fd, NULL), 0);
+        close(fd);
+    }
+    ck_assert_int_eq(fdx_fd_is_store_file(-1, path), 0);
+    ck_assert_int_eq(fdx_fd_is_store_file(0, tu_path(tu_dir, "missing.db")), 0);
+    free((char *)path);
+    free((char *)link);
+}
+END_TEST
+
 /* Output directory names mkdir -p must handle: empty, doubled and trailing
  * slashes, and a component that is a file (named in the message). */
 START_TEST(export_directory_names)
@@ -3964,6 +3989,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, missing_directory_is_named);
     tcase_add_test(tc, outputs_never_replace_the_store);
     tcase_add_test(tc, outputs_never_replace_another_store);
+    tcase_add_test(tc, a_file_descriptor_is_told_from_the_store);
     tcase_add_test(tc, an_open_as_it_is_makes_and_migrates_nothing);
     tcase_add_test(tc, misuse_of_handles_and_pointers_is_refused);
     tcase_add_test(tc, a_backfill_writing_a_cell_twice_keeps_a_later_list);

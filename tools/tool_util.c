@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fdx.h"
 #include "tool_text.h"
@@ -198,6 +199,11 @@ int tool_check_store_arg(const char *prog, const char *path, const char *usage)
                        : ends_with(path, ".jsonl") ? "a feed (.jsonl)"
                        : is_run_dir(path)          ? "a run directory"
                                                    : NULL;
+    if (!what && fdx_fd_is_store_file(STDOUT_FILENO, path))
+        return tool_usage_error(prog,
+                                "standard output is the store %s or one of its files, which "
+                                "the output would be written into: redirect it elsewhere",
+                                path);
     if (!what)
         return 0;
     return tool_usage_error(prog, "'%s' is %s, not a store: the store comes first (%s %s)", path,

@@ -8,6 +8,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/fsutil.h"
+#include "fdx.h"
+
 int fdx_file_identify(const char *path, fdx_file_id *id)
 {
     struct stat st;
@@ -62,4 +65,13 @@ const char *fdx_file_db_part(const fdx_file_id *id, const char *db_path)
             return suffixes[i];
     }
     return NULL;
+}
+
+int fdx_fd_is_store_file(int fd, const char *path)
+{
+    fdx_file_id id;
+    char *db = path ? fdx_real_path(path) : NULL;
+    int is = db && fdx_file_identify_fd(fd, &id) == 0 && fdx_file_db_part(&id, db) != NULL;
+    free(db);
+    return is;
 }
