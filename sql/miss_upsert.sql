@@ -10,6 +10,7 @@ ON CONFLICT (wanted, kernel_source, kernel_revision_hash, backend, op, dtypes,
              cc_major, cc_minor, hardware_sku, driver_version)
 DO UPDATE SET
     count = CASE
+        WHEN count < 1 THEN NULL -- an edited store's: fails NOT NULL, not summed
         WHEN count > 9223372036854775807 - excluded.count THEN 9223372036854775807
         ELSE count + excluded.count
     END,

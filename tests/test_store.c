@@ -3502,6 +3502,42 @@ START_TEST(outputs_never_replace_another_store)
 }
 END_TEST
 
+/* A writer sums into the cells it finds: an edited store's count below 1
+ * came out a count readers take (-5 + 49 = 44), hiding the edit. The
+ * ingest and the merge into it fail, naming it, and change nothing. */
+START_TEST(a_stored_count_below_one_is_not_summed)
+{
+    const char *path = strdup(tu_path(tu_dir, "s.db")), *src = strdup(tu_path(tu_dir, "src.db"));
+    store_of_one_miss(path, "w");
+    store_of_one_miss(src, "w");
+    raw_exec(path, "PRAGMA ignore_check_constraints = 1; UPDATE miss_cell SET count = -5");
+    size_t before_len, after_len;
+    char *before = tu_read_file(path, &before_len);
+    fdx_store *db = tu_open(path);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_merge(db, src, NULL), FDX_EDATA);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "count is below 1"));
+    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    fdx_store_close(db);
+    db = tu_open(path);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    const char *dt[] = {"F16"}; /* the cell tu_commit_miss records */
+    fdx_miss m = {"w", {"Cuda", "MatMul", dt, 1, "src", 1}, 1, {0, 0, 0, "cpu", "n/a"}};
+    int rc = fdx_store_record_miss(db, &m);
+    if (rc == FDX_OK)
+        rc = fdx_store_commit(db, NULL);
+    ck_assert_msg(rc == FDX_EDATA, "%d: %s", rc, fdx_store_errmsg(db));
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "count is below 1"));
+    fdx_store_close(db);
+    char *after = tu_read_file(path, &after_len);
+    ck_assert(before && after && before_len == after_len && !memcmp(before, after, before_len));
+    free(before);
+    free(after);
+    free((char *)path);
+    free((char *)src);
+}
+END_TEST
+
 /* What the programs ask before printing: is their standard output the store? */
 START_TEST(a_file_descriptor_is_told_from_the_store)
 {
@@ -3990,6 +4026,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, outputs_never_replace_the_store);
     tcase_add_test(tc, outputs_never_replace_another_store);
     tcase_add_test(tc, a_file_descriptor_is_told_from_the_store);
+    tcase_add_test(tc, a_stored_count_below_one_is_not_summed);
     tcase_add_test(tc, an_open_as_it_is_makes_and_migrates_nothing);
     tcase_add_test(tc, misuse_of_handles_and_pointers_is_refused);
     tcase_add_test(tc, a_backfill_writing_a_cell_twice_keeps_a_later_list);

@@ -362,6 +362,11 @@ int fdx_store_fail_sqlite(fdx_store *s, int rc, const char *what)
     if (code == FDX_ENOTSTORE)
         return fdx_store_fail(s, code, "%s: %s: %s (the store is corrupt or not a database)",
                               s->path, what, msg);
+    if (rc == SQLITE_CONSTRAINT_NOTNULL && strstr(msg, "_cell.count")) /* the upserts' NULL arm */
+        return fdx_store_fail(s, FDX_EDATA,
+                              "%s: %s: a stored cell's count is below 1, which fdx never writes "
+                              "(the store was edited): nothing written",
+                              s->path, what);
     /* "disk I/O error" or "unable to open database file" alone hides the
      * cause (a full disk where a reader makes its -shm, a quota, a vanished
      * device, a file its user may not read): the system's says it */
