@@ -540,7 +540,8 @@ int fdx_store_report(fdx_store *store, const char *path, const fdx_report_opts *
 /* ---- JSON text ---------------------------------------------------------- */
 
 /* s as a JSON string literal, quotes included, escaped as the feeds are;
- * malloc'd (NULL when memory runs out, or s is NULL). */
+ * malloc'd (NULL when memory runs out, s is NULL, or s is not UTF-8, which
+ * no JSON string can hold). */
 char *fdx_json_string(const char *s);
 /* 1 when the programs' tables, their JSON and fdx-report show the code point
  * cp as an escape rather than as itself: C0 and C1 controls, line and

@@ -2996,6 +2996,18 @@ START_TEST(misuse_of_handles_and_pointers_is_refused)
     ck_assert_int_eq(fdx_store_set_busy_timeout(none, 5), FDX_EMISUSE);
     fdx_store_set_progress(none, NULL, NULL);
     ck_assert_ptr_null(fdx_json_string(NULL));
+    ck_assert_ptr_null(fdx_json_string("a\xff")); /* no JSON string holds it */
+    char *json = fdx_json_string("\xc3\xa9\t");
+    ck_assert_str_eq(json, "\"\xc3\xa9\\t\"");
+    free(json);
+    fdx_store *flagged;
+    const int bad_flags[] = {-1, FDX_OPEN_CREATE | 0x1000, FDX_OPEN_FOR_READING | FDX_OPEN_CREATE};
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(fdx_store_open(tu_path(tu_dir, "x.db"), bad_flags[i], &flagged),
+                         FDX_EMISUSE);
+        fdx_store_close(flagged);
+    }
+    ck_assert_int_ne(access(tu_path(tu_dir, "x.db"), F_OK), 0);
 
     ck_assert_int_eq(fdx_store_open(tu_path(tu_dir, "no-such.db"), 0, &failed), FDX_ENOENT);
     ck_assert_int_eq(fdx_store_demand(failed, NULL, count_rows, &rows), FDX_EMISUSE);
@@ -3231,8 +3243,12 @@ static void commit_from_progress(void *ctx, const char *what, uint64_t done)
     reentry *r = ctx;
     (void)what, (void)done;
     r->calls++;
+    fdx_sink *sink = fdx_sink_new(); /* a drain's message said "a transaction open" */
     r->refused += fdx_store_commit(r->db, NULL) == FDX_EMISUSE &&
-                  strstr(fdx_store_errmsg(r->db), "from a callback") != NULL;
+                  strstr(fdx_store_errmsg(r->db), "from a callback") != NULL && sink &&
+                  fdx_sink_drain_to_store(sink, r->db, NULL) == FDX_EMISUSE &&
+                  strstr(fdx_sink_errmsg(sink), "from a callback") != NULL;
+    fdx_sink_free(sink);
 }
 
 static int first_row(void *ctx, const fdx_demand_row *row)

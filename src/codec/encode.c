@@ -11,6 +11,7 @@
 #include "codec/wire.h"
 #include "common/json_word.h"
 #include "common/u64.h"
+#include "common/utf8.h"
 
 static const char hex_digits[] = "0123456789abcdef";
 
@@ -177,10 +178,11 @@ void fdx_enc_cell_line(fdx_buf *b, const fdx_cell *cell, uint64_t count, fdx_str
 
 char *fdx_json_string(const char *s)
 {
-    if (!s)
+    size_t n = s ? strlen(s) : 0, bad;
+    if (!s || !fdx_utf8_valid(s, n, &bad)) /* no JSON string holds those bytes */
         return NULL;
     fdx_buf b = FDX_BUF_INIT;
-    fdx_enc_string(&b, s, strlen(s));
+    fdx_enc_string(&b, s, n);
     if (b.oom) {
         fdx_buf_free(&b);
         return NULL;

@@ -163,6 +163,10 @@ static int drain(fdx_sink *s, fdx_store *st, const int64_t *at, fdx_commit_stats
         snprintf(s->errmsg, sizeof s->errmsg, "no store given to drain into");
         return FDX_EMISUSE;
     }
+    if (fdx_store_usable(st) != FDX_OK) { /* a failed open, a callback's call, a fork's child */
+        fdx_format_message(s->errmsg, sizeof s->errmsg, "%s", fdx_store_errmsg(st));
+        return FDX_EMISUSE;
+    }
     if (st->in_txn) {
         snprintf(s->errmsg, sizeof s->errmsg, "the store already has a transaction open");
         return fdx_store_fail(st, FDX_EMISUSE, "%s", s->errmsg);

@@ -96,6 +96,12 @@ static int can_export(fdx_store *s)
     return fdx_store_reads_cells(s);
 }
 
+static int write_failed(const rows *r)
+{
+    return fdx_store_fail(r->s, FDX_EIO, "%s: writing the %s feed to its stream: %s", r->s->path,
+                          r->kind == FDX_KIND_MISS ? "misses" : "dispatches", strerror(errno));
+}
+
 /* The lines of one kind to out, buffered up to 64 KiB at a time. */
 static int write_kind(rows *r, FILE *out, uint64_t *lines)
 {
@@ -109,14 +115,14 @@ static int write_kind(rows *r, FILE *out, uint64_t *lines)
             rc = fdx_store_fail(r->s, FDX_ENOMEM, "out of memory");
         if (rc == FDX_OK && b.len >= 65536) {
             if (fwrite(b.data, 1, b.len, out) != b.len)
-                rc = fdx_store_fail(r->s, FDX_EIO, "writing the feed: %s", strerror(errno));
+                rc = write_failed(r);
             fdx_buf_clear(&b);
         }
     }
     if (rc == FDX_OK && b.len && fwrite(b.data, 1, b.len, out) != b.len)
-        rc = fdx_store_fail(r->s, FDX_EIO, "writing the feed: %s", strerror(errno));
+        rc = write_failed(r);
     if (rc == FDX_OK && (fflush(out) != 0 || ferror(out)))
-        rc = fdx_store_fail(r->s, FDX_EIO, "writing the feed: %s", strerror(errno));
+        rc = write_failed(r);
     if (r->st)
         sqlite3_reset(r->st);
     fdx_row_reader_free(&r->reader);

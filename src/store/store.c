@@ -572,9 +572,12 @@ int fdx_store_open_v2(const char *path, int flags, int busy_ms, fdx_store **out)
         return fdx_store_fail(s, FDX_EMISUSE, "no store path given");
     if (busy_ms < 0)
         return fdx_store_fail(s, FDX_EMISUSE, "busy timeout must not be negative");
+    const int known = FDX_OPEN_CREATE | FDX_OPEN_READONLY | FDX_OPEN_FOR_READING | FDX_OPEN_AS_IS;
+    if (flags & ~known)
+        return fdx_store_fail(s, FDX_EMISUSE, "unknown open flags %#x", (unsigned)(flags & ~known));
     /* Readers never create, migrate or convert what they read. */
     if (flags & FDX_OPEN_FOR_READING)
-        flags = FDX_OPEN_READONLY;
+        flags = FDX_OPEN_READONLY | (flags & FDX_OPEN_CREATE);
     const fdx_backend_ops *be = fdx_backend_for(path);
     s->open_flags = flags;
     int rc = be ? open_backend(s, be, flags) : open_db(s, path, flags);
