@@ -167,6 +167,11 @@ if [ "$(grep -c 'wire schema 1' "$T/err")" = 1 ]; then ok; else bad "schema-1 li
 # standard input is read once: a second - is a usage error, not a false warning
 expect 2 "stdin twice" -- "$INGEST" "$T/stdin-twice.db" - - <"$T/some-bad.jsonl"
 has err "standard input (-) given more than once"
+# a closed standard input is not an empty feed (a cron job's would ingest nothing)
+expect 2 "fdx-ingest - with standard input closed" -- \
+  sh -c 'exec "$1" "$2" - <&-' sh "$INGEST" "$T/closed-stdin.db"
+has err "standard input (-) is closed"
+[ ! -e "$T/closed-stdin.db" ] && ok || bad "a closed standard input made a store"
 
 # --rejects never names the store or an input (by device and inode): refused
 # before anything is opened for writing, nothing changed
@@ -321,6 +326,9 @@ for cmd in "$TOP $T/basic-2.db" "$TOP --json $T/basic-2.db" "$TOP --sql $T/basic
   $cmd >&- 2>"$T/err"
   [ $? -eq 1 ] && ok || bad "$cmd with standard output closed: exit $?, want 1"
 done
+expect 1 "a feed to a full device" -- sh -c 'exec "$1" "$2" - --kind misses >/dev/full' sh \
+  "$EXPORT" "$T/basic-2.db"
+has err "basic-2.db: writing the misses feed to its stream: No space left on device"
 
 # cells that differ only in their backend are told apart in fdx-diff's table
 printf '%s\n' "$MISS" "${MISS/Cuda/Vulkan}" >"$T/backends.jsonl"

@@ -223,6 +223,8 @@ static int parse_args(int argc, char **argv, options *o)
         stdins += strcmp(argv[i], "-") == 0;
     if (stdins > 1)
         return tool_usage_error(prog, "standard input (-) given more than once: it is read once");
+    if (stdins && tool_stdin_closed())
+        return tool_usage_error(prog, "standard input (-) is closed: give a feed to read");
     return tool_check_store_arg(prog, argv[optind], "[OPTION]... DB PATH...");
 }
 

@@ -2,6 +2,7 @@
 #include "tool_util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -27,8 +28,32 @@
  * malloc and free, 5% of a large commit, and no tool reads them
  * (docs/PERFORMANCE.md).
  */
+/* Standard descriptors closed when the program started (see tool_tune_process). */
+static int closed_at_start[3];
+
+/* A standard descriptor closed at start is opened on /dev/null: else the
+ * first file opened takes its number, and what is printed to stderr or
+ * stdout goes into that file (a rejects file, an export's temporary file). */
+static void hold_standard_descriptors(void)
+{
+    for (int fd = 0; fd < 3; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        int got = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+        if (got >= 0 && got != fd)
+            close(got);
+        closed_at_start[fd] = got == fd;
+    }
+}
+
+int tool_stdin_closed(void)
+{
+    return closed_at_start[0];
+}
+
 void tool_tune_process(void)
 {
+    hold_standard_descriptors();
 #ifdef __GLIBC__
     (void)mallopt(M_ARENA_MAX, 1);
     (void)mallopt(M_MMAP_THRESHOLD, 1 << 20);
@@ -40,6 +65,8 @@ int tool_finish_stdout(const char *prog, int code)
 {
     errno = 0;
     int failed = fflush(stdout) != 0 || ferror(stdout);
+    if (!failed && closed_at_start[1]) /* what was printed went to /dev/null */
+        failed = 1, errno = EBADF;
     if (!failed || code != EXIT_OK)
         return code;
     tool_error(prog, "standard output: %s", errno ? strerror(errno) : "write error");

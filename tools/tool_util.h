@@ -21,8 +21,11 @@ int tool_finish_stdout(const char *prog, int code);
 int tool_usage_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tool_version(const char *prog);
 /* Process-wide settings a library must not choose for the program that
- * embeds it; first thing in main. */
+ * embeds it, and standard descriptors closed at start opened on /dev/null;
+ * first thing in main. */
 void tool_tune_process(void);
+/* 1 when standard input was closed at start (it reads as empty since). */
+int tool_stdin_closed(void);
 /* Parses a non-negative decimal number; 0 on success. */
 int tool_parse_size(const char *s, unsigned long long max, unsigned long long *out);
 
