@@ -603,9 +603,12 @@ typedef struct fdx_prune_stats {
     uint64_t observations; /* their counts summed, saturating at 2^63-1 */
 } fdx_prune_stats;
 
-/* stats (NULL: not wanted) is what the prune removes. A revision that is not
- * 16 hex digits, a compute capability neither "cpu" nor MAJOR.MINOR, or a
- * before outside 0 (none) .. 9999-12-31T23:59:59Z is FDX_EMISUSE. For a PostgreSQL store
+/* stats (NULL: not wanted) is what the prune removes (zeroed when it
+ * fails). A revision that is not 16 hex digits, a compute capability
+ * neither "cpu" nor MAJOR.MINOR, a text filter that is not UTF-8, or a
+ * before outside 0 (none) .. 9999-12-31T23:59:59Z is FDX_EMISUSE. One prune
+ * per transaction (FDX_EMISUSE for a second: its ledger row records one
+ * filter). For a PostgreSQL store
  * the prune runs when fdx_store_commit pushes the transaction: stats is then
  * counted now, in a transaction rolled back (what a dry run reports), and
  * what the commit removes can differ when another writer commits in between;

@@ -405,7 +405,7 @@ def main():
         con = sqlite3.connect(locked, isolation_level=None)
         con.execute("BEGIN IMMEDIATE")
         p = run([ingest, "--busy-timeout", "300", locked, j("small", "run_0000")])
-        expect_failure(p, "ingest into a locked store", "locked by another process",
+        expect_failure(p, "ingest into a locked store", "locked by another process or handle",
                        "300 ms")
         con.execute("ROLLBACK")
         con.close()
@@ -421,7 +421,7 @@ def main():
         con.execute("DELETE FROM ingest_source")
         p = run_bounded([ingest, "--busy-timeout", "0", locked, j("small", "run_0000")])
         expect_failure(p, "ingest with --busy-timeout 0 into an exclusively locked store",
-                       "locked by another process", "more than 0 ms")
+                       "locked by another process or handle", "more than 0 ms")
         con.execute("ROLLBACK")
         con.close()
 

@@ -280,6 +280,11 @@ START_TEST(prune_filters_are_checked_without_a_store)
     ck_assert_int_eq(fdx_prune_filter_check(&f, why, sizeof why), FDX_OK);
     f.compute_capability = "4294967296.0";
     ck_assert_int_eq(fdx_prune_filter_check(&f, why, sizeof why), FDX_EMISUSE);
+    f.compute_capability = NULL; /* written into prune_log, which no reader would take */
+    f.op = "\xff\xfe";
+    ck_assert_int_eq(fdx_prune_filter_check(&f, why, sizeof why), FDX_EMISUSE);
+    ck_assert_str_eq(why, "the op filter is not UTF-8");
+    f.op = NULL;
     /* before INT64_MIN pruned every cell, and logged a day 292 billion years ago */
     fdx_prune_filter t = {NULL, NULL, NULL, NULL, NULL, NULL, INT64_MIN};
     char longer[160];

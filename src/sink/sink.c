@@ -12,22 +12,30 @@
 #include "codec/record_cell.h"
 #include "sink/sink_internal.h"
 
-/* ---- cell handles: kind, the sink's epoch, the cell's index ---- */
+/* ---- cell handles: kind, a tag of the sink's epoch and the kind, the
+ * cell's index ---- */
 
-/* Epochs are unique in the process (until 2^31 sinks and drains), so a
+/* Epochs are unique in the process (until 2^30 sinks and drains), so a
  * handle from another sink, or from before a drain, is refused instead of
  * counting into some other cell. None is 0, so neither is a valid handle. */
 static uint32_t next_epoch(void)
 {
     static _Atomic uint32_t epochs;
-    return atomic_fetch_add(&epochs, 1) % 0x7fffffff + 1;
+    return atomic_fetch_add(&epochs, 1) % 0x3fffffff + 1;
+}
+
+/* The kind is in the tag too: a handle whose kind bit alone was changed
+ * counted into the other kind's cell of the same index. */
+static uint32_t tag_of(const fdx_sink *s, fdx_kind kind)
+{
+    return s->epoch << 1 | (uint32_t)kind;
 }
 
 /* The handle of the cell a record went to, when it went to one. */
 static int hand_out(const fdx_sink *s, int rc, fdx_kind kind, uint32_t at, fdx_sink_cell *cell)
 {
     if (rc == FDX_OK && cell)
-        *cell = (uint64_t)kind << 63 | (uint64_t)s->epoch << 32 | at;
+        *cell = (uint64_t)kind << 63 | (uint64_t)tag_of(s, kind) << 32 | at;
     return rc;
 }
 
@@ -207,9 +215,10 @@ int fdx_sink_add(fdx_sink *s, fdx_sink_cell cell, uint64_t count)
 {
     if (!s)
         return FDX_EMISUSE;
-    fdx_agg *agg = cell >> 63 == FDX_KIND_MISS ? s->misses : s->dispatches;
+    fdx_kind kind = cell >> 63 == FDX_KIND_MISS ? FDX_KIND_MISS : FDX_KIND_DISPATCH;
+    fdx_agg *agg = kind == FDX_KIND_MISS ? s->misses : s->dispatches;
     uint32_t at = (uint32_t)cell;
-    if ((uint32_t)(cell >> 32 & 0x7fffffff) != s->epoch || at >= fdx_agg_cells(agg)) {
+    if ((uint32_t)(cell >> 32 & 0x7fffffff) != tag_of(s, kind) || at >= fdx_agg_cells(agg)) {
         snprintf(s->errmsg, sizeof s->errmsg,
                  "cell handle %#llx is not this sink's, or the sink was drained since",
                  (unsigned long long)cell);

@@ -350,7 +350,8 @@ int fdx_store_fail_sqlite(fdx_store *s, int rc, const char *what)
     const char *msg =
         s->db && sqlite3_errcode(s->db) != SQLITE_OK ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
     if (code == FDX_EBUSY)
-        return fdx_store_fail(s, code, "%s: %s: locked by another process for more than %d ms",
+        return fdx_store_fail(s, code,
+                              "%s: %s: locked by another process or handle for more than %d ms",
                               s->path, what, s->busy_ms);
     if (rc == SQLITE_READONLY_ROLLBACK)
         return left_journal(s, code, what);

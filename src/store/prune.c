@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "codec/encode.h"
+#include "common/utf8.h"
 #include "common/when.h"
 #include "store/backend.h"
 #include "store/conn.h"
@@ -141,11 +142,27 @@ static int any_filter(const fdx_prune_filter *f)
 
 /* A value that matches no cell's is a mistyped filter, not an empty prune:
  * a revision is 16 hex digits, a compute capability "cpu" or MAJOR.MINOR. */
+/* The name of a text filter that is not UTF-8 (it is written into
+ * prune_log, and no cell's text could match it), or NULL. */
+static const char *not_utf8(const fdx_prune_filter *f)
+{
+    const char *names[] = {"driver_version", "kernel_source", "op", "hardware_sku"};
+    const char *values[] = {f->driver_version, f->kernel_source, f->op, f->hardware_sku};
+    size_t bad;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (values[i] && !fdx_utf8_valid(values[i], strlen(values[i]), &bad))
+            return names[i];
+    return NULL;
+}
+
 int fdx_prune_filter_check(const fdx_prune_filter *f, char *why, size_t why_size)
 {
     const char *r = f ? f->kernel_revision : NULL, *cc = f ? f->compute_capability : NULL;
+    const char *text = f ? not_utf8(f) : NULL;
     if (!any_filter(f))
         snprintf(why, why_size, "a prune needs at least one filter");
+    else if (text)
+        snprintf(why, why_size, "the %s filter is not UTF-8", text);
     else if (r && (strlen(r) != 16 || strspn(r, "0123456789abcdefABCDEF") != 16))
         snprintf(why, why_size, "kernel revision '%s' is not 16 hex digits", r);
     else if (cc && !fdx_check_cc_text(cc))
