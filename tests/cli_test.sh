@@ -280,6 +280,10 @@ expect 2 "fdx-report to -, which is not standard output" -- \
   sh -c 'cd "$1" && "$2" basic-2.db -' sh "$T" "$REPORT"
 has err "not standard output"
 if [ -e "$T/-" ]; then bad "fdx-report DB - wrote a file named -"; else ok; fi
+# a store without its identity is named so by the report, as by merge and prune
+cp "$T/basic-2.db" "$T/noid.db" && sqlite3 "$T/noid.db" "DELETE FROM store_identity"
+expect 1 "fdx-report of a store without identity" -- "$REPORT" "$T/noid.db" "$T/noid.html"
+has err "has no store identity"
 # a page or a feed whose path is another store's (a slip of the arguments)
 cp "$T/basic-2.db" "$T/other.db"
 expect 1 "fdx-report over another store" -- "$REPORT" "$T/basic-2.db" "$T/other.db"

@@ -104,7 +104,11 @@ void fdx_bad_ledger_row(sqlite3_stmt *st, char *what, size_t size)
 int fdx_check_ledger(fdx_store *s)
 {
     sqlite3_stmt *st;
-    int rc = fdx_store_stmt(s, FDX_STMT_MERGE_READ_LEDGER, &st);
+    char id[FDX_STORE_ID_HEX];
+    /* each row is read with the store's identity: a missing one is named */
+    int rc = fdx_identity_read(s, id);
+    if (rc == FDX_OK)
+        rc = fdx_store_stmt(s, FDX_STMT_MERGE_READ_LEDGER, &st);
     if (rc != FDX_OK)
         return rc;
     int src;
