@@ -262,6 +262,16 @@ expect 1 "a new store as its own input" -- "$INGEST" "$T/own-new.db" "$T/own-new
 # an option that takes one value, given twice, is refused rather than the
 # first silently dropped; an empty store path is a usage error
 expect 2 "fdx-top --op twice" -- "$TOP" --op A --op B "$T/basic-2.db"; has err "--op given twice"
+for twice in "--since 2026-01-01 --since 2026-02-01" "--until 2026-02-01 --until 2026-03-01" \
+             "--growth 7d --growth 3d"; do
+  expect 2 "fdx-top $twice" -- "$TOP" $twice "$T/basic-2.db"; has err "given twice"
+done
+expect 2 "fdx-ingest --at twice" -- "$INGEST" --at 2026-01-01 --at 2026-01-02 "$T/twice-value.db" /dev/null
+has err "--at given twice"
+expect 2 "fdx-ingest --rejects twice" -- \
+  "$INGEST" --skip-invalid --rejects "$T/r1" --rejects "$T/r2" "$T/twice-value.db" /dev/null
+has err "--rejects given twice"
+[ ! -e "$T/twice-value.db" ] && ok || bad "a refused option made a store"
 expect 2 "fdx-export --kind twice" -- "$EXPORT" --kind misses --kind dispatches "$T/basic-2.db" -
 has err "--kind given twice"
 expect 2 "fdx-ingest --run-id twice" -- "$INGEST" --run-id a --run-id b "$T/twice-opt.db" /dev/null

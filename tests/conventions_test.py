@@ -141,7 +141,7 @@ def main():
             ("prune", [PRUNE, "--cc", "cpu", feed]),
         ]:
             r = expect(2, f"{name} swapped", cmd)
-            check("not a store: the store comes first" in r.stderr, f"{name}: swap hinted", r.stderr)
+            check("not a store (usage: " in r.stderr, f"{name}: swap hinted", r.stderr)
         with open(feed) as f:
             check(f.read().startswith('{"schema":2'), "the feed was not touched")
 

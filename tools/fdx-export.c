@@ -25,7 +25,7 @@ static void usage(void)
            "Options:\n"
            "      --kind KIND      with OUTDIR '-': the feed to write, misses or dispatches\n"
            "      --busy-timeout MS  wait up to MS ms for a locked store (default 10000)\n"
-           "  -q, --quiet          no summary on success, no progress\n"
+           "  -q, --quiet          no summary on success, no progress unless --progress\n"
            "      --progress       show progress on stderr even when it is not a terminal\n"
            "      --no-progress    never show progress (default: when stderr is a terminal)\n"
            "  -h, --help           show this help\n"

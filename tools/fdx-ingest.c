@@ -38,7 +38,7 @@ static void usage(void)
            "  --busy-timeout MS    wait up to MS ms for another writer (default 10000;\n"
            "                       0: fail at once)\n"
            "  --threads N          decoding threads (default 0: one per CPU; 1: none)\n"
-           "  -q, --quiet          no summary on success, no progress\n"
+           "  -q, --quiet          no summary on success, no progress unless --progress\n"
            "      --progress       show progress on stderr even when it is not a terminal\n"
            "      --no-progress    never show progress (default: when stderr is a terminal)\n"
            "  -h, --help           show this help\n"
@@ -196,9 +196,11 @@ static int parse_args(int argc, char **argv, options *o)
                 return tool_usage_error(prog, "--run-id: must not be empty");
             rc = tool_set_once(prog, &o->run_id, "run-id", optarg, NULL);
             break;
-        case 'j': o->rejects = optarg; break;
+        case 'j': rc = tool_set_once(prog, &o->rejects, "rejects", optarg, NULL); break;
         case 's': o->skip_invalid = 1; break;
         case 'a':
+            if (o->has_at)
+                return tool_usage_error(prog, "--at given twice: it takes one value");
             rc = tool_parse_when(prog, "at", optarg, &o->at);
             o->has_at = 1;
             break;

@@ -22,7 +22,7 @@ static void usage(void)
            "\n"
            "Options:\n"
            "  --busy-timeout MS    wait up to MS ms for another writer (default 10000)\n"
-           "  -q, --quiet          no summary on success, no progress\n"
+           "  -q, --quiet          no summary on success, no progress unless --progress\n"
            "      --progress       show progress on stderr even when it is not a terminal\n"
            "      --no-progress    never show progress (default: when stderr is a terminal)\n"
            "  -h, --help           show this help\n"

@@ -105,7 +105,7 @@ int main(int argc, char **argv)
     if (rc)
         return rc;
     if (argc - optind != 1)
-        return tool_usage_error(prog, "expected DB");
+        return tool_usage_error(prog, "expected one DB, got %d arguments", argc - optind);
     if ((rc = tool_check_store_arg(prog, argv[optind], "[OPTION]... DB")) != 0)
         return rc;
     char why[512];

@@ -103,11 +103,16 @@ static int parse_args(int argc, char **argv, options *o)
         case 'Q': o->sql = 1; break;
         case 'S':
         case 'U':
+            if (*(c == 'S' ? &o->filter.since : &o->filter.until))
+                return tool_usage_error(prog, "--%s given twice: it takes one value",
+                                        c == 'S' ? "since" : "until");
             if (tool_parse_when(prog, c == 'S' ? "since" : "until", optarg, &when))
                 return EXIT_USAGE;
             *(c == 'S' ? &o->filter.since : &o->filter.until) = when ? when : 1;
             break;
         case 'g':
+            if (o->growth_days)
+                return tool_usage_error(prog, "--growth given twice: it takes one value");
             if (parse_span(optarg, &o->growth_days))
                 return tool_usage_error(prog, "--growth: expected N days as N, Nd or Nw; got '%s'",
                                         optarg);
@@ -126,7 +131,7 @@ static int parse_args(int argc, char **argv, options *o)
     if (o->filter.since && o->filter.until && o->filter.until / 86400 <= o->filter.since / 86400)
         return tool_usage_error(prog, "--until must be a later day than --since");
     if (argc - optind != 1)
-        return tool_usage_error(prog, "expected DB");
+        return tool_usage_error(prog, "expected one DB, got %d arguments", argc - optind);
     char why[512];
     if (fdx_demand_filter_check(&o->filter, why, sizeof why) != FDX_OK)
         return tool_usage_error(prog, "%s", why);

@@ -233,8 +233,8 @@ int tool_check_store_arg(const char *prog, const char *path, const char *usage)
                                 path);
     if (!what)
         return 0;
-    return tool_usage_error(prog, "'%s' is %s, not a store: the store comes first (%s %s)", path,
-                            what, prog, usage);
+    return tool_usage_error(prog, "'%s' is %s, not a store (usage: %s %s)", path, what, prog,
+                            usage);
 }
 
 int tool_parse_when(const char *prog, const char *name, const char *arg, long long *out)

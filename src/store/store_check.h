@@ -21,7 +21,9 @@ int fdx_check_ledger_row(sqlite3_stmt *st, fdx_merge_ledger_row *l);
  * MAJOR.MINOR as SQLite prints the numbers (0 to 2^32-1, no sign, no
  * leading zero). Anything else matches nothing: a mistyped filter. */
 int fdx_check_cc_text(const char *cc);
-#define FDX_BAD_CC_TEXT "compute capability '%s' is neither 'cpu' nor MAJOR.MINOR (8.9)"
+#define FDX_BAD_CC_TEXT                                                                            \
+    "compute capability '%s' is neither 'cpu' nor MAJOR.MINOR (such as 8.9: numbers to "           \
+    "4294967295, without leading zeros)"
 /* What is wrong with a ledger row that fdx_check_ledger_row refuses: the
  * query's row st, named by its table and id, into what. */
 void fdx_bad_ledger_row(sqlite3_stmt *st, char *what, size_t size);
