@@ -740,8 +740,10 @@ int fdx_sink_flush_all(fdx_sink *sink, const char *dir, size_t *miss_lines, size
 /*
  * Adds every cell to the store in one transaction of its own (the store must
  * have none open), leaving what flushing to JSONL and running fdx-ingest
- * would. On success the sink is emptied, so draining twice never counts a
- * record twice; on failure the sink and the store are unchanged.
+ * would (given a max_line as long as the longest line flushed: a record's
+ * strings may make a line longer than the default 1 MiB). On success the
+ * sink is emptied, so draining twice never counts a record twice; on failure
+ * the sink and the store are unchanged.
  */
 int fdx_sink_drain_to_store(fdx_sink *sink, fdx_store *store, fdx_commit_stats *stats);
 /* The same, with the capture time of the transaction (Unix seconds; see

@@ -351,6 +351,16 @@ expect 0 "an empty store" -- "$INGEST" -q "$T/backend-none.db" /dev/null
 expect 0 "fdx-diff of two backends" -- "$DIFF" "$T/backend-none.db" "$T/backends.db"
 has out "  w  Cuda/MatMul(F16)  k "
 has out "  w  Vulkan/MatMul(F16)  k "
+# and so are values the column would run together: a SKU and a driver split
+# at another space, a key named as an unkeyed dispatch is shown
+printf '%s\n' "${MISS/\"cpu\"/\"SKU X\"}" \
+  "$(printf '%s' "$MISS" | sed 's/"cpu","driver_version":"n\/a"/"SKU","driver_version":"X n\/a"/')" \
+  "${MISS/\"w\"/\"(unkeyed)\"}" >"$T/runs-together.jsonl"
+expect 0 "ingest values that run together" -- "$INGEST" -q "$T/together.db" "$T/runs-together.jsonl"
+expect 0 "fdx-diff of values that run together" -- "$DIFF" "$T/backend-none.db" "$T/together.db"
+has out ' "SKU X" "n/a"'
+has out ' SKU "X n/a"'
+has out ' "(unkeyed)"  Cuda/MatMul(F16) '
 
 # a store its user may not read: the system's reason is said
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
