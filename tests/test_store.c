@@ -3450,6 +3450,30 @@ START_TEST(an_open_as_it_is_makes_and_migrates_nothing)
 }
 END_TEST
 
+/* A file's bytes, to tell later whether a command left it as it was. */
+typedef struct file_bytes {
+    char *data;
+    size_t len;
+} file_bytes;
+
+static file_bytes file_now(const char *path)
+{
+    file_bytes f = {NULL, 0};
+    f.data = tu_read_file(path, &f.len);
+    return f;
+}
+
+/* Whether path still holds before's bytes (both read); frees before. */
+static int unchanged(const char *path, file_bytes before)
+{
+    file_bytes after = file_now(path);
+    int same = before.data && after.data && before.len == after.len &&
+               !memcmp(before.data, after.data, before.len);
+    free(before.data);
+    free(after.data);
+    return same;
+}
+
 /* An export or report whose file is the store's own (or its -wal) would
  * rename over it: refused, the store as it was. A store named
  * misses.jsonl exported into its own directory, or a report written to
@@ -3460,8 +3484,7 @@ START_TEST(outputs_never_replace_the_store)
     fdx_store *db = tu_open(store);
     const char *feed[] = {tu_data("basic/input/run_0000")};
     ck_assert_int_eq(tu_ingest(db, feed, 1), FDX_OK);
-    size_t before_len, after_len;
-    char *before = tu_read_file(store, &before_len);
+    file_bytes before = file_now(store);
     ck_assert_int_eq(fdx_store_export(db, tu_dir, NULL), FDX_EMISUSE);
     ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "would be replaced"));
     char dotted[4200];
@@ -3470,12 +3493,9 @@ START_TEST(outputs_never_replace_the_store)
     snprintf(dotted, sizeof dotted, "%s/misses.jsonl-wal", tu_dir);
     ck_assert_int_eq(fdx_store_report(db, dotted, NULL), FDX_EMISUSE);
     ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "-wal"));
-    char *after = tu_read_file(store, &after_len);
-    ck_assert(before && after && before_len == after_len && !memcmp(before, after, before_len));
+    ck_assert(unchanged(store, before));
     ck_assert_int_eq(fdx_store_report(db, tu_path(tu_dir, "r.html"), NULL), FDX_OK);
     fdx_store_close(db);
-    free(before);
-    free(after);
 }
 END_TEST
 
@@ -3490,8 +3510,7 @@ START_TEST(outputs_never_replace_another_store)
     const char *victim = tu_path(tu_dir, "out/misses.jsonl");
     ck_assert_int_eq(mkdir(tu_path(tu_dir, "out"), 0755), 0);
     store_of_one_miss(victim, "victim");
-    size_t before_len, after_len;
-    char *before = tu_read_file(victim, &before_len);
+    file_bytes before = file_now(victim);
     ck_assert_int_eq(fdx_store_export(db, tu_path(tu_dir, "out"), NULL), FDX_EMISUSE);
     ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "misses.jsonl: is an SQLite database"));
     ck_assert_int_eq(fdx_store_report(db, victim, NULL), FDX_EMISUSE);
@@ -3502,8 +3521,7 @@ START_TEST(outputs_never_replace_another_store)
     ck_assert_ptr_nonnull(f);
     fclose(f);
     ck_assert_int_eq(fdx_store_report(db, wal, NULL), FDX_EMISUSE);
-    char *after = tu_read_file(victim, &after_len);
-    ck_assert(before && after && before_len == after_len && !memcmp(before, after, before_len));
+    ck_assert(unchanged(victim, before));
     struct stat st;
     ck_assert(stat(wal, &st) == 0 && st.st_size == 0);
     DIR *d = opendir(tu_path(tu_dir, "out"));
@@ -3514,8 +3532,6 @@ START_TEST(outputs_never_replace_another_store)
                       "%s", e->d_name);
     closedir(d);
     fdx_store_close(db);
-    free(before);
-    free(after);
 }
 END_TEST
 
@@ -3528,8 +3544,7 @@ START_TEST(a_stored_count_below_one_is_not_summed)
     store_of_one_miss(path, "w");
     store_of_one_miss(src, "w");
     raw_exec(path, "PRAGMA ignore_check_constraints = 1; UPDATE miss_cell SET count = -5");
-    size_t before_len, after_len;
-    char *before = tu_read_file(path, &before_len);
+    file_bytes before = file_now(path);
     fdx_store *db = tu_open(path);
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
     ck_assert_int_eq(fdx_store_merge(db, src, NULL), FDX_EDATA);
@@ -3546,10 +3561,7 @@ START_TEST(a_stored_count_below_one_is_not_summed)
     ck_assert_msg(rc == FDX_EDATA, "%d: %s", rc, fdx_store_errmsg(db));
     ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "count is below 1"));
     fdx_store_close(db);
-    char *after = tu_read_file(path, &after_len);
-    ck_assert(before && after && before_len == after_len && !memcmp(before, after, before_len));
-    free(before);
-    free(after);
+    ck_assert(unchanged(path, before));
     free((char *)path);
     free((char *)src);
 }

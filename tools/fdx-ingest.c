@@ -199,8 +199,8 @@ static int parse_args(int argc, char **argv, options *o)
         case 'j': rc = tool_set_once(prog, &o->rejects, "rejects", optarg, NULL); break;
         case 's': o->skip_invalid = 1; break;
         case 'a':
-            if (o->has_at)
-                return tool_usage_error(prog, "--at given twice: it takes one value");
+            if (tool_once(prog, o->has_at, "at", NULL))
+                return EXIT_USAGE;
             rc = tool_parse_when(prog, "at", optarg, &o->at);
             o->has_at = 1;
             break;

@@ -45,7 +45,7 @@ static void usage(void)
 
 static int given_twice(int given, const char *name)
 {
-    return given ? tool_usage_error(prog, "--%s given twice: %s", name, ONE_VALUE) : 0;
+    return tool_once(prog, given, name, ONE_VALUE);
 }
 
 static int set_once(const char **slot, const char *name, const char *value)

@@ -102,17 +102,18 @@ static int parse_args(int argc, char **argv, options *o)
         case 'j': o->json = 1; break;
         case 'Q': o->sql = 1; break;
         case 'S':
-        case 'U':
-            if (*(c == 'S' ? &o->filter.since : &o->filter.until))
-                return tool_usage_error(prog, "--%s given twice: it takes one value",
-                                        c == 'S' ? "since" : "until");
-            if (tool_parse_when(prog, c == 'S' ? "since" : "until", optarg, &when))
+        case 'U': {
+            int64_t *slot = c == 'S' ? &o->filter.since : &o->filter.until;
+            const char *name = c == 'S' ? "since" : "until";
+            if (tool_once(prog, *slot != 0, name, NULL) ||
+                tool_parse_when(prog, name, optarg, &when))
                 return EXIT_USAGE;
-            *(c == 'S' ? &o->filter.since : &o->filter.until) = when ? when : 1;
+            *slot = when ? when : 1;
             break;
+        }
         case 'g':
-            if (o->growth_days)
-                return tool_usage_error(prog, "--growth given twice: it takes one value");
+            if (tool_once(prog, o->growth_days != 0, "growth", NULL))
+                return EXIT_USAGE;
             if (parse_span(optarg, &o->growth_days))
                 return tool_usage_error(prog, "--growth: expected N days as N, Nd or Nw; got '%s'",
                                         optarg);

@@ -208,14 +208,20 @@ int tool_check_nonempty(const char *prog, char *const *paths, int n, const char 
     return 0;
 }
 
+int tool_once(const char *prog, int given, const char *name, const char *why)
+{
+    return given ? tool_usage_error(prog, "--%s given twice: %s", name,
+                                    why ? why : "it takes one value")
+                 : 0;
+}
+
 int tool_set_once(const char *prog, const char **slot, const char *name, const char *value,
                   const char *why)
 {
-    if (*slot)
-        return tool_usage_error(prog, "--%s given twice: %s", name,
-                                why ? why : "it takes one value");
-    *slot = value;
-    return 0;
+    int rc = tool_once(prog, *slot != NULL, name, why);
+    if (rc == 0)
+        *slot = value;
+    return rc;
 }
 
 int tool_check_store_arg(const char *prog, const char *path, const char *usage)

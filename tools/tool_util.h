@@ -65,6 +65,10 @@ int tool_check_store_arg(const char *prog, const char *path, const char *usage);
  * ends the message (NULL: "it takes one value"). */
 /* Refuses (a usage error, nonzero) an empty one of n paths: "WHAT is empty". */
 int tool_check_nonempty(const char *prog, char *const *paths, int n, const char *what);
+/* A usage error (nonzero) when option --name was given already; why says
+ * why it takes one value (NULL: "it takes one value"). */
+int tool_once(const char *prog, int given, const char *name, const char *why);
+/* tool_once of *slot, which it then sets to value. */
 int tool_set_once(const char *prog, const char **slot, const char *name, const char *value,
                   const char *why);
 

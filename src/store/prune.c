@@ -140,8 +140,6 @@ static int any_filter(const fdx_prune_filter *f)
                  f->compute_capability || f->hardware_sku || f->before);
 }
 
-/* A value that matches no cell's is a mistyped filter, not an empty prune:
- * a revision is 16 hex digits, a compute capability "cpu" or MAJOR.MINOR. */
 /* The name of a text filter that is not UTF-8 (it is written into
  * prune_log, and no cell's text could match it), or NULL. */
 static const char *not_utf8(const fdx_prune_filter *f)
@@ -155,6 +153,8 @@ static const char *not_utf8(const fdx_prune_filter *f)
     return NULL;
 }
 
+/* A value that matches no cell's is a mistyped filter, not an empty prune:
+ * a revision is 16 hex digits, a compute capability "cpu" or MAJOR.MINOR. */
 int fdx_prune_filter_check(const fdx_prune_filter *f, char *why, size_t why_size)
 {
     const char *r = f ? f->kernel_revision : NULL, *cc = f ? f->compute_capability : NULL;
