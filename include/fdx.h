@@ -548,7 +548,9 @@ char *fdx_json_string(const char *s);
  * paragraph separators, bidirectional controls and Unicode's
  * default-ignorable code points (zero-width spaces and joiners, BOM, soft
  * hyphen, fillers, variation selectors, tags), which act on a terminal or a
- * page, or show nothing, so that two values look the same; else 0. */
+ * page, or show nothing, and every blank but the space (no-break, ideographic
+ * and the other Unicode spaces), which shows as one: two values would look
+ * the same; else 0. */
 int fdx_code_point_escaped(uint32_t cp);
 
 /* ---- Comparing stores ---------------------------------------------------

@@ -160,6 +160,35 @@ def check_hostile_values(ingest, top, tmp):
               repr(p.stdout) + repr(p.stderr))
 
 
+BLANKS = [("k", "mm"), ("k ", "mm"), (" k", "mm"), ("k\u00a0", "mm"), ("", "mm"),
+          ('"k"', "mm"), ("j", "m m"), ("m j", "m"), ("a  b", "mm"), ("a b", "mm")]
+
+
+def check_blank_values(ingest, top, tmp):
+    """Values that differ only in blanks, or by a quote, read apart in fdx-top's
+    table: "k", "k ", " k" and "k" with a no-break space; an empty key; ops
+    "m m" beside a key "j" against ops "m" beside a key "m j"."""
+    feed, db = os.path.join(tmp, "blanks.jsonl"), os.path.join(tmp, "blanks.db")
+    with open(feed, "w") as f:
+        f.writelines(miss_line(w, op, 1) for w, op in BLANKS)
+    subprocess.run([ingest, "-q", db, feed], check=True)
+    got = json.loads(subprocess.run([top, "--json", "-n", "0", db], capture_output=True,
+                                    check=True).stdout)
+    table = subprocess.run([top, "-n", "0", db], capture_output=True, check=True,
+                           text=True).stdout.split("\n")[1:-1]
+    check(len(table) == len(got), "fdx-top: a table line per row", repr(table))
+    shown = {}
+    for r, line in zip(got, table):
+        shown[(r["wanted"], r["ops"])] = line.split(None, 4)[4]
+    want = {("k", "mm"): 'mm     k', ("k ", "mm"): 'mm     "k "', (" k", "mm"): 'mm     " k"',
+            ("k\u00a0", "mm"): 'mm     k\\u{00a0}', ("", "mm"): 'mm     ""',
+            ('"k"', "mm"): 'mm     "\\"k\\""', ("a  b", "mm"): "mm     a  b",
+            ("a b", "mm"): "mm     a b", ("j", "m m"): '"m m"  j', ("m j", "m"): "m      m j"}
+    for key, line in want.items():
+        check(shown.get(key) == line, f"fdx-top shows {key!r} as {line!r}", repr(shown.get(key)))
+    check(len(set(table)) == len(table), "fdx-top: no two rows read the same", "\n".join(table))
+
+
 def top_json(top, db, args):
     p = subprocess.run([top, "--json", "-n", "0", db] + args, capture_output=True, text=True)
     return json.loads(p.stdout) if p.returncode == 0 else p.stderr
@@ -242,6 +271,7 @@ def main():
         if not update:
             check_top(top, db)
             check_hostile_values(ingest, top, tmp)
+            check_blank_values(ingest, top, tmp)
             check_top_time(top, db)
             check_time_recipes(ingest, root, db, tmp)
     return finish("cookbook")

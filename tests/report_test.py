@@ -325,7 +325,8 @@ def check_key_display(ingest, report, tmp):
     attribute keeps the key's exact text."""
     feed, db, page = (os.path.join(tmp, n) for n in ("keys.jsonl", "keys.db", "keys.html"))
     keys = ["", "(unkeyed)", "ab\u202ecd", "line\nbreak", "ab\\u202Ecd", "order \u061c1-2-3",
-            "a\u200bb", "\ufeffk", "tag\U000e0041", "caf\u00e9", "k\ufe0f", "x\u206ay"]
+            "a\u200bb", "\ufeffk", "tag\U000e0041", "caf\u00e9", "k\ufe0f", "x\u206ay",
+            "k", "k ", " k", "k\u00a0", "k\u3000", "a  b"]
     with open(feed, "w") as f:
         for i, k in enumerate(keys):
             f.write(json.dumps({"schema": 2, "wanted": k, "fallback": {
@@ -352,9 +353,12 @@ def check_key_display(ingest, report, tmp):
           "a key spelling an escape shows its backslash as \\\\", repr(got.get("ab\\u202Ecd")))
     shows = {"order \u061c1-2-3": "order \\u061C1-2-3", "a\u200bb": "a\\u200Bb",
              "\ufeffk": "\\uFEFFk", "tag\U000e0041": "tag\\U000E0041", "caf\u00e9": "caf\u00e9",
-             "k\ufe0f": "k\\uFE0F", "x\u206ay": "x\\u206Ay"}
+             "k\ufe0f": "k\\uFE0F", "x\u206ay": "x\\u206Ay", "k": "k", "k ": "k\\u0020",
+             " k": "\\u0020k", "k\u00a0": "k\\u00A0", "k\u3000": "k\\u3000", "a  b": "a  b"}
     for key, want in shows.items():
         check(got.get(key) == want, "shown as %r" % want, repr(got.get(key)))
+    check(re.search(r"\btd\{[^}]*white-space:pre-wrap", text) is not None,
+          "runs of spaces in a cell keep their width", text[:2000])
     body = re.sub(r'data-key="[^"]*"', "", text)
     for hidden in "\u202e\u061c\u200b\ufeff\U000e0041":
         check(hidden not in body, "no U+%04X shows outside an attribute" % ord(hidden))

@@ -51,18 +51,8 @@ static void free_row(fdx_diff_row *r)
         free((char *)*fields[i]);
 }
 
-/* A value of the table's last column as shown: JSON-quoted when it is
- * empty or holds a character the column puts between values (a space, a
- * slash, a parenthesis) or a quote, so that no two cells' rows read the same
- * ("SKU X" "1.0" against "SKU" "X 1.0"; a key named "(unkeyed)"). */
-static char *shown(const char *s, int json, int *oom)
-{
-    if (json || !s || (*s && !strpbrk(s, " /()\"")))
-        return tool_row_text(s, json, oom);
-    char *d = tool_json_text(s);
-    *oom |= !d;
-    return d;
-}
+/* The separators of the table's last column: a space, a slash, parentheses. */
+#define SEPS " /()"
 
 static int collect(void *ctx, const fdx_diff_row *row)
 {
@@ -79,15 +69,15 @@ static int collect(void *ctx, const fdx_diff_row *row)
     fdx_diff_row *d = &v[r->n];
     *d = *row;
     d->kind = tool_row_text(row->kind, r->json, &r->oom);
-    d->key = shown(row->key, r->json, &r->oom);
-    d->backend = shown(row->backend, r->json, &r->oom);
-    d->op = shown(row->op, r->json, &r->oom);
+    d->key = tool_shown(row->key, r->json, SEPS, &r->oom);
+    d->backend = tool_shown(row->backend, r->json, SEPS, &r->oom);
+    d->op = tool_shown(row->op, r->json, SEPS, &r->oom);
     d->dtypes = tool_row_text(row->dtypes, r->json, &r->oom);
-    d->kernel_source = shown(row->kernel_source, r->json, &r->oom);
+    d->kernel_source = tool_shown(row->kernel_source, r->json, SEPS, &r->oom);
     d->kernel_revision = tool_row_text(row->kernel_revision, r->json, &r->oom);
     d->compute_capability = tool_row_text(row->compute_capability, r->json, &r->oom);
-    d->hardware_sku = shown(row->hardware_sku, r->json, &r->oom);
-    d->driver_version = shown(row->driver_version, r->json, &r->oom);
+    d->hardware_sku = tool_shown(row->hardware_sku, r->json, SEPS, &r->oom);
+    d->driver_version = tool_shown(row->driver_version, r->json, SEPS, &r->oom);
     r->n++;
     return r->oom;
 }

@@ -211,7 +211,7 @@ typedef struct row {
     int is_new;
 } row;
 
-/* Rows are collected, as shown (tool_visible), so that the table's columns
+/* Rows are collected, as shown (tool_shown), so that the table's columns
  * can be aligned. */
 typedef struct rows {
     row *v;
@@ -224,8 +224,8 @@ static int keep(rows *r, const row *x)
 {
     row *v = realloc(r->v, (r->n + 1) * sizeof *v);
     int oom = 0;
-    char *wanted = tool_row_text(x->wanted, r->json, &oom);
-    char *ops = tool_row_text(x->ops, r->json, &oom);
+    char *wanted = tool_shown(x->wanted, r->json, "", &oom); /* the last column */
+    char *ops = tool_shown(x->ops, r->json, " ", &oom);
     if (!v || oom) {
         free(wanted);
         free(ops);

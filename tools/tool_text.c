@@ -180,6 +180,16 @@ char *tool_row_text(const char *s, int json, int *oom)
     return d;
 }
 
+char *tool_shown(const char *s, int json, const char *seps, int *oom)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (json || !s || (n && s[0] != ' ' && s[n - 1] != ' ' && !strchr(s, '"') && !strpbrk(s, seps)))
+        return tool_row_text(s, json, oom);
+    char *d = tool_json_text(s);
+    *oom |= !d;
+    return d;
+}
+
 int tool_wider(int w, int v)
 {
     return v > w ? v : w;

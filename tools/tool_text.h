@@ -36,6 +36,15 @@ char *tool_json_text(const char *s);
  * else tool_visible(s); NULL for a NULL s. Sets *oom when memory runs out.
  */
 char *tool_row_text(const char *s, int json, int *oom);
+/*
+ * A row's value in a table whose columns are apart by spaces: as
+ * tool_row_text shows it, but JSON-quoted (tool_json_text) when it is empty,
+ * begins or ends with a space, or holds a quote or a byte of seps (the
+ * column's own separators), so that no two values, nor a value and the
+ * columns around it, read the same ("k" and "k "; "SKU X" "1.0" and "SKU"
+ * "X 1.0"). NULL for a NULL s.
+ */
+char *tool_shown(const char *s, int json, const char *seps, int *oom);
 /* A column's width w widened to fit a value v wide. */
 int tool_wider(int w, int v);
 

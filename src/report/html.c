@@ -104,10 +104,10 @@ static unsigned code_point(const unsigned char *s, size_t n)
  * A backslash is shown as \\ (as fdx-top shows it), so that a key spelling
  * such an escape is told from the code point; a byte that is not UTF-8 (a
  * path's) as \xXX, since the page is UTF-8 throughout. */
-static void esc(page *pg, const char *s)
+static void esc_n(page *pg, const char *s, size_t len)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
+    const unsigned char *p = (const unsigned char *)s, *end = p + len;
+    while (p < end) {
         size_t n = *p < 0x80 ? 1 : fdx_utf8_sequence((const char *)p, 4);
         unsigned cp = n ? code_point(p, n) : 0;
         if (!n)
@@ -123,6 +123,23 @@ static void esc(page *pg, const char *s)
     }
 }
 
+static void esc(page *pg, const char *s)
+{
+    esc_n(pg, s, strlen(s));
+}
+
+/* A value in a table: as esc shows it, but a space at either end, which the
+ * page would not show, as \u0020; runs of spaces inside keep their width
+ * (white-space:pre-wrap), so that "k", "k " and "a  b" are not "a b". */
+static void esc_value(page *pg, const char *v)
+{
+    size_t n = strlen(v);
+    int lead = n && v[0] == ' ', trail = n > 1 && v[n - 1] == ' ';
+    put(pg, lead ? "\\u0020" : "");
+    esc_n(pg, v + lead, n - lead - trail);
+    put(pg, trail ? "\\u0020" : "");
+}
+
 static const char css[] =
     ":root{color-scheme:light dark;--bg:#fff;--fg:#1b1f24;--muted:#57606a;--line:#d0d7de;"
     "--heat:#c2410c;--up:#b91c1c;--upbg:#fde8e8;--spark:#2563eb;--zebra:#f6f8fa}\n"
@@ -135,7 +152,8 @@ static const char css[] =
     "border-bottom:1px solid var(--line);padding-bottom:.2rem}\n"
     "p.note{color:var(--muted);margin:.2rem 0 .6rem}\n"
     "table{border-collapse:collapse;width:100%}th,td{padding:.25rem .5rem;"
-    "border-bottom:1px solid var(--line);text-align:left;vertical-align:middle}\n"
+    "border-bottom:1px solid var(--line);text-align:left;vertical-align:middle;"
+    "white-space:pre-wrap}\n"
     "th{font-weight:600;color:var(--muted)}td.n,th.n{text-align:right;"
     "font-variant-numeric:tabular-nums}tbody tr:nth-child(even){background:var(--zebra)}\n"
     "td.key{font-family:'DejaVu Sans Mono',monospace;word-break:break-all}\n"
@@ -191,14 +209,17 @@ static void key_cell(page *pg, const char *v, int unkeyed)
     if (unkeyed || !*v)
         put(pg, unkeyed ? "<i>(unkeyed)</i>" : "<i>(empty)</i>");
     else
-        esc(pg, v);
+        esc_value(pg, v);
     put(pg, "</td>");
 }
 
 static void text_cell(page *pg, const char *v)
 {
     put(pg, "<td>");
-    esc(pg, v);
+    if (*v)
+        esc_value(pg, v);
+    else
+        put(pg, "<i>(empty)</i>");
     put(pg, "</td>");
 }
 
