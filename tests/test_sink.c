@@ -323,6 +323,33 @@ START_TEST(drain_counts_once_and_refuses_an_open_transaction)
 }
 END_TEST
 
+/* A drain that fails says what the store said, whole: a store's message
+ * names its path, and the sink kept 512 bytes of it. */
+START_TEST(a_failed_drain_keeps_the_stores_whole_message)
+{
+    char path[600];
+    int n = snprintf(path, sizeof path, "%s", tu_dir);
+    while (n < 480) { /* SQLite opens paths up to 504 bytes */
+        n += snprintf(path + n, sizeof path - (size_t)n, "/%0*d", 480 - n < 200 ? 480 - n : 200, 0);
+        ck_assert_int_eq(mkdir(path, 0700), 0);
+    }
+    snprintf(path + n, sizeof path - (size_t)n, "/s.db");
+    fdx_store *db = tu_open(path);
+    tu_commit_miss(db, "w");
+    fdx_store_close(db);
+    tu_raw_exec(path, "PRAGMA ignore_check_constraints = 1; UPDATE miss_cell SET count = -5");
+    const char *dt[] = {"F16"}; /* the cell tu_commit_miss records */
+    fdx_miss m = {"w", {"Cuda", "MatMul", dt, 1, "src", 1}, 1, {0, 0, 0, "cpu", "n/a"}};
+    ck_assert_int_eq(fdx_sink_record_miss(sink, &m), FDX_OK);
+    db = tu_open(path);
+    ck_assert_int_eq(fdx_sink_drain_to_store(sink, db, NULL), FDX_EDATA);
+    ck_assert_uint_gt(strlen(fdx_store_errmsg(db)), 512);
+    ck_assert_str_eq(fdx_sink_errmsg(sink), fdx_store_errmsg(db));
+    ck_assert_uint_eq(fdx_sink_miss_cell_count(sink), 1);
+    fdx_store_close(db);
+}
+END_TEST
+
 START_TEST(bad_records_are_dropped_and_counted)
 {
     fdx_miss m = ref_miss("bad\xff", "generic");
@@ -1023,6 +1050,7 @@ Suite *sink_suite(void)
     tcase_add_test(tc, golden_basic);
     tcase_add_test(tc, golden_nasty);
     tcase_add_test(tc, drain_counts_once_and_refuses_an_open_transaction);
+    tcase_add_test(tc, a_failed_drain_keeps_the_stores_whole_message);
     tcase_add_test(tc, bad_records_are_dropped_and_counted);
     tcase_add_test(tc, null_handles_and_paths_are_refused);
     tcase_add_test(tc, refusals_name_the_field);

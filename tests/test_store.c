@@ -2078,14 +2078,6 @@ END_TEST
 
 /* ---- opening: identity and schema versions ---- */
 
-static void raw_exec(const char *path, const char *sql)
-{
-    sqlite3 *raw;
-    ck_assert_int_eq(sqlite3_open(path, &raw), SQLITE_OK);
-    ck_assert_int_eq(sqlite3_exec(raw, sql, NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(raw);
-}
-
 static int open_status(const char *path, int flags, const char *expect_msg)
 {
     fdx_store *db;
@@ -2100,7 +2092,7 @@ START_TEST(newer_schema_is_refused)
 {
     const char *path = tu_path(tu_dir, "s.db");
     fdx_store_close(tu_open(path));
-    raw_exec(path, "PRAGMA user_version = 99");
+    tu_raw_exec(path, "PRAGMA user_version = 99");
     ck_assert_int_eq(open_status(path, 0, "newer fdx (store schema version 99"), FDX_ESCHEMA);
 }
 END_TEST
@@ -2133,7 +2125,7 @@ START_TEST(a_handle_whose_open_failed_only_closes)
         fdx_store *db = tu_open(path);
         tu_commit_miss(db, "seed");
         fdx_store_close(db);
-        raw_exec(path, breaks[i]);
+        tu_raw_exec(path, breaks[i]);
         ck_assert_int_ne(fdx_store_open(path, 0, &db), FDX_OK);
         uint64_t misses, dispatches;
         fdx_demand_filter f = FDX_DEMAND_FILTER_INIT;
@@ -2150,7 +2142,7 @@ START_TEST(a_handle_whose_open_failed_only_closes)
         fdx_prune_stats pruned;
         ck_assert_int_eq(fdx_store_pruned(db, &pruned), FDX_EMISUSE);
         ck_assert_int_eq(fdx_store_close(db), FDX_OK);
-        raw_exec(path, i ? "DROP TRIGGER t" : "PRAGMA user_version = 6");
+        tu_raw_exec(path, i ? "DROP TRIGGER t" : "PRAGMA user_version = 6");
         ck_assert_uint_eq(miss_cells_at(path), 1);
     }
 }
@@ -2164,7 +2156,7 @@ START_TEST(negative_schema_version_is_refused)
     fdx_store_close(tu_open(path));
     const char *versions[] = {"PRAGMA user_version = -1", "PRAGMA user_version = -2147483648"};
     for (int i = 0; i < 2; i++) {
-        raw_exec(path, versions[i]);
+        tu_raw_exec(path, versions[i]);
         ck_assert_int_eq(open_status(path, 0, "not an fdx store (store schema version -"),
                          FDX_ENOTSTORE);
         ck_assert_int_eq(open_status(path, FDX_OPEN_READONLY, "schema version -"), FDX_ENOTSTORE);
@@ -2178,16 +2170,17 @@ END_TEST
 START_TEST(older_store_migrating_to_invalid_rows_is_refused)
 {
     const char *path = tu_path(tu_dir, "s.db");
-    raw_exec(path, fdx_sql_schema_1);
-    raw_exec(path, fdx_sql_schema_2);
-    raw_exec(path, fdx_sql_views);
-    raw_exec(path, fdx_sql_schema_3);
-    raw_exec(path, fdx_sql_schema_4);
-    raw_exec(path, "INSERT INTO ingest_ledger (id, kind, sources, bytes, lines, records, skipped,"
-                   " cells_added, cells_updated, committed_at)"
-                   " VALUES (1, 'ingest', 1, 10, 1, 1, 0, 1, 0, '0000-01-01T00:00:00Z');"
-                   "INSERT INTO miss_cell VALUES "
-                   "('w','B','O','[]','k',0,-1,-1,'cpu','n/a',4,1,1)");
+    tu_raw_exec(path, fdx_sql_schema_1);
+    tu_raw_exec(path, fdx_sql_schema_2);
+    tu_raw_exec(path, fdx_sql_views);
+    tu_raw_exec(path, fdx_sql_schema_3);
+    tu_raw_exec(path, fdx_sql_schema_4);
+    tu_raw_exec(path,
+                "INSERT INTO ingest_ledger (id, kind, sources, bytes, lines, records, skipped,"
+                " cells_added, cells_updated, committed_at)"
+                " VALUES (1, 'ingest', 1, 10, 1, 1, 0, 1, 0, '0000-01-01T00:00:00Z');"
+                "INSERT INTO miss_cell VALUES "
+                "('w','B','O','[]','k',0,-1,-1,'cpu','n/a',4,1,1)");
     ck_assert_int_eq(open_status(path, 0, "what migrating it from schema 4 to"), FDX_ENOTSTORE);
     sqlite3_stmt *st = raw_row(path, "SELECT user_version FROM pragma_user_version()");
     ck_assert_int_eq(sqlite3_column_int(st, 0), 4);
@@ -2200,10 +2193,10 @@ END_TEST
 START_TEST(older_schema_is_migrated)
 {
     const char *path = tu_path(tu_dir, "s.db");
-    raw_exec(path, fdx_sql_schema_1);
+    tu_raw_exec(path, fdx_sql_schema_1);
     /* The stored hash has its top bit flipped: 9223372036854775807 is 2^64-1. */
-    raw_exec(path, "INSERT INTO miss_cell VALUES "
-                   "('w','B','O','[]','k',9223372036854775807,-1,-1,'cpu','n/a',4)");
+    tu_raw_exec(path, "INSERT INTO miss_cell VALUES "
+                      "('w','B','O','[]','k',9223372036854775807,-1,-1,'cpu','n/a',4)");
     fdx_store *db = tu_open(path);
     char *out = tu_export(db, tu_path(tu_dir, "out"));
     ck_assert_str_eq(out, "{\"schema\":2,\"wanted\":\"w\",\"fallback\":{\"backend\":\"B\","
@@ -2230,13 +2223,14 @@ END_TEST
 START_TEST(schema_3_identity_is_migrated)
 {
     const char *path = tu_path(tu_dir, "s.db");
-    raw_exec(path, fdx_sql_schema_1);
-    raw_exec(path, fdx_sql_schema_2);
-    raw_exec(path, fdx_sql_views);
-    raw_exec(path, fdx_sql_schema_3);
-    raw_exec(path, "UPDATE store_identity SET id = '0123456789abcdef0123456789abcdef';"
-                   "INSERT INTO merged_store VALUES "
-                   "('fedcba9876543210fedcba9876543210', 7, 'h.db', '2026-01-01T00:00:00.000Z')");
+    tu_raw_exec(path, fdx_sql_schema_1);
+    tu_raw_exec(path, fdx_sql_schema_2);
+    tu_raw_exec(path, fdx_sql_views);
+    tu_raw_exec(path, fdx_sql_schema_3);
+    tu_raw_exec(path,
+                "UPDATE store_identity SET id = '0123456789abcdef0123456789abcdef';"
+                "INSERT INTO merged_store VALUES "
+                "('fedcba9876543210fedcba9876543210', 7, 'h.db', '2026-01-01T00:00:00.000Z')");
     fdx_store_close(tu_open(path));
     sqlite3_stmt *st = raw_row(path, "SELECT (SELECT user_version FROM pragma_user_version()),"
                                      " i.id, i.file_dev IS NOT NULL AND i.file_ino IS NOT NULL,"
@@ -2286,7 +2280,7 @@ START_TEST(read_only_open_never_writes)
     ck_assert_str_eq(out, MISS_OUT("1"));
     free(out);
     fdx_store_close(db);
-    raw_exec(path, "PRAGMA user_version = 1");
+    tu_raw_exec(path, "PRAGMA user_version = 1");
     ck_assert_int_eq(open_status(path, FDX_OPEN_READONLY, "open it writable once"), FDX_EREADONLY);
 }
 END_TEST
@@ -2316,7 +2310,7 @@ START_TEST(a_store_turned_to_wal_under_a_reader_that_cannot_follow)
 {
     const char *path = tu_path(tu_dir, "s.db");
     ck_assert_int_eq(ingest_text("x.jsonl", MISS_LINE("1")), FDX_OK);
-    raw_exec(path, "PRAGMA journal_mode = DELETE");
+    tu_raw_exec(path, "PRAGMA journal_mode = DELETE");
     sqlite3_vfs *unix_vfs = sqlite3_vfs_find("unix");
     ck_assert_ptr_nonnull(unix_vfs);
     plain_open = unix_vfs->xGetSystemCall(unix_vfs, "open");
@@ -2330,7 +2324,7 @@ START_TEST(a_store_turned_to_wal_under_a_reader_that_cannot_follow)
     ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
     refuse_wal = 0;
     ck_assert_int_eq(ingest_text("y.jsonl", MISS_LINE("2")), FDX_OK);
-    raw_exec(path, "PRAGMA journal_mode = WAL");
+    tu_raw_exec(path, "PRAGMA journal_mode = WAL");
     refuse_wal = 1;
     ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_EBUSY);
     ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "open it again"));
@@ -2361,7 +2355,7 @@ START_TEST(foreign_files_are_refused)
                         "...............................................................");
     ck_assert_int_eq(open_status(junk, FDX_OPEN_CREATE, "not an fdx store"), FDX_ENOTSTORE);
     const char *other = tu_path(tu_dir, "other.db");
-    raw_exec(other, "CREATE TABLE t(x)");
+    tu_raw_exec(other, "CREATE TABLE t(x)");
     ck_assert_int_eq(open_status(other, 0, "another kind"), FDX_ENOTSTORE);
     ck_assert_int_eq(open_status(tu_dir, 0, "is a directory"), FDX_ENOTSTORE);
 }
@@ -2389,7 +2383,7 @@ START_TEST(reading_changes_nothing)
     ck_assert_int_eq(st.st_size, 0);
     ck_assert_int_eq(ingest_text("x.jsonl", MISS_LINE("1")), FDX_OK);
     const char *path = tu_path(tu_dir, "s.db");
-    raw_exec(path, "PRAGMA journal_mode = DELETE");
+    tu_raw_exec(path, "PRAGMA journal_mode = DELETE");
     fdx_store *db;
     ck_assert_int_eq(fdx_store_open(path, FDX_OPEN_FOR_READING, &db), FDX_OK);
     char *out = tu_export(db, tu_path(tu_dir, "out"));
@@ -2454,7 +2448,7 @@ START_TEST(foreign_schema_objects_are_refused)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         unlink(path);
         fdx_store_close(tu_open(path));
-        raw_exec(path, cases[i].sql);
+        tu_raw_exec(path, cases[i].sql);
         ck_assert_int_eq(open_status(path, FDX_OPEN_FOR_READING, cases[i].msg), FDX_ENOTSTORE);
         ck_assert_int_eq(open_status(path, 0, cases[i].msg), FDX_ENOTSTORE);
     }
@@ -2493,7 +2487,7 @@ START_TEST(an_older_store_is_checked_before_it_is_migrated)
                                       NULL, NULL, NULL),
                          SQLITE_OK);
         sqlite3_close(db);
-        raw_exec(path, cases[i].sql);
+        tu_raw_exec(path, cases[i].sql);
         size_t before_len, after_len;
         char *before = tu_read_file(path, &before_len);
         ck_assert_int_eq(open_status(path, 0, cases[i].msg), cases[i].msg ? FDX_ENOTSTORE : FDX_OK);
@@ -2570,7 +2564,7 @@ START_TEST(a_store_unlike_the_image_is_judged_by_the_reference)
     ck_assert_int_eq(open_status(path, 0, NULL), FDX_OK);
     ck_assert_uint_eq(fdx_schema_reference_builds(), builds + 2);
 
-    raw_exec(path, "CREATE INDEX i ON miss_cell (count)");
+    tu_raw_exec(path, "CREATE INDEX i ON miss_cell (count)");
     ck_assert_int_eq(open_status(path, FDX_OPEN_FOR_READING, "has an index i on miss_cell"),
                      FDX_ENOTSTORE);
     fdx_schema_image_set(NULL, 0, NULL);
@@ -2709,7 +2703,7 @@ START_TEST(failed_first_transaction_leaves_an_empty_file_empty)
     const char *path = strdup(tu_path(tu_dir, "empty.db"));
     const char *src = strdup(tu_path(tu_dir, "src.db"));
     store_of_one_miss(src, "w");
-    raw_exec(src, "DELETE FROM store_identity"); /* a source a merge refuses */
+    tu_raw_exec(src, "DELETE FROM store_identity"); /* a source a merge refuses */
     const char *bad = strdup(tu_path(tu_dir, "bad.jsonl"));
     tu_write_file(bad, "garbage\n");
     struct stat st;
@@ -3209,12 +3203,12 @@ START_TEST(crafted_statistics_do_not_steer_the_readers_plans)
 {
     const char *path = tu_path(tu_dir, "s.db");
     store_of_one_miss(path, "seed");
-    raw_exec(path,
-             "ANALYZE; "
-             "UPDATE sqlite_stat1 SET stat = '1 1' WHERE idx = 'miss_cell_by_id'; "
-             "UPDATE sqlite_stat1 SET stat = '1 1 1 1 1 1 1 1 1 1 1' WHERE idx = 'miss_cell'; "
-             "INSERT OR REPLACE INTO sqlite_stat1 VALUES "
-             "('cell_history', 'cell_history', '100000000 1 1 1')");
+    tu_raw_exec(path,
+                "ANALYZE; "
+                "UPDATE sqlite_stat1 SET stat = '1 1' WHERE idx = 'miss_cell_by_id'; "
+                "UPDATE sqlite_stat1 SET stat = '1 1 1 1 1 1 1 1 1 1 1' WHERE idx = 'miss_cell'; "
+                "INSERT OR REPLACE INTO sqlite_stat1 VALUES "
+                "('cell_history', 'cell_history', '100000000 1 1 1')");
     sqlite3 *db;
     char plan[4096];
     ck_assert_int_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
@@ -3543,7 +3537,7 @@ START_TEST(a_stored_count_below_one_is_not_summed)
     const char *path = strdup(tu_path(tu_dir, "s.db")), *src = strdup(tu_path(tu_dir, "src.db"));
     store_of_one_miss(path, "w");
     store_of_one_miss(src, "w");
-    raw_exec(path, "PRAGMA ignore_check_constraints = 1; UPDATE miss_cell SET count = -5");
+    tu_raw_exec(path, "PRAGMA ignore_check_constraints = 1; UPDATE miss_cell SET count = -5");
     file_bytes before = file_now(path);
     fdx_store *db = tu_open(path);
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
@@ -3802,16 +3796,22 @@ START_TEST(filter_values_list_what_the_cells_hold)
 }
 END_TEST
 
-/* Creating a store in a directory that does not exist names the directory. */
+/* Creating a store or a rejects file in a directory that does not exist
+ * names the directory, as a path that must exist (FDX_ENOENT). */
 START_TEST(missing_directory_is_named)
 {
     char path[4200], want[4200];
     snprintf(path, sizeof path, "%s/nodir/s.db", tu_dir);
     snprintf(want, sizeof want, "no such directory '%s/nodir'", tu_dir);
     fdx_store *db;
-    ck_assert_int_eq(fdx_store_open(path, FDX_OPEN_CREATE, &db), FDX_EIO);
+    ck_assert_int_eq(fdx_store_open(path, FDX_OPEN_CREATE, &db), FDX_ENOENT);
     ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), want));
     fdx_store_close(db);
+    snprintf(path, sizeof path, "%s/nodir/rejects.jsonl", tu_dir);
+    fdx_rejects *rj;
+    ck_assert_int_eq(fdx_rejects_open(path, tu_path(tu_dir, "s.db"), NULL, 0, &rj), FDX_ENOENT);
+    ck_assert_ptr_nonnull(strstr(fdx_rejects_errmsg(rj), want));
+    fdx_rejects_close(rj);
 }
 END_TEST
 

@@ -4,6 +4,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <ftw.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,4 +153,12 @@ int tu_open_file_in(const char *dir, struct stat *st)
     }
     closedir(d);
     return found;
+}
+
+void tu_raw_exec(const char *path, const char *sql)
+{
+    sqlite3 *raw;
+    ck_assert_int_eq(sqlite3_open(path, &raw), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(raw, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(raw);
 }

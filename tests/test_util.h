@@ -35,6 +35,9 @@ fdx_store *tu_open(const char *path);
 void tu_commit_miss(fdx_store *db, const char *wanted);
 /* Ingests each path in one transaction; returns the status of the first failure. */
 int tu_ingest(fdx_store *db, const char *const *paths, size_t n);
+/* Runs sql on the file at path through SQLite alone (an edit fdx never
+ * makes); fails the test on error. */
+void tu_raw_exec(const char *path, const char *sql);
 /* Exports to dir and returns misses.jsonl + "--\n" + dispatches.jsonl. Caller frees. */
 char *tu_export(fdx_store *db, const char *dir);
 

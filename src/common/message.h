@@ -10,6 +10,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+/* The bytes of a handle's message buffer (a store's, a sink's, a rejects
+ * file's): one size, so that one handle's message passed on through another
+ * is not cut. */
+#define FDX_MESSAGE_SIZE 1024
+
 /* vsnprintf into dst; a text longer than size - 1 bytes keeps its start and
  * its end, joined by "...", cut between characters (in a dst of more than
  * 64 bytes, or with memory for the whole text; else it is cut short). */

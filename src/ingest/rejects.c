@@ -32,7 +32,7 @@ struct fdx_rejects {
     int stream_fd;
     int state;
     unsigned forks; /* fdx_forks_seen() when it was opened */
-    char errmsg[1024];
+    char errmsg[FDX_MESSAGE_SIZE];
 };
 
 static int fail(fdx_rejects *r, int code, const char *fmt, ...)
@@ -97,7 +97,7 @@ static int check_paths(fdx_rejects *r, const char *path, const char *store_path,
     check c = {r, {0}};
     char dir[512];
     if (fdx_parent_missing(path, dir, sizeof dir))
-        return fail(r, FDX_EIO, "%s: no such directory '%s'", path, dir);
+        return fail(r, FDX_ENOENT, "%s: no such directory '%s'", path, dir);
     if (fdx_file_identify(path, &c.id) != 0)
         return fail(r, FDX_EIO, "%s: %s", path, strerror(errno));
     int rc = check_store(&c, store_path);

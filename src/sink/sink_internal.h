@@ -4,6 +4,7 @@
 
 #include "cell/agg.h"
 #include "common/buf.h"
+#include "common/message.h"
 #include "fdx.h"
 #include "sink/sink_cache.h"
 
@@ -20,7 +21,7 @@ struct fdx_sink {
     fdx_buf cands;
     uint64_t dropped;
     uint32_t epoch; /* changes when the cells are emptied; see fdx_sink_add */
-    char errmsg[512];
+    char errmsg[FDX_MESSAGE_SIZE];
 };
 
 /* Moves the counts the record caches hold into the cells: every reader of

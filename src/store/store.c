@@ -371,7 +371,7 @@ static int look_at(fdx_store *s, const char *path, int flags, int *exists)
                               errno == ENOENT ? "no such store" : strerror(errno));
     char dir[512];
     if (fdx_parent_missing(path, dir, sizeof dir))
-        return fdx_store_fail(s, FDX_EIO, "%s: cannot create the store: no such directory '%s'",
+        return fdx_store_fail(s, FDX_ENOENT, "%s: cannot create the store: no such directory '%s'",
                               path, dir);
     return companions_usable(s, path);
 }

@@ -13,6 +13,7 @@
 #include "cell/agg.h"
 #include "cell/spill.h"
 #include "common/buf.h"
+#include "common/message.h"
 #include "common/sha256.h"
 #include "fdx.h"
 
@@ -164,7 +165,7 @@ struct fdx_store {
      * NULL for an SQLite store. */
     const struct fdx_backend_ops *backend;
     void *backend_data;
-    char errmsg[1024];
+    char errmsg[FDX_MESSAGE_SIZE];
     char notice[1024]; /* see fdx_store_notice */
     int notice_kind;   /* FDX_NOTICE_* */
     int in_txn;
