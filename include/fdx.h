@@ -547,10 +547,12 @@ char *fdx_json_string(const char *s);
  * cp as an escape rather than as itself: C0 and C1 controls, line and
  * paragraph separators, bidirectional controls and Unicode's
  * default-ignorable code points (zero-width spaces and joiners, BOM, soft
- * hyphen, fillers, variation selectors, tags), which act on a terminal or a
- * page, or show nothing, and every blank but the space (no-break, ideographic
- * and the other Unicode spaces), which shows as one: two values would look
- * the same; else 0. */
+ * hyphen, fillers, variation selectors, tags, every other format character),
+ * which act on a terminal or a page, or show nothing; every blank but the
+ * space (no-break, ideographic and the other Unicode spaces, the blank
+ * Braille pattern), which shows as one; and private-use code points and
+ * noncharacters, which have no glyph of their own: two values would look the
+ * same; else 0. */
 int fdx_code_point_escaped(uint32_t cp);
 
 /* ---- Comparing stores ---------------------------------------------------

@@ -161,7 +161,8 @@ def check_hostile_values(ingest, top, tmp):
 
 
 BLANKS = [("k", "mm"), ("k ", "mm"), (" k", "mm"), ("k\u00a0", "mm"), ("", "mm"),
-          ('"k"', "mm"), ("j", "m m"), ("m j", "m"), ("a  b", "mm"), ("a b", "mm")]
+          ('"k"', "mm"), ("j", "m m"), ("m j", "m"), ("a  b", "mm"), ("a b", "mm"),
+          ("k\u2800", "mm")]
 
 
 def check_blank_values(ingest, top, tmp):
@@ -183,10 +184,20 @@ def check_blank_values(ingest, top, tmp):
     want = {("k", "mm"): 'mm     k', ("k ", "mm"): 'mm     "k "', (" k", "mm"): 'mm     " k"',
             ("k\u00a0", "mm"): 'mm     k\\u{00a0}', ("", "mm"): 'mm     ""',
             ('"k"', "mm"): 'mm     "\\"k\\""', ("a  b", "mm"): "mm     a  b",
-            ("a b", "mm"): "mm     a b", ("j", "m m"): '"m m"  j', ("m j", "m"): "m      m j"}
+            ("a b", "mm"): "mm     a b", ("j", "m m"): '"m m"  j', ("m j", "m"): "m      m j",
+            ("k\u2800", "mm"): "mm     k\\u{2800}"}
     for key, line in want.items():
         check(shown.get(key) == line, f"fdx-top shows {key!r} as {line!r}", repr(shown.get(key)))
     check(len(set(table)) == len(table), "fdx-top: no two rows read the same", "\n".join(table))
+    feed, db = os.path.join(tmp, "known.jsonl"), os.path.join(tmp, "known.db")
+    with open(feed, "w") as f:
+        f.writelines(miss_line(w, op, 1) for w, op in (("a", "Gelu, Relu"), ("b", "Gelu"),
+                                                       ("c", "Relu"), ("d", "")))
+    subprocess.run([ingest, "-q", db, feed], check=True)
+    p = subprocess.run([top, "--op", "nope ", db], capture_output=True, text=True)
+    check(p.stderr.endswith('no miss has --op "nope "; known: "", Gelu, "Gelu, Relu", Relu\n'),
+          "fdx-top: the known values of a filter are quoted where they would run together",
+          p.stderr)
 
 
 def top_json(top, db, args):

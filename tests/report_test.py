@@ -326,17 +326,18 @@ def check_key_display(ingest, report, tmp):
     feed, db, page = (os.path.join(tmp, n) for n in ("keys.jsonl", "keys.db", "keys.html"))
     keys = ["", "(unkeyed)", "ab\u202ecd", "line\nbreak", "ab\\u202Ecd", "order \u061c1-2-3",
             "a\u200bb", "\ufeffk", "tag\U000e0041", "caf\u00e9", "k\ufe0f", "x\u206ay",
-            "k", "k ", " k", "k\u00a0", "k\u3000", "a  b"]
+            "k", "k ", " k", "k\u00a0", "k\u3000", "a  b", "tail\u2800", "p\ue000q", "\u0600x",
+            "n\ufdd0", "\u05d01", "1\u05d0"]
     with open(feed, "w") as f:
         for i, k in enumerate(keys):
             f.write(json.dumps({"schema": 2, "wanted": k, "fallback": {
                 "backend": "Cuda", "op": "Gelu", "dtypes": ["F16"], "kernel_source": "s",
-                "kernel_revision_hash": 1}, "count": 20 - i, "hw": {
+                "kernel_revision_hash": 1}, "count": 40 - i, "hw": {
                 "compute_capability": [8, 9], "hardware_sku": "sku",
                 "driver_version": "1"}}) + "\n")
     p = run([ingest, "-q", db, feed])
     check(p.returncode == 0, "ingest the keys", p.stderr)
-    p = run([report, "-q", db, page])
+    p = run([report, "-q", "-n", "50", db, page])
     check(p.returncode == 0, "fdx-report of the keys", p.stderr)
     if p.returncode != 0:
         return
@@ -354,14 +355,46 @@ def check_key_display(ingest, report, tmp):
     shows = {"order \u061c1-2-3": "order \\u061C1-2-3", "a\u200bb": "a\\u200Bb",
              "\ufeffk": "\\uFEFFk", "tag\U000e0041": "tag\\U000E0041", "caf\u00e9": "caf\u00e9",
              "k\ufe0f": "k\\uFE0F", "x\u206ay": "x\\u206Ay", "k": "k", "k ": "k\\u0020",
-             " k": "\\u0020k", "k\u00a0": "k\\u00A0", "k\u3000": "k\\u3000", "a  b": "a  b"}
+             " k": "\\u0020k", "k\u00a0": "k\\u00A0", "k\u3000": "k\\u3000", "a  b": "a  b",
+             "tail\u2800": "tail\\u2800", "p\ue000q": "p\\uE000q", "\u0600x": "\\u0600x",
+             "n\ufdd0": "n\\uFDD0", "\u05d01": "\u05d01", "1\u05d0": "1\u05d0"}
     for key, want in shows.items():
         check(got.get(key) == want, "shown as %r" % want, repr(got.get(key)))
     check(re.search(r"\btd\{[^}]*white-space:pre-wrap", text) is not None,
           "runs of spaces in a cell keep their width", text[:2000])
+    check(re.search(r"\btd\{[^}]*unicode-bidi:bidi-override", text) and
+          re.search(r"svg text\{[^}]*white-space:pre;[^}]*unicode-bidi:bidi-override", text),
+          "cells and labels show their characters in stored order, spaces kept: a right-to-left "
+          "letter does not move a digit beside it", text[:2000])
     body = re.sub(r'data-key="[^"]*"', "", text)
     for hidden in "\u202e\u061c\u200b\ufeff\U000e0041":
         check(hidden not in body, "no U+%04X shows outside an attribute" % ord(hidden))
+
+
+def check_heatmap_labels(ingest, report, tmp):
+    """The heatmap's op labels read apart as the tables' values do: an empty op
+    said in italics, a space at either end shown as an escape, runs of spaces
+    kept (the label's title holds the op whole)."""
+    feed, db, page = (os.path.join(tmp, n) for n in ("oplabels.jsonl", "oplabels.db", "oplabels.html"))
+    ops = ["", " x", "x", "a  b", "a b"]
+    with open(feed, "w") as f:
+        for op in ops:
+            f.write(json.dumps({"schema": 2, "wanted": "k", "fallback": {
+                "backend": "Cuda", "op": op, "dtypes": ["F16"], "kernel_source": "s",
+                "kernel_revision_hash": 1}, "count": 1, "hw": {
+                "compute_capability": [8, 9], "hardware_sku": "sku",
+                "driver_version": "1"}}) + "\n")
+    p = run([ingest, "-q", db, feed])
+    check(p.returncode == 0, "ingest the ops", p.stderr)
+    p = run([report, "-q", db, page])
+    check(p.returncode == 0, "fdx-report of the ops", p.stderr)
+    if p.returncode != 0:
+        return
+    text = open(page, encoding="utf-8").read()
+    got = dict(re.findall(r'<text x="4" y="\d+"><title>(.*?)</title>(.*?)</text>', text, re.S))
+    want = {"": '<tspan font-style="italic">(empty)</tspan>', " x": "\\u0020x", "x": "x",
+            "a  b": "a  b", "a b": "a b"}
+    check(got == want, "each op's label", repr(got))
 
 
 def check_zero_latency(ingest, report, tmp):
@@ -442,6 +475,7 @@ def main():
         check_failures(ingest, report, db, tmp)
         check_bounded_heatmap(ingest, report, tmp)
         check_key_display(ingest, report, tmp)
+        check_heatmap_labels(ingest, report, tmp)
         check_path_not_utf8(ingest, report, tmp)
         check_zero_latency(ingest, report, tmp)
         check_trend_days(ingest, report, tmp)

@@ -349,11 +349,9 @@ static int list_value(void *ctx, const char *filter, const char *value)
     known *k = ctx;
     if (strcmp(filter, k->filter) != 0)
         return 0;
-    char *shown = tool_visible(value);
-    if (!shown) {
-        k->oom = 1;
+    char *shown = tool_shown(value, 0, ",", &k->oom); /* quoted where a comma would split it */
+    if (!shown)
         return 1;
-    }
     fprintf(stderr, "%s%s", k->listed++ ? ", " : "", shown);
     free(shown);
     return 0;
@@ -373,7 +371,8 @@ static int explain_empty(fdx_store *db, const fdx_demand_filter *f, int windowed
         if (k.matched)
             continue;
         missing = 1;
-        char *shown = tool_visible(value);
+        int oom = 0;
+        char *shown = tool_shown(value, 0, ";", &oom);
         fprintf(stderr, "%s: no miss has --%s %s; known: ", prog, filters[i], shown ? shown : "");
         free(shown);
         if (fdx_store_filter_values(db, list_value, &k) != FDX_OK)

@@ -153,7 +153,7 @@ static const char css[] =
     "p.note{color:var(--muted);margin:.2rem 0 .6rem}\n"
     "table{border-collapse:collapse;width:100%}th,td{padding:.25rem .5rem;"
     "border-bottom:1px solid var(--line);text-align:left;vertical-align:middle;"
-    "white-space:pre-wrap}\n"
+    "white-space:pre-wrap;unicode-bidi:bidi-override}\n"
     "th{font-weight:600;color:var(--muted)}td.n,th.n{text-align:right;"
     "font-variant-numeric:tabular-nums}tbody tr:nth-child(even){background:var(--zebra)}\n"
     "td.key{font-family:'DejaVu Sans Mono',monospace;word-break:break-all}\n"
@@ -161,7 +161,8 @@ static const char css[] =
     "gap:.5rem;margin:0}dl.ledger div{border:1px solid var(--line);border-radius:6px;"
     "padding:.4rem .6rem}dt{color:var(--muted);font-size:.8rem}dd{margin:0;font-size:1.2rem;"
     "font-weight:600}\n"
-    "svg text{fill:var(--fg);font:11px 'DejaVu Sans',sans-serif}svg .hi{fill:var(--bg)}\n"
+    "svg text{fill:var(--fg);font:11px 'DejaVu Sans',sans-serif;white-space:pre;"
+    "unicode-bidi:bidi-override}svg .hi{fill:var(--bg)}\n"
     "rect.cell{fill:var(--heat)}rect.empty{fill:none;stroke:var(--line)}\n"
     "polyline{fill:none;stroke:var(--spark);stroke-width:1.5}circle{fill:var(--spark)}\n"
     "tr.up td{background:var(--upbg)}tr.up .growth{color:var(--up);font-weight:700}\n"
@@ -341,7 +342,10 @@ static void heatmap(page *pg)
         esc(pg, ops[o]);
         put(pg, "</title>");
         char shown[LABEL_ROOM];
-        esc(pg, short_label(ops[o], shown));
+        if (*ops[o])
+            esc_value(pg, short_label(ops[o], shown));
+        else
+            put(pg, "<tspan font-style=\"italic\">(empty)</tspan>");
         put(pg, "</text>");
         for (size_t c = 0; c < ncc; c++) {
             /* the rows come in op order, each op's in capability order */
