@@ -163,7 +163,9 @@ int fdx_store_close(fdx_store *store);
 
 /* The message of the last failed call on this handle ("" if none has
  * failed). A successful call never writes it: what a successful call has to
- * say is in its out-parameters, or in fdx_store_notice. */
+ * say is in its out-parameters, or in fdx_store_notice. For a NULL handle,
+ * "out of memory", as SQLite says: an open leaves *out NULL only when it
+ * could not allocate the handle (or out itself was NULL). */
 const char *fdx_store_errmsg(const fdx_store *store);
 
 /* What the last call that leaves notices (fdx_store_merge, fdx_store_commit)
@@ -215,6 +217,12 @@ typedef struct fdx_commit_stats {
                                already at 2^63-1 stays there) */
 } fdx_commit_stats;
 
+/* Opens a write transaction, and with it takes the store's write lock until
+ * the commit or rollback: other writers (another handle, fdx-ingest, a sink's
+ * drain) wait up to their busy timeout and then fail with FDX_EBUSY, while
+ * readers go on. Keep a transaction as short as the writing: a runtime
+ * records a run in a sink (fdx_sink_*) and drains it, or begins when the
+ * run's records are ready, rather than holding one open for the whole run. */
 int fdx_store_begin(fdx_store *store);
 int fdx_store_commit(fdx_store *store, fdx_commit_stats *stats);
 int fdx_store_rollback(fdx_store *store);
@@ -383,7 +391,12 @@ typedef struct fdx_ledger_entry {
     char committed_at[40]; /* UTC, ISO 8601 */
 } fdx_ledger_entry;
 
-/* Tags the open transaction with run_id (unique across the store). */
+/* Tags the open transaction with run_id (unique across the store; a second
+ * call replaces it). At commit, a run id the ledger already holds makes the
+ * commit a no-op when the transaction read the same files (or, reading none,
+ * gave records alone both times): it returns FDX_OK having written nothing,
+ * with FDX_NOTICE_NOTHING_DONE; with other content the commit fails with
+ * FDX_EDATA. So a run retried with its id is counted once. */
 int fdx_store_set_run_id(fdx_store *store, const char *run_id);
 /* Looks run_id up in the ledger; *found tells whether it was there. */
 int fdx_store_find_run(fdx_store *store, const char *run_id, fdx_ledger_entry *entry, int *found);
@@ -648,7 +661,9 @@ int fdx_store_pruned(fdx_store *store, fdx_prune_stats *stats);
  * fdx_store_notice says so), as is this store itself. A failed merge undoes
  * only itself. The source is opened read-only and checked: its schema, its
  * cells as fdx_store_export checks them, its history (in range, adding up to
- * each cell's count) and its ledger.
+ * each cell's count) and its ledger. stats (optional) is added to, not reset,
+ * so that one struct sums the merges of a transaction (zero it before the
+ * first); a failed merge leaves it as it was.
  */
 typedef struct fdx_merge_stats {
     uint64_t stores_merged;
@@ -718,7 +733,8 @@ size_t fdx_sink_dispatch_cell_count(const fdx_sink *sink);
 int fdx_sink_is_empty(const fdx_sink *sink);
 /* Records not kept (each refused record call, and each refused add). */
 uint64_t fdx_sink_dropped(const fdx_sink *sink);
-/* The message of the last failed call on this sink ("" if none has failed). */
+/* The message of the last failed call on this sink ("" if none has failed);
+ * for a NULL sink, "out of memory" (fdx_sink_new could not allocate one). */
 const char *fdx_sink_errmsg(const fdx_sink *sink);
 
 /* The aggregated records in export order; free with fdx_records_free. */

@@ -3561,6 +3561,57 @@ START_TEST(a_stored_count_below_one_is_not_summed)
 }
 END_TEST
 
+/* One transaction under a run id: the same files, or records alone, given
+ * again under that id, or other files. */
+static int commit_run(fdx_store *db, const char *run_id, const char *file, fdx_commit_stats *cs)
+{
+    const char *dt[] = {"F16"};
+    fdx_miss m = {"w", {"Cuda", "MatMul", dt, 1, "src", 1}, 1, {0, 0, 0, "cpu", "n/a"}};
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_set_run_id(db, run_id), FDX_OK);
+    ck_assert_int_eq(
+        file ? fdx_store_ingest_path(db, file, NULL, NULL) : fdx_store_record_miss(db, &m), FDX_OK);
+    return fdx_store_commit(db, cs);
+}
+
+/* A run id is exactly-once in the library, not only in fdx-ingest: its
+ * commit repeated was SQLite's "UNIQUE constraint failed" and lost the run. */
+START_TEST(a_run_id_committed_again_is_a_no_op)
+{
+    const char *a = strdup(tu_path(tu_dir, "a.jsonl")), *b = strdup(tu_path(tu_dir, "b.jsonl"));
+    tu_write_file(a, "{\"schema\":2,\"wanted\":\"a\",\"fallback\":" IMPL_H(
+                         "src", "1") ",\"count\":1,\"hw\":" CPU "}\n");
+    tu_write_file(b, "{\"schema\":2,\"wanted\":\"b\",\"fallback\":" IMPL_H(
+                         "src", "1") ",\"count\":1,\"hw\":" CPU "}\n");
+    const char *path = strdup(tu_path(tu_dir, "s.db"));
+    fdx_store *db = tu_open(path);
+    fdx_commit_stats cs;
+    ck_assert_int_eq(commit_run(db, "records", NULL, &cs), FDX_OK);
+    ck_assert_uint_eq(cs.cells_added, 1);
+    ck_assert_int_eq(commit_run(db, "files", a, &cs), FDX_OK);
+    ck_assert_uint_eq(cs.cells_added, 1);
+    fdx_store_close(db); /* its last commits checkpointed into the file */
+    file_bytes before = file_now(path);
+    db = tu_open(path);
+    ck_assert_int_eq(commit_run(db, "records", NULL, &cs), FDX_OK);
+    ck_assert_uint_eq(cs.cells_added + cs.cells_updated, 0);
+    ck_assert_int_eq(fdx_store_notice_kind(db), FDX_NOTICE_NOTHING_DONE);
+    ck_assert_ptr_nonnull(strstr(fdx_store_notice(db), "run id 'records' was already ingested"));
+    ck_assert_int_eq(commit_run(db, "files", a, &cs), FDX_OK);
+    ck_assert_int_eq(fdx_store_notice_kind(db), FDX_NOTICE_NOTHING_DONE);
+    ck_assert_int_eq(commit_run(db, "files", b, &cs), FDX_EDATA);
+    ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "with different content"));
+    ck_assert_int_eq(commit_run(db, "records", a, &cs), FDX_EDATA);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK); /* nothing was left open */
+    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    fdx_store_close(db);
+    ck_assert(unchanged(path, before));
+    free((char *)a);
+    free((char *)b);
+    free((char *)path);
+}
+END_TEST
+
 /* What the programs ask before printing: is their standard output the store? */
 START_TEST(a_file_descriptor_is_told_from_the_store)
 {
@@ -4056,6 +4107,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, outputs_never_replace_another_store);
     tcase_add_test(tc, a_file_descriptor_is_told_from_the_store);
     tcase_add_test(tc, a_stored_count_below_one_is_not_summed);
+    tcase_add_test(tc, a_run_id_committed_again_is_a_no_op);
     tcase_add_test(tc, an_open_as_it_is_makes_and_migrates_nothing);
     tcase_add_test(tc, misuse_of_handles_and_pointers_is_refused);
     tcase_add_test(tc, a_backfill_writing_a_cell_twice_keeps_a_later_list);

@@ -70,6 +70,40 @@ static int delete_row(fdx_store *s)
     return fdx_store_step_done(s, st, "writing the ledger");
 }
 
+/* The content hash the row records: "" for a transaction that read no files. */
+static void content_hex(const fdx_txn_ledger *l, char hex[FDX_SHA256_HEX])
+{
+    hex[0] = '\0';
+    if (!l->sources)
+        return;
+    fdx_sha256 h = l->content; /* the transaction may read on */
+    unsigned char digest[32];
+    fdx_sha256_final(&h, digest);
+    fdx_sha256_hex(digest, hex);
+}
+
+int fdx_ledger_run_repeat(fdx_store *s, int *repeat)
+{
+    fdx_ledger_entry e;
+    int found;
+    *repeat = 0;
+    int rc = fdx_store_find_run(s, s->ledger.run_id, &e, &found);
+    if (rc != FDX_OK || !found)
+        return rc;
+    char hex[FDX_SHA256_HEX];
+    content_hex(&s->ledger, hex);
+    if (strcmp(hex, e.content_hash) != 0)
+        return fdx_store_fail(s, FDX_EDATA,
+                              "%s: run id '%s' was already ingested at %s (ledger id %lld) with "
+                              "different content; use a new run id for new data",
+                              s->path, s->ledger.run_id, e.committed_at, (long long)e.id);
+    *repeat = 1;
+    fdx_store_note(s, FDX_NOTICE_NOTHING_DONE,
+                   "run id '%s' was already ingested at %s (ledger id %lld); nothing to do",
+                   s->ledger.run_id, e.committed_at, (long long)e.id);
+    return FDX_OK;
+}
+
 int fdx_ledger_finish(fdx_store *s)
 {
     fdx_txn_ledger *l = &s->ledger;
@@ -86,10 +120,8 @@ int fdx_ledger_finish(fdx_store *s)
         rc = fdx_store_stmt(s, FDX_STMT_LEDGER_UPDATE, &st);
     if (rc != FDX_OK)
         return rc;
-    unsigned char digest[32];
     char hex[FDX_SHA256_HEX];
-    fdx_sha256_final(&l->content, digest);
-    fdx_sha256_hex(digest, hex);
+    content_hex(l, hex);
     sqlite3_bind_int64(st, 1, l->id);
     sqlite3_bind_text(st, 2, l->run_id, -1, SQLITE_STATIC); /* NULL binds NULL */
     sqlite3_bind_text(st, 3,

@@ -19,6 +19,11 @@ typedef struct fdx_source_info {
     uint64_t skipped;
 } fdx_source_info;
 int fdx_ledger_add_source(fdx_store *s, const fdx_source_info *src);
+/* Whether the transaction's run id is one the ledger holds: *repeat is 1
+ * (with a notice) when the same content came with it, the retry that an
+ * exactly-once ingest makes a no-op (a transaction that read no files,
+ * records alone, is the same as any other such); FDX_EDATA for other content. */
+int fdx_ledger_run_repeat(fdx_store *s, int *repeat);
 /* Completes (or, when nothing changed, removes) the row before COMMIT. */
 int fdx_ledger_finish(fdx_store *s);
 /* The latest earlier ingest that read content with this digest. */

@@ -928,6 +928,15 @@ static int copy_fell_behind(fdx_store *s, fdx_commit_stats *stats)
     return FDX_OK;
 }
 
+/* A run id's retry: the transaction is rolled back and the commit says so. */
+static int nothing_to_commit(fdx_store *s, fdx_commit_stats *stats)
+{
+    int rc = fdx_store_rollback(s);
+    if (rc == FDX_OK && stats)
+        *stats = (fdx_commit_stats){0, 0};
+    return rc;
+}
+
 int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
 {
     if (fdx_store_usable(s) != FDX_OK)
@@ -936,7 +945,11 @@ int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
         return fdx_store_fail(s, FDX_EMISUSE, "no transaction is open");
     fdx_store_note(s, FDX_NOTICE_NONE, "%s", "");
     s->pushed = 0;
-    int rc = fdx_store_need_txn(s);
+    int rc = fdx_store_need_txn(s), repeat = 0;
+    if (rc == FDX_OK && s->ledger.run_id && !s->backend) /* PostgreSQL's push decides */
+        rc = fdx_ledger_run_repeat(s, &repeat);
+    if (rc == FDX_OK && repeat)
+        return nothing_to_commit(s, stats);
     if (rc == FDX_OK)
         rc = fdx_store_flush_pending(s);
     if (rc == FDX_OK)
