@@ -127,6 +127,11 @@ typedef struct fdx_store fdx_store;
  * is: an empty file or an older schema is refused as a reader refuses it,
  * and a store in rollback-journal mode stays in it. No effect on a
  * PostgreSQL store. */
+/* Readers (and FDX_OPEN_AS_IS) read a store of an older schema version whose
+ * tables are the current ones, as it is: from version 6 on, versions differ
+ * in their views alone (version 7 made dispatch_regret take each cell by its
+ * id), and no reader uses the store's views. An older store still needs a
+ * writer's open to be migrated before it is read. */
 #define FDX_OPEN_AS_IS 0x8
 
 /*

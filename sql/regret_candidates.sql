@@ -37,7 +37,8 @@ SELECT CASE WHEN x.keyed THEN x.structure_key END AS structure_key,
                                    18446744073 + x.h / 1000000000
                                    - (709551616 + x.h % 1000000000 < 0),
                                    (709551616 + x.h % 1000000000 + 1000000000) % 1000000000)
-                  END) AS is_chosen
+                  END) AS is_chosen,
+       x.cell_id
 FROM (SELECT d.*, c.key AS position, c.value AS cand,
              c.value -> '$.impl_id.kernel_revision_hash' AS u,
              ((d.kernel_revision_hash | -9223372036854775808) & ~(d.kernel_revision_hash & -9223372036854775808)) AS h

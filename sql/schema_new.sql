@@ -7,4 +7,4 @@ PRAGMA application_id = 1717860401;
 
 -- @include history_config_new
 
-PRAGMA user_version = 6;
+PRAGMA user_version = 7;

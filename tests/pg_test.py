@@ -168,6 +168,8 @@ VIEWS = ("miss_cells", "dispatch_cells", "miss_demand", "miss_demand_by_device",
 # upserts that updated); they must still be unique per store.
 VOLATILE = {"fleet_ledger": ("committed_at",), "miss_cells": ("cell_id",),
             "dispatch_cells": ("cell_id",)}
+# The same ids on every candidate of a cell: compared apart too, not unique.
+CELL_IDS = {"dispatch_candidates": ("cell_id",)}
 
 
 def view_rows(lite, db, view):
@@ -186,12 +188,13 @@ def view_rows(lite, db, view):
              f"(SELECT * FROM {view} ORDER BY {order}) AS t", db)
     b = [[int(v) if isinstance(v, bool) else v for v in row] for row in json.loads(r.stdout)] \
         if r.returncode == 0 else []
-    skip = [cols.index(c) for c in VOLATILE.get(view, ())]
+    unique = [cols.index(c) for c in VOLATILE.get(view, ())]
+    skip = unique + [cols.index(c) for c in CELL_IDS.get(view, ())]
     if view == "fleet_ledger":  # a merge is captured when it runs
         for row in a + b:
             if row[cols.index("kind")] == "merge":
                 row[cols.index("day")] = row[cols.index("captured_at")] = None
-    for i in skip:
+    for i in unique:
         check(len({row[i] for row in a}) == len(a) and len({row[i] for row in b}) == len(b),
               f"views: {view}.{cols[i]} is unique in each store")
     # each store names itself by its own random id; the host stores' ids agree
@@ -208,6 +211,7 @@ def view_runs():
     ada = {"compute_capability": [8, 9], "hardware_sku": "L4", "driver_version": "550"}
     low = dict(IMPL, kernel_revision_hash=12345, backend="Triton", dtypes=["F32"])
     alt = dict(IMPL, kernel_source="k2", kernel_revision_hash=2 ** 63 + 7)
+    joined, split = dict(IMPL, dtypes=["F16,F32"]), dict(IMPL, dtypes=["F16", "F32"])
     runs = []
     for i in range(4):
         cands = [{"impl_id": IMPL, "latency_ns": 900 + i}, {"impl_id": low, "latency_ns": 300 + i},
@@ -226,7 +230,14 @@ def view_runs():
              # view failed every query with "division by zero"
              dict(structure_key="s4", chosen=IMPL, candidates=[
                  {"impl_id": IMPL, "latency_ns": 50}, {"impl_id": low, "latency_ns": 0}],
-                 count=1, hw=ada)]))
+                 count=1, hw=ada),
+             # two cells whose dtypes join to the same text: the regret views took
+             # them for one, and the second's fast choice hid the first's regret
+             dict(structure_key="s5", chosen=joined, candidates=[
+                 {"impl_id": joined, "latency_ns": 100}, {"impl_id": low, "latency_ns": 50}],
+                 count=1, hw=cpu),
+             dict(structure_key="s5", chosen=split, candidates=[
+                 {"impl_id": split, "latency_ns": 10}], count=1, hw=cpu)]))
     return runs
 
 
@@ -250,6 +261,10 @@ def test_views():
         check(len(a) > 0, f"views: {view} has rows to compare")
         check(a == b, f"views: {view} ({', '.join(cols)}) has the same rows in both",
               "\n".join(["sqlite:", *a[:8], "pg:", *(b[:8] if isinstance(b, list) else [])]))
+        if view == "dispatch_regret":
+            s5 = [r for r in a if json.loads(r)[0] == "s5"]
+            check(len(s5) == 1 and json.loads(s5[0])[3] == "F16,F32",
+                  "views: the regret of a cell whose dtypes join as another's", "\n".join(a))
 
 def test_tools(lite, pg, db):
     for args in (["-n", "5"], ["--json"], ["--growth", "7d"], ["--growth", "30d"], ["--sql"],

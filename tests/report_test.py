@@ -425,6 +425,33 @@ def check_zero_latency(ingest, report, tmp):
               repr(rows))
 
 
+def check_regret_by_cell(ingest, report, tmp):
+    """Two dispatch cells whose dtypes join to the same text (["F16,F32"] and
+    ["F16","F32"]) are two cells of the regret table: taken for one, the
+    second's fast choice hid the first's regret ("No regret measured")."""
+    feed, db, page = (os.path.join(tmp, n) for n in ("joined.jsonl", "joined.db", "joined.html"))
+
+    def impl(backend, dtypes):
+        return {"backend": backend, "op": "Op", "dtypes": dtypes, "kernel_source": "k",
+                "kernel_revision_hash": 1}
+    with open(feed, "w") as f:
+        for dtypes, cands in ((["F16,F32"], [("Cuda", 100), ("fast", 50)]),
+                              (["F16", "F32"], [("Cuda", 10)])):
+            f.write(json.dumps({"schema": 2, "structure_key": "R", "chosen": impl("Cuda", dtypes),
+                                "candidates": [{"impl_id": impl(b, dtypes), "latency_ns": ns}
+                                               for b, ns in cands],
+                                "count": 7, "hw": {"hardware_sku": "s",
+                                                   "driver_version": "1"}}) + "\n")
+    p = run([ingest, "-q", db, feed])
+    check(p.returncode == 0, "ingest the joined dtypes", p.stderr)
+    p = run([report, "-q", db, page])
+    check(p.returncode == 0, "fdx-report of the joined dtypes", p.stderr)
+    if p.returncode == 0:
+        text = open(page, encoding="utf-8").read()
+        rows = re.findall(r'<tr class="regret">.*?data-speedup="([^"]*)"', text, re.S)
+        check(rows == ["2.0"], "the first cell's regret is shown", repr(rows))
+
+
 def check_path_not_utf8(ingest, report, tmp):
     """A store path that is not UTF-8 is shown escaped: the page, which says
     it is UTF-8, was not."""
@@ -476,6 +503,7 @@ def main():
         check_bounded_heatmap(ingest, report, tmp)
         check_key_display(ingest, report, tmp)
         check_heatmap_labels(ingest, report, tmp)
+        check_regret_by_cell(ingest, report, tmp)
         check_path_not_utf8(ingest, report, tmp)
         check_zero_latency(ingest, report, tmp)
         check_trend_days(ingest, report, tmp)

@@ -25,6 +25,7 @@
 #include "common/utf8.h"
 #include "ingest/batch.h"
 #include "sql_text.h"
+#include "store/migrations.h"
 #include "store/pg_conn.h"
 #include "store/schema.h"
 #include "store/store_flush.h"
@@ -451,7 +452,9 @@ static char *raw_text(const char *path, const char *sql)
     ck_assert_msg(sqlite3_prepare_v2(raw, sql, -1, &st, NULL) == SQLITE_OK, "%s",
                   sqlite3_errmsg(raw));
     ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-    char *text = strdup((const char *)sqlite3_column_text(st, 0));
+    const char *got = (const char *)sqlite3_column_text(st, 0);
+    ck_assert_msg(got != NULL, "NULL from %s", sql);
+    char *text = strdup(got);
     ck_assert_ptr_nonnull(text);
     sqlite3_finalize(st);
     sqlite3_close(raw);
@@ -2088,6 +2091,14 @@ static int open_status(const char *path, int flags, const char *expect_msg)
     return rc;
 }
 
+/* "PRAGMA user_version = N": a store's version set by hand. */
+static const char *version_pragma(int version)
+{
+    static char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA user_version = %d", version);
+    return sql;
+}
+
 START_TEST(newer_schema_is_refused)
 {
     const char *path = tu_path(tu_dir, "s.db");
@@ -2142,7 +2153,7 @@ START_TEST(a_handle_whose_open_failed_only_closes)
         fdx_prune_stats pruned;
         ck_assert_int_eq(fdx_store_pruned(db, &pruned), FDX_EMISUSE);
         ck_assert_int_eq(fdx_store_close(db), FDX_OK);
-        tu_raw_exec(path, i ? "DROP TRIGGER t" : "PRAGMA user_version = 6");
+        tu_raw_exec(path, i ? "DROP TRIGGER t" : version_pragma(fdx_schema_version()));
         ck_assert_uint_eq(miss_cells_at(path), 1);
     }
 }
@@ -2210,7 +2221,7 @@ START_TEST(older_schema_is_migrated)
                                      " (SELECT count(*) FROM ingest_ledger),"
                                      " (SELECT misses FROM miss_demand WHERE wanted = 'w'),"
                                      " (SELECT sum(count) FROM miss_daily WHERE wanted = 'w')");
-    ck_assert_int_eq(sqlite3_column_int(st, 0), 6);
+    ck_assert_int_eq(sqlite3_column_int(st, 0), fdx_schema_version());
     ck_assert_int_eq(sqlite3_column_int(st, 1), 1);
     ck_assert_int_eq(sqlite3_column_int(st, 2), 5); /* the old cell and the new one */
     ck_assert_int_eq(sqlite3_column_int(st, 3), 5); /* its history adds up to its total */
@@ -2236,7 +2247,7 @@ START_TEST(schema_3_identity_is_migrated)
                                      " i.id, i.file_dev IS NOT NULL AND i.file_ino IS NOT NULL,"
                                      " m.ledger_high, m.ledger_digest IS NULL AND m.how IS NULL"
                                      " FROM store_identity i, merged_store m");
-    ck_assert_int_eq(sqlite3_column_int(st, 0), 6);
+    ck_assert_int_eq(sqlite3_column_int(st, 0), fdx_schema_version());
     ck_assert_str_eq((const char *)sqlite3_column_text(st, 1), "0123456789abcdef0123456789abcdef");
     ck_assert_int_eq(sqlite3_column_int(st, 2), 1);
     ck_assert_int_eq(sqlite3_column_int(st, 3), 7);
@@ -2499,7 +2510,9 @@ START_TEST(an_older_store_is_checked_before_it_is_migrated)
         free(bytes);
         char *after = raw_text(path, "SELECT user_version || ',' || (SELECT count(*) FROM ran) "
                                      "FROM pragma_user_version");
-        ck_assert_str_eq(after, cases[i].msg ? "4,0" : "6,0");
+        char current[16];
+        snprintf(current, sizeof current, "%d,0", fdx_schema_version());
+        ck_assert_str_eq(after, cases[i].msg ? "4,0" : current);
         free(after);
     }
 }
@@ -3424,7 +3437,9 @@ START_TEST(an_open_as_it_is_makes_and_migrates_nothing)
     fdx_store_close(tu_open(older));
     sqlite3 *raw;
     ck_assert_int_eq(sqlite3_open(older, &raw), SQLITE_OK);
-    ck_assert_int_eq(sqlite3_exec(raw, "PRAGMA user_version = 5", NULL, NULL, NULL), SQLITE_OK);
+    ck_assert_int_eq(
+        sqlite3_exec(raw, version_pragma(fdx_schema_tables_since() - 1), NULL, NULL, NULL),
+        SQLITE_OK);
     sqlite3_close(raw);
     ck_assert_int_eq(fdx_store_open(older, FDX_OPEN_AS_IS, &db), FDX_ERROR);
     ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "needs migrating"));
@@ -3433,9 +3448,10 @@ START_TEST(an_open_as_it_is_makes_and_migrates_nothing)
     sqlite3_stmt *q;
     ck_assert_int_eq(sqlite3_prepare_v2(raw, "PRAGMA user_version", -1, &q, NULL), SQLITE_OK);
     ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
-    ck_assert_int_eq(sqlite3_column_int(q, 0), 5);
+    ck_assert_int_eq(sqlite3_column_int(q, 0), fdx_schema_tables_since() - 1);
     sqlite3_finalize(q);
-    ck_assert_int_eq(sqlite3_exec(raw, "PRAGMA user_version = 6", NULL, NULL, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(raw, version_pragma(fdx_schema_version()), NULL, NULL, NULL),
+                     SQLITE_OK);
     sqlite3_close(raw);
     ck_assert_int_eq(fdx_store_open(older, FDX_OPEN_AS_IS, &db), FDX_OK);
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
@@ -3608,6 +3624,119 @@ START_TEST(a_run_id_committed_again_is_a_no_op)
     ck_assert(unchanged(path, before));
     free((char *)a);
     free((char *)b);
+    free((char *)path);
+}
+END_TEST
+
+/* A dispatch line of key R whose chosen implementation has dtypes DT (JSON)
+ * and candidates CANDS. */
+#define REGRET_LINE(dt, cands)                                                                     \
+    "{\"schema\":2,\"structure_key\":\"R\",\"chosen\":{\"backend\":\"Cuda\",\"op\":\"Op\","        \
+    "\"dtypes\":" dt ",\"kernel_source\":\"k\",\"kernel_revision_hash\":1},\"candidates\":[" cands \
+    "],\"count\":7,\"hw\":" CPU "}\n"
+#define REGRET_CAND(backend, dt, ns)                                                               \
+    "{\"impl_id\":{\"backend\":\"" backend "\",\"op\":\"Op\",\"dtypes\":" dt                       \
+    ",\"kernel_source\":\"k\",\"kernel_revision_hash\":1},\"latency_ns\":" ns "}"
+
+/* Two dispatch cells whose dtypes join to the same text (["F16,F32"] and
+ * ["F16","F32"]) are two cells of the regret view: it took them for one, and
+ * the second's fast choice hid the first's regret. */
+START_TEST(regret_takes_each_cell_by_its_id)
+{
+    ck_assert_int_eq(
+        ingest_text(
+            "r.jsonl",
+            REGRET_LINE("[\"F16,F32\"]",
+                        REGRET_CAND("Cuda", "[\"F16,F32\"]",
+                                    "100") "," REGRET_CAND("fast", "[\"F16,F32\"]", "50"))
+                REGRET_LINE("[\"F16\",\"F32\"]", REGRET_CAND("Cuda", "[\"F16\",\"F32\"]", "10"))),
+        FDX_OK);
+    const char *path = tu_path(tu_dir, "s.db");
+    char *rows = raw_text(path, "SELECT group_concat(chosen_dtypes || ' ' || best_backend || ' ' "
+                                "|| speedup, ';') FROM dispatch_regret");
+    ck_assert_str_eq(rows, "F16,F32 fast 2.0");
+    free(rows);
+    rows = raw_text(path,
+                    "SELECT count(DISTINCT cell_id) || ' ' || count(*) FROM dispatch_candidates");
+    ck_assert_str_eq(rows, "2 3");
+    free(rows);
+}
+END_TEST
+
+/* The schema version from which on the tables are the current ones, as the
+ * migrations make them: only views differ from there on, and not before. */
+static char *schema_without_views(int version)
+{
+    sqlite3 *db;
+    char err[256] = "";
+    ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
+    ck_assert_msg(fdx_schema_migrate_to(db, 0, version, err, sizeof err) == SQLITE_OK, "%s", err);
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_prepare_v2(db,
+                                        "SELECT group_concat(type || name || tbl_name || "
+                                        "coalesce(sql, ''), ';') FROM (SELECT * FROM "
+                                        "sqlite_schema WHERE type <> 'view' ORDER BY type, name)",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    char *text = strdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return text;
+}
+
+START_TEST(versions_from_the_last_table_change_differ_in_views_alone)
+{
+    char *current = schema_without_views(fdx_schema_version());
+    for (int v = fdx_schema_tables_since(); v < fdx_schema_version(); v++) {
+        char *older = schema_without_views(v);
+        ck_assert_str_eq(older, current);
+        free(older);
+    }
+    char *before = schema_without_views(fdx_schema_tables_since() - 1);
+    ck_assert_str_ne(before, current);
+    free(before);
+    free(current);
+}
+END_TEST
+
+/* A store whose views alone are older (an older fdx's) is read as it is, by
+ * readers and a dry run, and migrated by a writer. */
+START_TEST(a_store_whose_views_alone_are_older_is_read_as_it_is)
+{
+    const char *path = strdup(tu_path(tu_dir, "s.db"));
+    fdx_store *db = tu_open(path);
+    tu_commit_miss(db, "w");
+    fdx_store_close(db);
+    tu_raw_exec(path,
+                "DROP VIEW dispatch_regret; CREATE VIEW dispatch_regret AS SELECT 1 AS older;");
+    tu_raw_exec(path, version_pragma(fdx_schema_tables_since()));
+    file_bytes before = file_now(path);
+    uint64_t misses, dispatches;
+    const int flags[] = {FDX_OPEN_READONLY, FDX_OPEN_FOR_READING, FDX_OPEN_AS_IS};
+    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) {
+        ck_assert_int_eq(fdx_store_open(path, flags[i], &db), FDX_OK);
+        ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
+        ck_assert_uint_eq(misses, 1);
+        if (flags[i] == FDX_OPEN_AS_IS) { /* a dry run's writes, rolled back */
+            ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+            ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+        }
+        fdx_store_close(db);
+    }
+    ck_assert(unchanged(path, before));
+    /* tables of an older version are not read as they are */
+    tu_raw_exec(path, version_pragma(fdx_schema_tables_since() - 1));
+    ck_assert_int_eq(fdx_store_open(path, FDX_OPEN_READONLY, &db), FDX_EREADONLY);
+    fdx_store_close(db);
+    tu_raw_exec(path, version_pragma(fdx_schema_tables_since()));
+    fdx_store_close(tu_open(path));
+    char *now = raw_text(path, "SELECT (SELECT user_version FROM pragma_user_version) || ' ' || "
+                               "(SELECT count(*) FROM dispatch_regret)");
+    char want[32];
+    snprintf(want, sizeof want, "%d 0", fdx_schema_version());
+    ck_assert_str_eq(now, want);
+    free(now);
     free((char *)path);
 }
 END_TEST
@@ -4108,6 +4237,9 @@ Suite *store_suite(void)
     tcase_add_test(tc, a_file_descriptor_is_told_from_the_store);
     tcase_add_test(tc, a_stored_count_below_one_is_not_summed);
     tcase_add_test(tc, a_run_id_committed_again_is_a_no_op);
+    tcase_add_test(tc, regret_takes_each_cell_by_its_id);
+    tcase_add_test(tc, versions_from_the_last_table_change_differ_in_views_alone);
+    tcase_add_test(tc, a_store_whose_views_alone_are_older_is_read_as_it_is);
     tcase_add_test(tc, an_open_as_it_is_makes_and_migrates_nothing);
     tcase_add_test(tc, misuse_of_handles_and_pointers_is_refused);
     tcase_add_test(tc, a_backfill_writing_a_cell_twice_keeps_a_later_list);

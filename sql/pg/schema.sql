@@ -250,7 +250,8 @@ SELECT CASE WHEN x.keyed = 1 THEN x.structure_key END AS structure_key,
         AND x.cand -> 'impl_id' -> 'dtypes' = x.dtypes::jsonb
         AND x.cand -> 'impl_id' ->> 'kernel_source' = x.kernel_source
         AND x.u = CASE WHEN x.h >= 0 THEN x.h::text
-                       ELSE (x.h::numeric + 18446744073709551616)::text END) AS is_chosen
+                       ELSE (x.h::numeric + 18446744073709551616)::text END) AS is_chosen,
+       x.cell_id
 FROM (SELECT d.*, c.o - 1 AS position, c.cand,
              (c.cand -> 'impl_id' -> 'kernel_revision_hash')::text AS u,
              d.kernel_revision_hash # -9223372036854775808 AS h
@@ -264,26 +265,22 @@ CREATE VIEW dispatch_regret AS
 WITH measured AS (
     SELECT * FROM dispatch_candidates WHERE latency_ns IS NOT NULL
 ),
+-- Each cell by its id: two cells whose dtypes join to the same text are two.
 chosen AS (
-    SELECT structure_key, chosen_backend, chosen_op, chosen_dtypes, chosen_source,
+    SELECT cell_id, structure_key, chosen_backend, chosen_op, chosen_dtypes, chosen_source,
            chosen_revision, cc_major, cc_minor, compute_capability, hardware_sku,
            driver_version, count, min(latency_ns) AS chosen_ns
     FROM measured WHERE is_chosen
-    GROUP BY structure_key, chosen_backend, chosen_op, chosen_dtypes, chosen_source,
+    GROUP BY cell_id, structure_key, chosen_backend, chosen_op, chosen_dtypes, chosen_source,
              chosen_revision, cc_major, cc_minor, compute_capability, hardware_sku,
              driver_version, count
 ),
 best AS (
-    SELECT DISTINCT ON (structure_key, chosen_backend, chosen_op, chosen_dtypes, chosen_source,
-                        chosen_revision, compute_capability, hardware_sku, driver_version)
-           structure_key, chosen_backend, chosen_op, chosen_dtypes, chosen_source,
-           chosen_revision, compute_capability, hardware_sku, driver_version,
-           latency_ns AS best_ns, backend AS best_backend, kernel_source AS best_source,
-           kernel_revision AS best_revision
+    SELECT DISTINCT ON (cell_id)
+           cell_id, latency_ns AS best_ns, backend AS best_backend,
+           kernel_source AS best_source, kernel_revision AS best_revision
     FROM measured WHERE NOT is_chosen
-    ORDER BY structure_key, chosen_backend, chosen_op, chosen_dtypes, chosen_source,
-             chosen_revision, compute_capability, hardware_sku, driver_version, latency_ns,
-             position
+    ORDER BY cell_id, latency_ns, position
 )
 SELECT c.structure_key, c.chosen_backend, c.chosen_op, c.chosen_dtypes, c.chosen_source,
        c.chosen_revision, c.cc_major, c.cc_minor, c.compute_capability, c.hardware_sku,
@@ -291,12 +288,7 @@ SELECT c.structure_key, c.chosen_backend, c.chosen_op, c.chosen_dtypes, c.chosen
        b.best_revision,
        round((c.chosen_ns::float8 / nullif(b.best_ns, 0)::float8)::numeric, 3) AS speedup
 FROM chosen AS c
-JOIN best AS b
-  ON b.structure_key IS NOT DISTINCT FROM c.structure_key
- AND b.chosen_backend = c.chosen_backend AND b.chosen_op = c.chosen_op
- AND b.chosen_dtypes = c.chosen_dtypes AND b.chosen_source = c.chosen_source
- AND b.chosen_revision = c.chosen_revision AND b.compute_capability = c.compute_capability
- AND b.hardware_sku = c.hardware_sku AND b.driver_version = c.driver_version
+JOIN best AS b ON b.cell_id = c.cell_id
 WHERE b.best_ns < c.chosen_ns
 ORDER BY speedup DESC NULLS LAST, c.structure_key NULLS FIRST;
 

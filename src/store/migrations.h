@@ -12,6 +12,9 @@
 
 /* The current schema version. */
 int fdx_schema_version(void);
+/* The oldest version whose tables, indexes and triggers are the current
+ * version's (its views may be older). */
+int fdx_schema_tables_since(void);
 /* Runs the migrations from version `from` on db: an SQLite status, the
  * reason in err. */
 int fdx_schema_migrate(sqlite3 *db, int64_t from, char *err, size_t errsz);

@@ -192,6 +192,14 @@ static int as_found(fdx_store *s, const identity *id, int older_code, const char
     return FDX_OK;
 }
 
+/* A store of an older version whose tables are the current ones: only its
+ * views are older, and the readers read the tables. */
+static int views_behind(const identity *id)
+{
+    return !is_empty(id) && id->version >= fdx_schema_tables_since() &&
+           id->version < FDX_SCHEMA_VERSION;
+}
+
 static int configure(fdx_store *s, int flags)
 {
     sqlite3_extended_result_codes(s->db, 1);
@@ -212,10 +220,15 @@ static int configure(fdx_store *s, int flags)
     if (rc != FDX_OK)
         return rc;
     if (flags & FDX_OPEN_READONLY) {
+        if (views_behind(&id)) /* an older fdx's store, the same tables */
+            return fdx_schema_check_older(s, id.version);
         rc = as_found(s, &id, FDX_EREADONLY, "a read-only open");
         return rc == FDX_OK ? fdx_schema_check(s) : rc;
     }
-    if ((flags & FDX_OPEN_AS_IS) &&
+    int as_is = (flags & FDX_OPEN_AS_IS) != 0;
+    if (as_is && views_behind(&id) && (rc = fdx_schema_check_older(s, id.version)) != FDX_OK)
+        return rc;
+    if (as_is && !views_behind(&id) &&
         (rc = as_found(s, &id, FDX_ERROR, "an open as it is (a dry run)")) != FDX_OK)
         return rc;
     if (id.version == FDX_SCHEMA_VERSION && (rc = fdx_schema_check(s)) != FDX_OK)
@@ -227,13 +240,13 @@ static int configure(fdx_store *s, int flags)
      * the file, and one its check refuses must be left as it was. */
     s->wal_pending = is_empty(&id) || id.version < FDX_SCHEMA_VERSION;
     int src = is_empty(&id) ? exec_retrying(s, fdx_sql_page_size) : SQLITE_OK;
-    if (src == SQLITE_OK && !s->wal_pending && !(flags & FDX_OPEN_AS_IS))
+    if (src == SQLITE_OK && !s->wal_pending && !as_is)
         src = exec_retrying(s, fdx_sql_journal_wal);
     if (src == SQLITE_OK)
         src = exec_retrying(s, fdx_sql_connection);
     if (src != SQLITE_OK)
         return fdx_store_fail_sqlite(s, src, "configuring the connection");
-    return id.version < FDX_SCHEMA_VERSION ? migrate(s) : FDX_OK;
+    return id.version < FDX_SCHEMA_VERSION && !as_is ? migrate(s) : FDX_OK;
 }
 
 static int close_db(fdx_store *s);
