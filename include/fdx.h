@@ -398,10 +398,12 @@ typedef struct fdx_ledger_entry {
 
 /* Tags the open transaction with run_id (unique across the store; a second
  * call replaces it). At commit, a run id the ledger already holds makes the
- * commit a no-op when the transaction read the same files (or, reading none,
- * gave records alone both times): it returns FDX_OK having written nothing,
- * with FDX_NOTICE_NOTHING_DONE; with other content the commit fails with
- * FDX_EDATA. So a run retried with its id is counted once. */
+ * commit a no-op when the transaction read files and did nothing else, and
+ * they are the same files (their content hash): it returns FDX_OK having
+ * written nothing, with FDX_NOTICE_NOTHING_DONE. Anything else under such an
+ * id fails with FDX_EDATA and writes nothing: other files, and records given
+ * through the record calls, merges and prunes, whose sameness no hash tells
+ * (look the id up first with fdx_store_find_run to skip such a retry). */
 int fdx_store_set_run_id(fdx_store *store, const char *run_id);
 /* Looks run_id up in the ledger; *found tells whether it was there. */
 int fdx_store_find_run(fdx_store *store, const char *run_id, fdx_ledger_entry *entry, int *found);

@@ -3577,21 +3577,36 @@ START_TEST(a_stored_count_below_one_is_not_summed)
 }
 END_TEST
 
-/* One transaction under a run id: the same files, or records alone, given
- * again under that id, or other files. */
-static int commit_run(fdx_store *db, const char *run_id, const char *file, fdx_commit_stats *cs)
+/* What a transaction under a run id does besides reading its file. */
+enum run_extra { RUN_FILE_ONLY, RUN_RECORD, RUN_MERGE, RUN_PRUNE };
+
+/* A transaction under run_id that reads file (none: NULL) and does extra. */
+static int commit_run_with(fdx_store *db, const char *run_id, const char *file,
+                           enum run_extra extra, const char *src)
 {
     const char *dt[] = {"F16"};
     fdx_miss m = {"w", {"Cuda", "MatMul", dt, 1, "src", 1}, 1, {0, 0, 0, "cpu", "n/a"}};
+    fdx_prune_filter f = {NULL, NULL, NULL, "Nothing", NULL, NULL, 0}; /* removes nothing */
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
     ck_assert_int_eq(fdx_store_set_run_id(db, run_id), FDX_OK);
-    ck_assert_int_eq(
-        file ? fdx_store_ingest_path(db, file, NULL, NULL) : fdx_store_record_miss(db, &m), FDX_OK);
-    return fdx_store_commit(db, cs);
+    if (file)
+        ck_assert_int_eq(fdx_store_ingest_path(db, file, NULL, NULL), FDX_OK);
+    if (extra == RUN_RECORD)
+        ck_assert_int_eq(fdx_store_record_miss(db, &m), FDX_OK);
+    if (extra == RUN_MERGE)
+        ck_assert_int_eq(fdx_store_merge(db, src, NULL), FDX_OK);
+    if (extra == RUN_PRUNE)
+        ck_assert_int_eq(fdx_store_prune(db, &f, NULL), FDX_OK);
+    return fdx_store_commit(db, NULL);
 }
 
 /* A run id is exactly-once in the library, not only in fdx-ingest: its
- * commit repeated was SQLite's "UNIQUE constraint failed" and lost the run. */
+ * commit repeated was SQLite's "UNIQUE constraint failed" and lost the run.
+ * Only a transaction that reads files and does nothing else can be told to
+ * be the same as before (by their content hash): under a run id already
+ * committed, anything else (records, a merge, a prune, other files) is
+ * refused, where a first version took records, merges and prunes for a
+ * repeat and dropped them. */
 START_TEST(a_run_id_committed_again_is_a_no_op)
 {
     const char *a = strdup(tu_path(tu_dir, "a.jsonl")), *b = strdup(tu_path(tu_dir, "b.jsonl"));
@@ -3599,25 +3614,34 @@ START_TEST(a_run_id_committed_again_is_a_no_op)
                          "src", "1") ",\"count\":1,\"hw\":" CPU "}\n");
     tu_write_file(b, "{\"schema\":2,\"wanted\":\"b\",\"fallback\":" IMPL_H(
                          "src", "1") ",\"count\":1,\"hw\":" CPU "}\n");
-    const char *path = strdup(tu_path(tu_dir, "s.db"));
+    const char *path = strdup(tu_path(tu_dir, "s.db")), *src = strdup(tu_path(tu_dir, "src.db"));
+    store_of_one_miss(src, "m");
     fdx_store *db = tu_open(path);
-    fdx_commit_stats cs;
-    ck_assert_int_eq(commit_run(db, "records", NULL, &cs), FDX_OK);
-    ck_assert_uint_eq(cs.cells_added, 1);
-    ck_assert_int_eq(commit_run(db, "files", a, &cs), FDX_OK);
-    ck_assert_uint_eq(cs.cells_added, 1);
+    ck_assert_int_eq(commit_run_with(db, "records", NULL, RUN_RECORD, NULL), FDX_OK);
+    ck_assert_int_eq(commit_run_with(db, "files", a, RUN_FILE_ONLY, NULL), FDX_OK);
+    ck_assert_int_eq(commit_run_with(db, "empty", NULL, RUN_FILE_ONLY, NULL), FDX_OK);
     fdx_store_close(db); /* its last commits checkpointed into the file */
     file_bytes before = file_now(path);
     db = tu_open(path);
-    ck_assert_int_eq(commit_run(db, "records", NULL, &cs), FDX_OK);
+    fdx_commit_stats cs = {7, 7};
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_set_run_id(db, "files"), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_path(db, a, NULL, NULL), FDX_OK);
+    ck_assert_int_eq(fdx_store_commit(db, &cs), FDX_OK);
     ck_assert_uint_eq(cs.cells_added + cs.cells_updated, 0);
     ck_assert_int_eq(fdx_store_notice_kind(db), FDX_NOTICE_NOTHING_DONE);
-    ck_assert_ptr_nonnull(strstr(fdx_store_notice(db), "run id 'records' was already ingested"));
-    ck_assert_int_eq(commit_run(db, "files", a, &cs), FDX_OK);
-    ck_assert_int_eq(fdx_store_notice_kind(db), FDX_NOTICE_NOTHING_DONE);
-    ck_assert_int_eq(commit_run(db, "files", b, &cs), FDX_EDATA);
+    ck_assert_ptr_nonnull(strstr(fdx_store_notice(db), "run id 'files' was already ingested"));
+    ck_assert_int_eq(commit_run_with(db, "files", b, RUN_FILE_ONLY, NULL), FDX_EDATA);
     ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "with different content"));
-    ck_assert_int_eq(commit_run(db, "records", a, &cs), FDX_EDATA);
+    const enum run_extra extras[] = {RUN_RECORD, RUN_MERGE, RUN_PRUNE};
+    const char *ids[] = {"records", "files", "empty"};
+    for (size_t i = 0; i < sizeof extras / sizeof *extras; i++)
+        for (size_t k = 0; k < sizeof ids / sizeof *ids; k++) {
+            const char *file = strcmp(ids[k], "files") == 0 ? a : NULL;
+            ck_assert_int_eq(commit_run_with(db, ids[k], file, extras[i], src), FDX_EDATA);
+            ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "cannot be told to be the same"));
+        }
+    ck_assert_int_eq(commit_run_with(db, "records", a, RUN_FILE_ONLY, NULL), FDX_EDATA);
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK); /* nothing was left open */
     ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
     fdx_store_close(db);
@@ -3625,6 +3649,7 @@ START_TEST(a_run_id_committed_again_is_a_no_op)
     free((char *)a);
     free((char *)b);
     free((char *)path);
+    free((char *)src);
 }
 END_TEST
 
@@ -3737,6 +3762,17 @@ START_TEST(a_store_whose_views_alone_are_older_is_read_as_it_is)
     snprintf(want, sizeof want, "%d 0", fdx_schema_version());
     ck_assert_str_eq(now, want);
     free(now);
+    /* A name the migrations give a view, taken by an index of the store's
+     * own: readers took the store, whose migration then failed. */
+    tu_raw_exec(path, "DROP VIEW dispatch_regret; CREATE TABLE mine (a);"
+                      "CREATE INDEX Dispatch_Regret ON mine (a);");
+    tu_raw_exec(path, version_pragma(fdx_schema_tables_since()));
+    for (int writer = 0; writer < 2; writer++) {
+        ck_assert_int_eq(fdx_store_open(path, writer ? 0 : FDX_OPEN_READONLY, &db), FDX_ENOTSTORE);
+        ck_assert_ptr_nonnull(
+            strstr(fdx_store_errmsg(db), "Dispatch_Regret is an index, not a view"));
+        fdx_store_close(db);
+    }
     free((char *)path);
 }
 END_TEST

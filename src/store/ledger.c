@@ -82,6 +82,36 @@ static void content_hex(const fdx_txn_ledger *l, char hex[FDX_SHA256_HEX])
     fdx_sha256_hex(digest, hex);
 }
 
+int fdx_ledger_files_only(const fdx_store *s)
+{
+    const fdx_txn_ledger *l = &s->ledger;
+    return l->sources && !l->recorded && !l->merged && !l->pruned;
+}
+
+int fdx_ledger_repeat_verdict(fdx_store *s, const char *content_hash, const char *committed_at,
+                              long long ledger_id)
+{
+    char hex[FDX_SHA256_HEX];
+    content_hex(&s->ledger, hex);
+    if (!fdx_ledger_files_only(s))
+        return fdx_store_fail(s, FDX_EDATA,
+                              "%s: run id '%s' was already committed at %s (ledger id %lld); "
+                              "records, merges and prunes under a run id cannot be told to be "
+                              "the same as before, so nothing was written: use a new run id "
+                              "for new data",
+                              fdx_store_name(s), s->ledger.run_id, committed_at, ledger_id);
+    if (strcmp(hex, content_hash) != 0)
+        return fdx_store_fail(s, FDX_EDATA,
+                              "%s: run id '%s' was already ingested at %s (ledger id %lld) with "
+                              "different content; use a new run id for new data",
+                              fdx_store_name(s), s->ledger.run_id, committed_at, ledger_id);
+    s->txn_stats = (fdx_commit_stats){0, 0}; /* the commit adds and updates nothing */
+    fdx_store_note(s, FDX_NOTICE_NOTHING_DONE,
+                   "run id '%s' was already ingested at %s (ledger id %lld); nothing to do",
+                   s->ledger.run_id, committed_at, ledger_id);
+    return FDX_OK;
+}
+
 int fdx_ledger_run_repeat(fdx_store *s, int *repeat)
 {
     fdx_ledger_entry e;
@@ -90,18 +120,9 @@ int fdx_ledger_run_repeat(fdx_store *s, int *repeat)
     int rc = fdx_store_find_run(s, s->ledger.run_id, &e, &found);
     if (rc != FDX_OK || !found)
         return rc;
-    char hex[FDX_SHA256_HEX];
-    content_hex(&s->ledger, hex);
-    if (strcmp(hex, e.content_hash) != 0)
-        return fdx_store_fail(s, FDX_EDATA,
-                              "%s: run id '%s' was already ingested at %s (ledger id %lld) with "
-                              "different content; use a new run id for new data",
-                              s->path, s->ledger.run_id, e.committed_at, (long long)e.id);
-    *repeat = 1;
-    fdx_store_note(s, FDX_NOTICE_NOTHING_DONE,
-                   "run id '%s' was already ingested at %s (ledger id %lld); nothing to do",
-                   s->ledger.run_id, e.committed_at, (long long)e.id);
-    return FDX_OK;
+    rc = fdx_ledger_repeat_verdict(s, e.content_hash, e.committed_at, (long long)e.id);
+    *repeat = rc == FDX_OK;
+    return rc;
 }
 
 int fdx_ledger_finish(fdx_store *s)

@@ -20,10 +20,17 @@ typedef struct fdx_source_info {
 } fdx_source_info;
 int fdx_ledger_add_source(fdx_store *s, const fdx_source_info *src);
 /* Whether the transaction's run id is one the ledger holds: *repeat is 1
- * (with a notice) when the same content came with it, the retry that an
- * exactly-once ingest makes a no-op (a transaction that read no files,
- * records alone, is the same as any other such); FDX_EDATA for other content. */
+ * (with a notice) when the transaction read files and did nothing else, and
+ * their content hash is the earlier one's: the retry an exactly-once ingest
+ * makes a no-op. FDX_EDATA for other files, and for records given through
+ * the record calls, merges and prunes, whose sameness no hash tells. */
 int fdx_ledger_run_repeat(fdx_store *s, int *repeat);
+/* That verdict on an earlier commit of the run id (its content hash, time
+ * and ledger id), for a backend that finds it its own way. */
+int fdx_ledger_repeat_verdict(fdx_store *s, const char *content_hash, const char *committed_at,
+                              long long ledger_id);
+/* The transaction read files and did nothing else. */
+int fdx_ledger_files_only(const fdx_store *s);
 /* Completes (or, when nothing changed, removes) the row before COMMIT. */
 int fdx_ledger_finish(fdx_store *s);
 /* The latest earlier ingest that read content with this digest. */

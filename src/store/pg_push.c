@@ -18,6 +18,7 @@
 #include "sql_text.h"
 #include "store/conn.h"
 #include "store/history.h"
+#include "store/ledger.h"
 #include "store/pg_copy.h"
 #include "store/pg_merge.h"
 #include "store/pg_prune.h"
@@ -29,11 +30,10 @@
 typedef struct push {
     fdx_store *s;
     fdx_pg *pg;
-    int retry;                    /* the last failure may be cured by running again */
-    int duplicate;                /* the run id was taken */
-    char xid[32];                 /* the transaction's id ("" until known) */
-    char ledger[32];              /* the PostgreSQL ledger id */
-    char content[FDX_SHA256_HEX]; /* the transaction's content hash ("" for none) */
+    int retry;       /* the last failure may be cured by running again */
+    int duplicate;   /* the run id was taken */
+    char xid[32];    /* the transaction's id ("" until known) */
+    char ledger[32]; /* the PostgreSQL ledger id */
     uint64_t added, updated;
     int cells;                     /* the transaction upserted cells (not only merged) */
     int64_t daily, rolled, latest; /* history_config, locked */
@@ -104,7 +104,6 @@ static int insert_ledger(push *p)
     }
     for (int i = 0; i < 3; i++)
         vals[i] = (const char *)sqlite3_column_text(st, i);
-    snprintf(p->content, sizeof p->content, "%s", vals[2] ? vals[2] : "");
     for (int i = 0; i < 5; i++) {
         text_of(nums[i], (long long)sqlite3_column_int64(st, 3 + i));
         vals[3 + i] = nums[i];
@@ -368,8 +367,8 @@ static int push_once(push *p)
     return rc;
 }
 
-/* Another writer committed this run id: the same content is the no-op it
- * is; other content is refused as fdx-ingest refuses it. */
+/* Another writer committed this run id: the same files are the no-op they
+ * are, anything else is refused (fdx_ledger_repeat_verdict). */
 static int duplicate(push *p)
 {
     fdx_store *s = p->s;
@@ -388,19 +387,8 @@ static int duplicate(push *p)
         return fdx_store_fail(s, FDX_ERROR, "%s: run id '%s' was taken and then went away", s->path,
                               s->ledger.run_id);
     }
-    int same = strcmp(PQgetvalue(r, 0, 1), p->content) == 0;
-    if (same) {
-        s->txn_stats = (fdx_commit_stats){0, 0}; /* the commit adds and updates nothing */
-        fdx_store_note(s, FDX_NOTICE_NOTHING_DONE,
-                       "run id '%s' was ingested by another writer at %s (ledger id %s); "
-                       "nothing to do",
-                       s->ledger.run_id, PQgetvalue(r, 0, 2), PQgetvalue(r, 0, 0));
-    } else {
-        rc = fdx_store_fail(s, FDX_EDATA,
-                            "run id '%s' was already ingested at %s (ledger id %s) with "
-                            "different content; use a new run id for new data",
-                            s->ledger.run_id, PQgetvalue(r, 0, 2), PQgetvalue(r, 0, 0));
-    }
+    rc = fdx_ledger_repeat_verdict(s, PQgetvalue(r, 0, 1), PQgetvalue(r, 0, 2),
+                                   atoll(PQgetvalue(r, 0, 0)));
     PQclear(r);
     return rc;
 }

@@ -165,15 +165,45 @@ static int foreign_link(const objects *want, const objects *names, const object 
  * foreign key. Other objects of a user's own are left alone: fdx never reads
  * them. fdx's views are not compared when any_views is set. 0 when have is
  * want; otherwise 1, and what differs in why. */
+static const char *article(const char *type)
+{
+    return strcmp(type, "index") == 0 ? "an" : "a";
+}
+
+/* An older store's views are not compared, but the names of the views its
+ * migrations make must be free for them: a table or index that took one (the
+ * three share one namespace, whatever the case of ASCII letters) would fail
+ * the migration, while the readers read the store as it is. */
+static int view_name_taken(const objects *names, const objects *have, char *why, size_t whysz)
+{
+    for (size_t i = 0; i < names->n; i++) {
+        if (strcmp(names->v[i].type, "view") != 0)
+            continue;
+        for (size_t k = 0; k < have->n; k++) {
+            const object *h = &have->v[k];
+            if (sqlite3_stricmp(h->name, names->v[i].name) == 0 && strcmp(h->type, "view") != 0 &&
+                strcmp(h->type, "trigger") != 0)
+                return snprintf(why, whysz, "%s is %s %s, not a view", h->name, article(h->type),
+                                h->type),
+                       1;
+        }
+    }
+    return 0;
+}
+
 static int compare(const objects *want, const objects *names, const schema *have, int any_views,
                    char *why, size_t whysz)
 {
+    if (any_views && view_name_taken(names, &have->objects, why, whysz))
+        return 1;
     for (size_t i = 0; i < want->n; i++) {
         const object *w = &want->v[i], *h = find(&have->objects, w->type, w->name);
         if (any_views && strcmp(w->type, "view") == 0)
             continue;
         if (!h && (h = find(&have->objects, NULL, w->name)) != NULL)
-            return snprintf(why, whysz, "%s is a %s, not a %s", w->name, h->type, w->type), 1;
+            return snprintf(why, whysz, "%s is %s %s, not %s %s", w->name, article(h->type),
+                            h->type, article(w->type), w->type),
+                   1;
         if (!h)
             return snprintf(why, whysz, "the %s %s is missing", w->type, w->name), 1;
         if (strcmp(w->tbl_name, h->tbl_name) != 0 || strcmp(w->sql, h->sql) != 0)
@@ -182,8 +212,8 @@ static int compare(const objects *want, const objects *names, const schema *have
     for (size_t i = 0; i < have->objects.n; i++) {
         const object *h = &have->objects.v[i];
         if (!find(want, h->type, h->name) && find_table(names, h->tbl_name))
-            return snprintf(why, whysz, "it has %s %s %s on %s",
-                            strcmp(h->type, "index") ? "a" : "an", h->type, h->name, h->tbl_name),
+            return snprintf(why, whysz, "it has %s %s %s on %s", article(h->type), h->type, h->name,
+                            h->tbl_name),
                    1;
     }
     for (size_t i = 0; i < have->links.n; i++)

@@ -1004,6 +1004,7 @@ int fdx_store_add_cell(fdx_store *s, const fdx_cell *cell, uint64_t count, fdx_s
     if (fdx_agg_add(s->pending, cell, count, cands) != FDX_OK)
         return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
     s->ledger.records++;
+    s->ledger.recorded++;
     return fdx_store_spill_if_full(s);
 }
 

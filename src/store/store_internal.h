@@ -137,6 +137,7 @@ typedef struct fdx_txn_ledger {
     uint64_t bytes;
     uint64_t lines;
     uint64_t records;
+    uint64_t recorded; /* of them, given through the record calls or a sink's drain */
     uint64_t skipped;
     uint64_t merged; /* stores folded in by fdx_store_merge */
     uint64_t pruned; /* fdx_store_prune calls */
