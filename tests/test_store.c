@@ -3750,6 +3750,17 @@ START_TEST(a_store_whose_views_alone_are_older_is_read_as_it_is)
         fdx_store_close(db);
     }
     ck_assert(unchanged(path, before));
+    /* a commit through an open as it is keeps its version and journal mode */
+    tu_raw_exec(path, "PRAGMA journal_mode = DELETE");
+    ck_assert_int_eq(fdx_store_open(path, FDX_OPEN_AS_IS, &db), FDX_OK);
+    tu_commit_miss(db, "as-is");
+    fdx_store_close(db);
+    char *kept = raw_text(path, "SELECT (SELECT journal_mode FROM pragma_journal_mode) || ' ' || "
+                                "(SELECT user_version FROM pragma_user_version)");
+    char was[32];
+    snprintf(was, sizeof was, "delete %d", fdx_schema_tables_since());
+    ck_assert_str_eq(kept, was);
+    free(kept);
     /* tables of an older version are not read as they are */
     tu_raw_exec(path, version_pragma(fdx_schema_tables_since() - 1));
     ck_assert_int_eq(fdx_store_open(path, FDX_OPEN_READONLY, &db), FDX_EREADONLY);

@@ -237,8 +237,9 @@ static int configure(fdx_store *s, int flags)
      * a rollback journal each is written once, through WAL twice (the log,
      * then the checkpoint). No reader can have waited for data it held. An
      * older store becomes WAL after its first commit too: switching marks
-     * the file, and one its check refuses must be left as it was. */
-    s->wal_pending = is_empty(&id) || id.version < FDX_SCHEMA_VERSION;
+     * the file, and one its check refuses must be left as it was. A store
+     * opened as it is keeps its journal mode, an older one's included. */
+    s->wal_pending = !as_is && (is_empty(&id) || id.version < FDX_SCHEMA_VERSION);
     int src = is_empty(&id) ? exec_retrying(s, fdx_sql_page_size) : SQLITE_OK;
     if (src == SQLITE_OK && !s->wal_pending && !as_is)
         src = exec_retrying(s, fdx_sql_journal_wal);
