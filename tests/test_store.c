@@ -3577,6 +3577,29 @@ START_TEST(a_stored_count_below_one_is_not_summed)
 }
 END_TEST
 
+/* Two writers open a file that holds nothing; the first makes the store in
+ * it, begins, fails and empties the file again as it closes. The second,
+ * which found the store made, makes it anew at its begin: it failed with
+ * SQLite's "no such table: store_identity" (seen in the concurrency test's
+ * creation race, now and then). */
+START_TEST(a_writer_beside_one_that_empties_the_file_makes_the_store_anew)
+{
+    const char *path = strdup(tu_path(tu_dir, "s.db"));
+    tu_write_file(path, "");
+    fdx_store *first = tu_open(path), *second = tu_open(path);
+    ck_assert_int_eq(fdx_store_begin(first), FDX_OK);
+    ck_assert_int_eq(fdx_store_rollback(first), FDX_OK);
+    fdx_store_close(first);
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_int_eq(st.st_size, 0);
+    tu_commit_miss(second, "kept");
+    fdx_store_close(second);
+    ck_assert_uint_eq(miss_cells_at(path), 1);
+    free((char *)path);
+}
+END_TEST
+
 /* What a transaction under a run id does besides reading its file. */
 enum run_extra { RUN_FILE_ONLY, RUN_RECORD, RUN_MERGE, RUN_PRUNE };
 
@@ -4284,6 +4307,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, a_file_descriptor_is_told_from_the_store);
     tcase_add_test(tc, a_stored_count_below_one_is_not_summed);
     tcase_add_test(tc, a_run_id_committed_again_is_a_no_op);
+    tcase_add_test(tc, a_writer_beside_one_that_empties_the_file_makes_the_store_anew);
     tcase_add_test(tc, regret_takes_each_cell_by_its_id);
     tcase_add_test(tc, versions_from_the_last_table_change_differ_in_views_alone);
     tcase_add_test(tc, a_store_whose_views_alone_are_older_is_read_as_it_is);

@@ -213,6 +213,7 @@ static int configure(fdx_store *s, int flags)
                               sqlite3_errmsg(s->db));
     identity id;
     int rc = read_identity(s, &id);
+    s->found_store = rc == FDX_OK && !is_empty(&id);
     if (rc == FDX_OK)
         rc = check_identity(s, &id);
     if (rc == FDX_OK) /* a header's, even of a file that holds nothing yet */
@@ -499,12 +500,17 @@ static int wal_of_an_empty_file(fdx_store *s, const char *path, int flags)
 }
 
 /* Whether a writer that may create the store failed to set up its
- * connection because the file it opened is gone from its path: another
- * writer created it too, failed, and removed it as unused (remove_if_unused),
- * before this one wrote anything. Opening again makes it anew. */
+ * connection because the file it opened is gone from its path, or holds
+ * nothing again: another writer created the store too (or made it in the
+ * file while it held nothing), failed, and removed (or emptied) it as unused
+ * (remove_if_unused), before this one wrote anything. Opening again makes it
+ * anew. */
 static int removed_under_open(fdx_store *s, const char *path, int flags)
 {
-    return (flags & FDX_OPEN_CREATE) && !s->readonly && !fdx_store_is_own_file(s, path);
+    struct stat st;
+    return (flags & FDX_OPEN_CREATE) && !s->readonly &&
+           (!fdx_store_is_own_file(s, path) ||
+            (s->found_store && stat(path, &st) == 0 && st.st_size == 0));
 }
 
 static int open_db(fdx_store *s, const char *path, int flags)
@@ -798,11 +804,16 @@ static int working_copy_clear(fdx_store *s)
 /* Whether the file this handle opened, which may create its store, is gone
  * from its path before the handle committed anything into it, as when
  * another writer created the store too, failed, and removed it as unused
- * (remove_if_unused). No writer removes it while this one holds the lock. */
+ * (remove_if_unused); or holds nothing again, as when that writer had made
+ * the store in the file while it held nothing, and emptied it (undo_file).
+ * No writer removes or empties it while this one holds the lock. */
 static int removed_before_first_write(fdx_store *s)
 {
-    return !s->committed && !s->backend && s->on_disk && !s->readonly &&
-           (s->open_flags & FDX_OPEN_CREATE) && !fdx_store_is_own_file(s, s->path);
+    struct stat st;
+    if (s->committed || s->backend || !s->on_disk || s->readonly ||
+        !(s->open_flags & FDX_OPEN_CREATE))
+        return 0;
+    return !fdx_store_is_own_file(s, s->path) || (stat(s->path, &st) == 0 && st.st_size == 0);
 }
 
 /* Leaves the transaction begun on the removed file and begins one on the

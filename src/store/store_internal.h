@@ -176,6 +176,7 @@ struct fdx_store {
     int readonly;
     int created;     /* this handle created the file */
     int filled;      /* this handle made the store in a file that was there, 0 bytes */
+    int found_store; /* its last open found the file holding objects already */
     int open_flags;  /* as it was opened with, for opening it anew (fdx_store_begin) */
     int open_failed; /* fdx_store_open returned an error */
     int began;       /* a write transaction was begun */
