@@ -22,6 +22,7 @@
 
 static const char *const stmt_text[FDX_STMT_COUNT] = {
     [FDX_STMT_BEGIN_WRITE] = fdx_sql_begin_write,
+    [FDX_STMT_BEGIN_EXCLUSIVE] = fdx_sql_begin_exclusive,
     [FDX_STMT_BEGIN_READ] = fdx_sql_begin_read,
     [FDX_STMT_COMMIT] = fdx_sql_commit,
     [FDX_STMT_ROLLBACK] = fdx_sql_rollback,

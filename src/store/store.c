@@ -620,7 +620,8 @@ static int close_db(fdx_store *s)
     return rc;
 }
 
-/* The write lock, so that no other writer is inside a transaction. On a
+/* The write lock, so that no other writer is inside a transaction; to empty
+ * the file (undo_file), an exclusive one, so that no reader is either. On a
  * file that holds nothing, taking it starts a journal, which a full disk (or
  * a quota, or a failing one) refuses: unless another writer holds the lock,
  * the journal is then kept in memory (the transaction only reads, and is
@@ -628,14 +629,15 @@ static int close_db(fdx_store *s)
 static int lock_for_removal(fdx_store *s, const char *file)
 {
     struct stat st;
-    if (fdx_store_exec(s, FDX_STMT_BEGIN_WRITE) == FDX_OK)
+    fdx_stmt_id begin = s->created ? FDX_STMT_BEGIN_WRITE : FDX_STMT_BEGIN_EXCLUSIVE;
+    if (fdx_store_exec(s, begin) == FDX_OK)
         return 1;
     int why = sqlite3_errcode(s->db) & 0xff; /* not another writer's lock */
     if (why == SQLITE_BUSY || why == SQLITE_LOCKED || stat(file, &st) != 0 || st.st_size != 0 ||
         !sqlite3_get_autocommit(s->db) ||
         fdx_store_script(s, fdx_sql_journal_memory, "keeping the journal in memory") != FDX_OK)
         return 0;
-    return fdx_store_exec(s, FDX_STMT_BEGIN_WRITE) == FDX_OK;
+    return fdx_store_exec(s, begin) == FDX_OK;
 }
 
 /* The file goes, or, when it was there holding nothing (s->filled), it
@@ -841,9 +843,17 @@ int fdx_store_begin(fdx_store *s)
                               "%s: the working copy fell behind the store after a commit "
                               "(see the notice of that commit): open the store again",
                               s->path);
-    /* A store removed while this handle held it open can fail to begin with
-     * an I/O error, which says less than still_there. */
-    rc = fdx_store_exec(s, FDX_STMT_BEGIN_WRITE);
+    /* A connection to a file removed from its path runs no statement: taking
+     * a lock, it would take the -journal at the path, which is another
+     * writer's in the file made there since, for its own hot journal, roll it
+     * back into the removed file and delete it. Looked at again once the lock
+     * is held: a store removed meanwhile can fail to begin with an I/O error,
+     * which says less than still_there. */
+    int anew = 0;
+    for (int tries = 0; tries < 3 && s->db && removed_before_first_write(s); tries++, anew = 1)
+        rc = open_anew(s);
+    if (!anew)
+        rc = fdx_store_exec(s, FDX_STMT_BEGIN_WRITE);
     for (int tries = 0; tries < 3 && s->db && removed_before_first_write(s); tries++)
         rc = open_anew(s);
     if (rc != FDX_OK)

@@ -19,6 +19,7 @@
 
 typedef enum fdx_stmt_id {
     FDX_STMT_BEGIN_WRITE,
+    FDX_STMT_BEGIN_EXCLUSIVE,
     FDX_STMT_BEGIN_READ,
     FDX_STMT_COMMIT,
     FDX_STMT_ROLLBACK,
