@@ -1245,10 +1245,12 @@ static void wrap_default_vfs(sqlite3_vfs *vfs, const char *name,
     ck_assert_int_eq(sqlite3_vfs_register(vfs, 1), SQLITE_OK);
 }
 
-/* Puts the default VFS back. */
+/* Puts the default VFS back (first: a VFS registered meanwhile, fdx's own,
+ * may have come to follow the wrapper). */
 static void unwrap_default_vfs(sqlite3_vfs *vfs)
 {
     ck_assert_int_eq(sqlite3_vfs_unregister(vfs), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_vfs_register(plain_vfs, 1), SQLITE_OK);
     ck_assert_ptr_eq(sqlite3_vfs_find(NULL), plain_vfs);
 }
 
@@ -3600,6 +3602,52 @@ START_TEST(a_writer_beside_one_that_empties_the_file_makes_the_store_anew)
 }
 END_TEST
 
+/* A handle whose file was removed from its path (a creator that failed
+ * removes it) reads on; a store made at the path since is in the middle of a
+ * write, its -journal beside it. The handle's read took that journal for a
+ * hot one of its own (no reserved lock on its own, removed, file), played it
+ * back into the removed file and deleted it, under the other writer. */
+START_TEST(a_removed_files_handle_leaves_the_new_stores_journal_alone)
+{
+    const char *path = strdup(tu_path(tu_dir, "s.db")), *gone = strdup(tu_path(tu_dir, "gone.db"));
+    const char *journal = strdup(tu_path(tu_dir, "s.db-journal"));
+    fdx_store *db = tu_open(path);
+    tu_commit_miss(db, "old");
+    fdx_store_close(db);
+    tu_raw_exec(path, "PRAGMA journal_mode = DELETE");
+    ck_assert_int_eq(fdx_store_open(path, FDX_OPEN_AS_IS, &db), FDX_OK); /* keeps the mode */
+    ck_assert_int_eq(rename(path, gone), 0);
+    fdx_store *made = tu_open(path);
+    tu_commit_miss(made, "new");
+    fdx_store_close(made);
+    tu_raw_exec(path, "PRAGMA journal_mode = DELETE");
+    sqlite3 *writer;
+    ck_assert_int_eq(sqlite3_open(path, &writer), SQLITE_OK);
+    /* pages spilled from a small cache: the journal is synced, as in a commit */
+    ck_assert_int_eq(sqlite3_exec(writer,
+                                  "PRAGMA cache_size = 2; BEGIN; UPDATE miss_cell SET count = 9;"
+                                  "CREATE TABLE filler (b); WITH RECURSIVE n(i) AS (SELECT 1 "
+                                  "UNION ALL SELECT i + 1 FROM n WHERE i < 400) INSERT INTO "
+                                  "filler SELECT randomblob(2000) FROM n",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    struct stat st;
+    ck_assert_int_eq(stat(journal, &st), 0);
+    uint64_t misses, dispatches;
+    fdx_store_cell_counts(db, &misses, &dispatches); /* the removed file's: whatever it says */
+    ck_assert_msg(stat(journal, &st) == 0 && st.st_size > 0, "the new store's journal is gone");
+    ck_assert_int_eq(sqlite3_exec(writer, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(writer);
+    fdx_store_close(db);
+    char *count = raw_text(path, "SELECT group_concat(wanted || count) FROM miss_cell");
+    ck_assert_str_eq(count, "new9");
+    free(count);
+    free((char *)path);
+    free((char *)gone);
+    free((char *)journal);
+}
+END_TEST
+
 /* What a transaction under a run id does besides reading its file. */
 enum run_extra { RUN_FILE_ONLY, RUN_RECORD, RUN_MERGE, RUN_PRUNE };
 
@@ -4308,6 +4356,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, a_stored_count_below_one_is_not_summed);
     tcase_add_test(tc, a_run_id_committed_again_is_a_no_op);
     tcase_add_test(tc, a_writer_beside_one_that_empties_the_file_makes_the_store_anew);
+    tcase_add_test(tc, a_removed_files_handle_leaves_the_new_stores_journal_alone);
     tcase_add_test(tc, regret_takes_each_cell_by_its_id);
     tcase_add_test(tc, versions_from_the_last_table_change_differ_in_views_alone);
     tcase_add_test(tc, a_store_whose_views_alone_are_older_is_read_as_it_is);

@@ -99,12 +99,12 @@ int fdx_ledger_repeat_verdict(fdx_store *s, const char *content_hash, const char
                               "records, merges and prunes under a run id cannot be told to be "
                               "the same as before, so nothing was written: use a new run id "
                               "for new data",
-                              fdx_store_name(s), s->ledger.run_id, committed_at, ledger_id);
+                              s->path, s->ledger.run_id, committed_at, ledger_id);
     if (strcmp(hex, content_hash) != 0)
         return fdx_store_fail(s, FDX_EDATA,
                               "%s: run id '%s' was already ingested at %s (ledger id %lld) with "
                               "different content; use a new run id for new data",
-                              fdx_store_name(s), s->ledger.run_id, committed_at, ledger_id);
+                              s->path, s->ledger.run_id, committed_at, ledger_id);
     s->txn_stats = (fdx_commit_stats){0, 0}; /* the commit adds and updates nothing */
     fdx_store_note(s, FDX_NOTICE_NOTHING_DONE,
                    "run id '%s' was already ingested at %s (ledger id %lld); nothing to do",

@@ -25,6 +25,7 @@
 #include "store/store.h"
 #include "store/store_check.h"
 #include "store/store_flush.h"
+#include "store/vfs_guard.h"
 
 /* PRAGMA application_id of every fdx store: "fdx1". */
 #define FDX_APPLICATION_ID  0x66647831
@@ -427,7 +428,8 @@ static int open_named(fdx_store *s, const char *path, const char *name, int flag
         if (rc != FDX_OK)
             return rc;
         s->created = !exists;
-        rc = sqlite3_open_v2(name, &s->db, how | (exists ? 0 : SQLITE_OPEN_CREATE), NULL);
+        rc =
+            sqlite3_open_v2(name, &s->db, how | (exists ? 0 : SQLITE_OPEN_CREATE), fdx_vfs_guard());
         if (rc == SQLITE_OK)
             return FDX_OK;
         if (!exists || (rc & 0xff) != SQLITE_CANTOPEN || look == 2 || access(path, F_OK) == 0)
@@ -650,6 +652,19 @@ static int undo_file(fdx_store *s, const char *file)
     return s->wal_pending && truncate(file, 0) == 0;
 }
 
+/* The -wal, -shm and -journal beside the file, removed while this handle
+ * holds its lock: once the file goes (or holds nothing), another writer may
+ * make a store at the path, and these names are its companions. */
+static void remove_companions(const char *path)
+{
+    for (size_t i = 0; i < N_COMPANIONS; i++) {
+        char *name = fdx_store_companion(path, companion_suffixes[i]);
+        if (name)
+            unlink(name);
+        free(name);
+    }
+}
+
 /*
  * Whether the store this handle created (or made in an empty file) still
  * holds nothing (no ingest, no merge, no cell) and is still at its path; if
@@ -673,19 +688,14 @@ static int remove_if_unused(fdx_store *s, const char *file)
             sqlite3_reset(st);
         }
     }
-    unused = unused && fdx_store_is_own_file(s, file) && undo_file(s, file);
+    if (unused && fdx_store_is_own_file(s, file)) {
+        remove_companions(file);
+        unused = undo_file(s, file);
+    } else {
+        unused = 0;
+    }
     sqlite3_exec(s->db, fdx_sql_rollback, NULL, NULL, NULL);
     return unused;
-}
-
-static void remove_companions(const char *path)
-{
-    for (size_t i = 0; i < N_COMPANIONS; i++) {
-        char *name = fdx_store_companion(path, companion_suffixes[i]);
-        if (name)
-            unlink(name);
-        free(name);
-    }
 }
 
 /* A handle closed in a process forked from the one that opened it: its
@@ -719,11 +729,10 @@ int fdx_store_close(fdx_store *s)
     /* through a symlink, the file made is its target, beside its companions */
     char *target = discard && s->path ? fdx_real_path(s->path) : NULL;
     const char *file = target ? target : s->path;
-    int removed = discard && remove_if_unused(s, file);
+    if (discard)
+        remove_if_unused(s, file);
     memcpy(s->errmsg, saved, sizeof saved);
     int rc = close_db(s);
-    if (removed)
-        remove_companions(file);
     free(target);
     if (s->backend)
         s->backend->close(s);
