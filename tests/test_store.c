@@ -3598,6 +3598,20 @@ START_TEST(a_writer_beside_one_that_empties_the_file_makes_the_store_anew)
     tu_commit_miss(second, "kept");
     fdx_store_close(second);
     ck_assert_uint_eq(miss_cells_at(path), 1);
+    /* emptied to pages that hold no object, as SQLite may leave a database
+     * that holds nothing: made anew too */
+    tu_write_file(path, "");
+    first = tu_open(path);
+    second = tu_open(path);
+    ck_assert_int_eq(fdx_store_begin(first), FDX_OK);
+    ck_assert_int_eq(fdx_store_rollback(first), FDX_OK);
+    fdx_store_close(first);
+    tu_raw_exec(path, "CREATE TABLE x (a); DROP TABLE x;");
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_int_gt(st.st_size, 0);
+    tu_commit_miss(second, "kept");
+    fdx_store_close(second);
+    ck_assert_uint_eq(miss_cells_at(path), 1);
     free((char *)path);
 }
 END_TEST

@@ -827,6 +827,16 @@ static int removed_before_first_write(fdx_store *s)
     return !fdx_store_is_own_file(s, s->path) || (stat(s->path, &st) == 0 && st.st_size == 0);
 }
 
+/* The same, looked at under the write lock: the file may also hold a page
+ * and no object (what SQLite leaves of a database that holds nothing). */
+static int emptied_before_first_write(fdx_store *s)
+{
+    identity id;
+    return removed_before_first_write(s) ||
+           (!s->committed && !s->backend && s->on_disk && !s->readonly &&
+            (s->open_flags & FDX_OPEN_CREATE) && read_identity(s, &id) == FDX_OK && is_empty(&id));
+}
+
 /* Leaves the transaction begun on the removed file and begins one on the
  * store at the path now, made anew if none is there. */
 static int open_anew(fdx_store *s)
@@ -863,7 +873,7 @@ int fdx_store_begin(fdx_store *s)
         rc = open_anew(s);
     if (!anew)
         rc = fdx_store_exec(s, FDX_STMT_BEGIN_WRITE);
-    for (int tries = 0; tries < 3 && s->db && removed_before_first_write(s); tries++)
+    for (int tries = 0; tries < 3 && s->db && emptied_before_first_write(s); tries++)
         rc = open_anew(s);
     if (rc != FDX_OK)
         return s->db && still_there(s) != FDX_OK ? FDX_EIO : rc;
