@@ -3810,6 +3810,16 @@ START_TEST(versions_from_the_last_table_change_differ_in_views_alone)
 }
 END_TEST
 
+/* The text sql gives on the store at path, through SQLite alone, is word
+ * followed by a space and version. */
+static void raw_text_is(const char *path, const char *sql, const char *word, int version)
+{
+    char want[64], *got = raw_text(path, sql);
+    snprintf(want, sizeof want, "%s %d", word, version);
+    ck_assert_str_eq(got, want);
+    free(got);
+}
+
 /* A store whose views alone are older (an older fdx's) is read as it is, by
  * readers and a dry run, and migrated by a writer. */
 START_TEST(a_store_whose_views_alone_are_older_is_read_as_it_is)
@@ -3840,24 +3850,20 @@ START_TEST(a_store_whose_views_alone_are_older_is_read_as_it_is)
     ck_assert_int_eq(fdx_store_open(path, FDX_OPEN_AS_IS, &db), FDX_OK);
     tu_commit_miss(db, "as-is");
     fdx_store_close(db);
-    char *kept = raw_text(path, "SELECT (SELECT journal_mode FROM pragma_journal_mode) || ' ' || "
-                                "(SELECT user_version FROM pragma_user_version)");
-    char was[32];
-    snprintf(was, sizeof was, "delete %d", fdx_schema_tables_since());
-    ck_assert_str_eq(kept, was);
-    free(kept);
+    raw_text_is(path,
+                "SELECT (SELECT journal_mode FROM pragma_journal_mode) || ' ' || "
+                "(SELECT user_version FROM pragma_user_version)",
+                "delete", fdx_schema_tables_since());
     /* tables of an older version are not read as they are */
     tu_raw_exec(path, version_pragma(fdx_schema_tables_since() - 1));
     ck_assert_int_eq(fdx_store_open(path, FDX_OPEN_READONLY, &db), FDX_EREADONLY);
     fdx_store_close(db);
     tu_raw_exec(path, version_pragma(fdx_schema_tables_since()));
     fdx_store_close(tu_open(path));
-    char *now = raw_text(path, "SELECT (SELECT user_version FROM pragma_user_version) || ' ' || "
-                               "(SELECT count(*) FROM dispatch_regret)");
-    char want[32];
-    snprintf(want, sizeof want, "%d 0", fdx_schema_version());
-    ck_assert_str_eq(now, want);
-    free(now);
+    raw_text_is(path,
+                "SELECT (SELECT count(*) FROM dispatch_regret) || ' ' || "
+                "(SELECT user_version FROM pragma_user_version)",
+                "0", fdx_schema_version());
     /* A name the migrations give a view, taken by an index of the store's
      * own: readers took the store, whose migration then failed. */
     tu_raw_exec(path, "DROP VIEW dispatch_regret; CREATE TABLE mine (a);"

@@ -82,7 +82,8 @@ static void content_hex(const fdx_txn_ledger *l, char hex[FDX_SHA256_HEX])
     fdx_sha256_hex(digest, hex);
 }
 
-int fdx_ledger_files_only(const fdx_store *s)
+/* The transaction read files and did nothing else. */
+static int files_only(const fdx_store *s)
 {
     const fdx_txn_ledger *l = &s->ledger;
     return l->sources && !l->recorded && !l->merged && !l->pruned;
@@ -93,7 +94,7 @@ int fdx_ledger_repeat_verdict(fdx_store *s, const char *content_hash, const char
 {
     char hex[FDX_SHA256_HEX];
     content_hex(&s->ledger, hex);
-    if (!fdx_ledger_files_only(s))
+    if (!files_only(s))
         return fdx_store_fail(s, FDX_EDATA,
                               "%s: run id '%s' was already committed at %s (ledger id %lld); "
                               "records, merges and prunes under a run id cannot be told to be "

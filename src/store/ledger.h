@@ -29,8 +29,6 @@ int fdx_ledger_run_repeat(fdx_store *s, int *repeat);
  * and ledger id), for a backend that finds it its own way. */
 int fdx_ledger_repeat_verdict(fdx_store *s, const char *content_hash, const char *committed_at,
                               long long ledger_id);
-/* The transaction read files and did nothing else. */
-int fdx_ledger_files_only(const fdx_store *s);
 /* Completes (or, when nothing changed, removes) the row before COMMIT. */
 int fdx_ledger_finish(fdx_store *s);
 /* The latest earlier ingest that read content with this digest. */

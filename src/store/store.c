@@ -507,12 +507,18 @@ static int wal_of_an_empty_file(fdx_store *s, const char *path, int flags)
  * file while it held nothing), failed, and removed (or emptied) it as unused
  * (remove_if_unused), before this one wrote anything. Opening again makes it
  * anew. */
-static int removed_under_open(fdx_store *s, const char *path, int flags)
+/* A file of no bytes at path: what a writer that made its store in a file
+ * holding nothing and failed leaves there (undo_file). */
+static int holds_no_bytes(const char *path)
 {
     struct stat st;
+    return stat(path, &st) == 0 && st.st_size == 0;
+}
+
+static int removed_under_open(fdx_store *s, const char *path, int flags)
+{
     return (flags & FDX_OPEN_CREATE) && !s->readonly &&
-           (!fdx_store_is_own_file(s, path) ||
-            (s->found_store && stat(path, &st) == 0 && st.st_size == 0));
+           (!fdx_store_is_own_file(s, path) || (s->found_store && holds_no_bytes(path)));
 }
 
 static int open_db(fdx_store *s, const char *path, int flags)
@@ -818,13 +824,15 @@ static int working_copy_clear(fdx_store *s)
  * (remove_if_unused); or holds nothing again, as when that writer had made
  * the store in the file while it held nothing, and emptied it (undo_file).
  * No writer removes or empties it while this one holds the lock. */
+static int may_make_anew(const fdx_store *s)
+{
+    return !s->committed && !s->backend && s->on_disk && !s->readonly &&
+           (s->open_flags & FDX_OPEN_CREATE);
+}
+
 static int removed_before_first_write(fdx_store *s)
 {
-    struct stat st;
-    if (s->committed || s->backend || !s->on_disk || s->readonly ||
-        !(s->open_flags & FDX_OPEN_CREATE))
-        return 0;
-    return !fdx_store_is_own_file(s, s->path) || (stat(s->path, &st) == 0 && st.st_size == 0);
+    return may_make_anew(s) && (!fdx_store_is_own_file(s, s->path) || holds_no_bytes(s->path));
 }
 
 /* The same, looked at under the write lock: the file may also hold a page
@@ -833,8 +841,7 @@ static int emptied_before_first_write(fdx_store *s)
 {
     identity id;
     return removed_before_first_write(s) ||
-           (!s->committed && !s->backend && s->on_disk && !s->readonly &&
-            (s->open_flags & FDX_OPEN_CREATE) && read_identity(s, &id) == FDX_OK && is_empty(&id));
+           (may_make_anew(s) && read_identity(s, &id) == FDX_OK && is_empty(&id));
 }
 
 /* Leaves the transaction begun on the removed file and begins one on the
