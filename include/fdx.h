@@ -488,7 +488,8 @@ typedef struct fdx_demand_row {
     uint64_t misses;    /* summed counts (exact, saturating at 2^63-1) */
     uint64_t fallbacks; /* distinct fallback implementations */
     uint64_t devices;   /* distinct hardware stamps */
-    const char *ops;    /* the ops involved, comma-separated */
+    const char *ops;    /* the ops involved, comma-separated; their JSON array
+                         * when one is empty, holds a comma or begins with [ */
 } fdx_demand_row;
 
 /* Called per row, most demanded first; a non-zero return stops the query.
@@ -519,7 +520,7 @@ typedef struct fdx_growth_row {
     uint64_t previous; /* in the window before it */
     int64_t growth;    /* misses - previous */
     int is_new;        /* no misses at all before the window */
-    const char *ops;
+    const char *ops;   /* as fdx_demand_row's */
 } fdx_growth_row;
 
 typedef int (*fdx_growth_fn)(void *ctx, const fdx_growth_row *row);
@@ -580,7 +581,9 @@ int fdx_code_point_escaped(uint32_t cp);
  * (after): before and after a release, or two hosts. Cells whose counts are
  * equal are left out; a cell missing from a store counts 0 there. Most
  * changed first. Strings as the views show them (revision as 16 hex digits,
- * dtypes as "F16,F16", compute capability as "8.9" or "cpu"). */
+ * dtypes as "F16,F16", compute capability as "8.9" or "cpu"), but for dtypes
+ * of which one is empty, holds a comma or begins with [: their JSON array, as
+ * stored, which the joined text would not give back. */
 typedef struct fdx_diff_row {
     const char *kind; /* "miss" or "dispatch" */
     const char *key;  /* wanted or structure key; NULL for an unkeyed dispatch */

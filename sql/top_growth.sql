@@ -22,7 +22,9 @@ per AS (
            sum(CASE WHEN h.day >= w.lo - :days AND h.day < w.lo THEN h.count & 4294967295 END)
                AS previous_lo,
            max(CASE WHEN h.day < w.lo THEN h.count END) AS before,
-           group_concat(DISTINCT c.op) AS ops
+           CASE WHEN max(c.op = '' OR instr(c.op, ',') OR substr(c.op, 1, 1) = '[')
+                THEN json_group_array(DISTINCT c.op)
+                ELSE group_concat(DISTINCT c.op) END AS ops
     FROM w
     CROSS JOIN cell_history AS h
     CROSS JOIN miss_cell AS c ON c.cell_id = h.cell

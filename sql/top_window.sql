@@ -15,7 +15,9 @@ SELECT c.wanted,
                                  c.kernel_revision_hash)) AS fallbacks,
        count(DISTINCT json_array(c.cc_major, c.cc_minor, c.hardware_sku, c.driver_version))
            AS devices,
-       group_concat(DISTINCT c.op) AS ops
+       CASE WHEN max(c.op = '' OR instr(c.op, ',') OR substr(c.op, 1, 1) = '[')
+            THEN json_group_array(DISTINCT c.op)
+            ELSE group_concat(DISTINCT c.op) END AS ops
 FROM cell_history AS h
 CROSS JOIN miss_cell AS c ON c.cell_id = h.cell
 WHERE (:since IS NULL OR h.day >= CAST(strftime('%s', :since) AS INTEGER) / 86400)

@@ -361,6 +361,31 @@ expect 0 "fdx-diff of values that run together" -- "$DIFF" "$T/backend-none.db" 
 has out ' "SKU X" "n/a"'
 has out ' SKU "X n/a"'
 has out ' "(unkeyed)"  Cuda/MatMul(F16) '
+# dtypes that join alike ("F16,F32" one dtype or two; none, or one empty) are
+# told apart, in the table and in --json; so are a key's ops that join alike
+printf '%s\n' "${MISS/\"F16\"/\"F16,F32\"}" "${MISS/\"F16\"/\"F16\",\"F32\"}" \
+  "${MISS/\"F16\"/}" "${MISS/\"F16\"/\"\"}" "${MISS/\"F16\"/\"F16) x\"}" \
+  "$(printf '%s' "${MISS/\"w\"/\"one\"}" | sed 's/"MatMul"/"A,B"/')" \
+  "$(printf '%s' "${MISS/\"w\"/\"two\"}" | sed 's/"MatMul"/"A"/')" \
+  "$(printf '%s' "${MISS/\"w\"/\"two\"}" | sed 's/"MatMul"/"B"/')" \
+  "$(printf '%s' "${MISS/\"w\"/\"three\"}" | sed 's/"MatMul"/"[\\"\\"]"/')" \
+  "$(printf '%s' "${MISS/\"w\"/\"four\"}" | sed 's/"MatMul"/""/')" >"$T/dtypes.jsonl"
+expect 0 "ingest dtypes that join alike" -- "$INGEST" -q "$T/dtypes.db" "$T/dtypes.jsonl"
+expect 0 "fdx-diff of dtypes that join alike" -- "$DIFF" -n 0 "$T/backend-none.db" "$T/dtypes.db"
+has out '  w  Cuda/MatMul(F16,F32)  k '
+has out '  w  Cuda/MatMul("[\"F16,F32\"]")  k '
+has out '  w  Cuda/MatMul()  k '
+has out '  w  Cuda/MatMul("[\"\"]")  k '
+has out '  w  Cuda/MatMul("F16) x")  k '
+expect 0 "fdx-diff --json of dtypes that join alike" -- "$DIFF" --json -n 0 "$T/backend-none.db" \
+  "$T/dtypes.db"
+has out '"dtypes":"[\"F16,F32\"]"'
+has out '"dtypes":"F16,F32"'
+expect 0 "fdx-top of ops that join alike" -- "$TOP" --json -n 0 "$T/dtypes.db"
+has out '"wanted":"one","misses":1,"fallbacks":1,"devices":1,"ops":"[\"A,B\"]"'
+has out '"wanted":"two","misses":2,"fallbacks":2,"devices":1,"ops":"A,B"'
+has out '"wanted":"three","misses":1,"fallbacks":1,"devices":1,"ops":"[\"[\\\"\\\"]\"]"'
+has out '"wanted":"four","misses":1,"fallbacks":1,"devices":1,"ops":"[\"\"]"'
 
 # a store its user may not read: the system's reason is said
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then

@@ -72,7 +72,8 @@ static int collect(void *ctx, const fdx_diff_row *row)
     d->key = tool_shown(row->key, r->json, SEPS, &r->oom);
     d->backend = tool_shown(row->backend, r->json, SEPS, &r->oom);
     d->op = tool_shown(row->op, r->json, SEPS, &r->oom);
-    d->dtypes = tool_row_text(row->dtypes, r->json, &r->oom);
+    d->dtypes = *row->dtypes ? tool_shown(row->dtypes, r->json, SEPS, &r->oom)
+                             : tool_row_text(row->dtypes, r->json, &r->oom); /* () */
     d->kernel_source = tool_shown(row->kernel_source, r->json, SEPS, &r->oom);
     d->kernel_revision = tool_row_text(row->kernel_revision, r->json, &r->oom);
     d->compute_capability = tool_row_text(row->compute_capability, r->json, &r->oom);
