@@ -136,7 +136,9 @@ typedef struct fdx_store fdx_store;
 
 /*
  * Opens (and with FDX_OPEN_CREATE, creates) the store at path, migrating an
- * older schema unless read-only. A path that is a postgresql:// or
+ * older schema unless read-only (one whose views alone are older, schema 6
+ * on, in the first committed transaction instead: a rolled-back one leaves
+ * it as it was). A path that is a postgresql:// or
  * postgres:// URI opens a store kept in PostgreSQL (docs/FLEET.md): a
  * read-only handle works on one snapshot of it, and a writer's commit is
  * applied to it in one PostgreSQL transaction (fdx_store_merge's sources and
@@ -163,7 +165,9 @@ int fdx_store_open(const char *path, int flags, fdx_store **out);
  * output into the store. */
 int fdx_fd_is_store_file(int fd, const char *path);
 
-/* Closes the store, rolling back an uncommitted transaction. NULL is a no-op. */
+/* Closes the store, rolling back an uncommitted transaction. NULL is a no-op.
+ * From a callback of a call still running on the handle: FDX_EMISUSE, and
+ * the handle stays open. */
 int fdx_store_close(fdx_store *store);
 
 /* The message of the last failed call on this handle ("" if none has
@@ -402,8 +406,11 @@ typedef struct fdx_ledger_entry {
  * they are the same files (their content hash): it returns FDX_OK having
  * written nothing, with FDX_NOTICE_NOTHING_DONE. Anything else under such an
  * id fails with FDX_EDATA and writes nothing: other files, and records given
- * through the record calls, merges and prunes, whose sameness no hash tells
- * (look the id up first with fdx_store_find_run to skip such a retry). */
+ * through the record calls, merges, prunes and a changed daily window, whose
+ * sameness no hash tells (look the id up first with fdx_store_find_run to
+ * skip such a retry). A transaction that read no file (its paths all left
+ * out as bad) and did nothing else commits nothing under its run id, with
+ * FDX_NOTICE_NOTHING_DONE: the id stays free for the run's data. */
 int fdx_store_set_run_id(fdx_store *store, const char *run_id);
 /* Looks run_id up in the ledger; *found tells whether it was there. */
 int fdx_store_find_run(fdx_store *store, const char *run_id, fdx_ledger_entry *entry, int *found);

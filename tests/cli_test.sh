@@ -34,7 +34,7 @@ expect 2 "fdx-report -n without a value" -- "$REPORT" "$T/db" "$T/o.html" -n
 has err "option '-n' needs a value"
 expect 2 "fdx-report of a feed" -- "$REPORT" "$DATA/basic/input/run_0000/misses.jsonl" "$T/o.html"
 expect 1 "an invalid run id" -- "$INGEST" --run-id "$(printf 'r\376')" "$T/runid.db" /dev/null
-has err "run id: invalid UTF-8"
+has err "$T/runid.db: run id: invalid UTF-8"
 case "$(cat "$T/err")" in *"bad line"*) bad "a refused run id is reported as bad lines" ;; *) ok ;; esac
 
 # golden vectors, run by run and all at once
@@ -138,6 +138,7 @@ snapshot "$T/ledger.db" "$T/l2"
 same "$T/l1/misses.jsonl" "$T/l2/misses.jsonl"
 same "$T/l1/dispatches.jsonl" "$T/l2/dispatches.jsonl"
 expect 1 "run id, other content" -- "$INGEST" --run-id r-1 "$T/ledger.db" "$DATA/basic/input/run_0001"
+has err "$T/ledger.db: run id 'r-1' was already ingested"
 has err "with different content"
 expect 0 "same content, no run id" -- "$INGEST" "$T/ledger.db" "$R"
 has err "warning: $R/misses.jsonl: same content as $R/misses.jsonl"

@@ -25,6 +25,7 @@
 #include "common/utf8.h"
 #include "ingest/batch.h"
 #include "sql_text.h"
+#include "store/conn.h"
 #include "store/migrations.h"
 #include "store/pg_conn.h"
 #include "store/schema.h"
@@ -3257,7 +3258,8 @@ static void commit_from_progress(void *ctx, const char *what, uint64_t done)
     r->refused += fdx_store_commit(r->db, NULL) == FDX_EMISUSE &&
                   strstr(fdx_store_errmsg(r->db), "from a callback") != NULL && sink &&
                   fdx_sink_drain_to_store(sink, r->db, NULL) == FDX_EMISUSE &&
-                  strstr(fdx_sink_errmsg(sink), "from a callback") != NULL;
+                  strstr(fdx_sink_errmsg(sink), "from a callback") != NULL &&
+                  fdx_store_close(r->db) == FDX_EMISUSE;
     fdx_sink_free(sink);
 }
 
@@ -3273,13 +3275,15 @@ static int demand_from_demand(void *ctx, const fdx_demand_row *row)
     (void)row;
     r->calls++;
     r->refused += fdx_store_demand(r->db, NULL, first_row, NULL) == FDX_EMISUSE &&
-                  fdx_store_begin(r->db) == FDX_EMISUSE;
+                  fdx_store_begin(r->db) == FDX_EMISUSE &&
+                  fdx_store_close(r->db) == FDX_EMISUSE; /* it freed the handle in use */
     return 0;
 }
 
 /* A commit from the progress callback of an ingest committed the lines read
  * so far of a path that then failed on a bad line, and a ranking from a
- * ranking's callback reset the rows being read: a call into a handle from a
+ * ranking's callback reset the rows being read, and a close from either
+ * freed the handle the call went on using: a call into a handle from a
  * callback of a call still running on it is refused. */
 START_TEST(a_callback_cannot_call_into_its_handle)
 {
@@ -3322,6 +3326,59 @@ START_TEST(a_callback_cannot_call_into_its_handle)
     ck_assert_uint_eq(misses, 3000);
     fdx_store_close(db);
     fdx_buf_free(&feed);
+}
+END_TEST
+
+/* Whether another process can begin a transaction on the store at path. */
+static int another_process_begins(const char *path)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        fdx_store *c;
+        int rc = fdx_store_open_v2(path, 0, 50, &c);
+        _exit(rc == FDX_OK && fdx_store_begin(c) == FDX_OK ? 0 : 1);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* SQLite's locks are POSIX record locks, dropped when the process closes any
+ * descriptor of the file. Checking an output path's first bytes, ingesting
+ * or hashing a path opened and closed it: given a store's -shm (or its file)
+ * while a handle of the same process held the store's write lock, that let
+ * another process write beside the transaction, and the store lost the other
+ * commit's index rows. Such a path is now refused before it is opened. */
+START_TEST(a_path_of_a_store_open_here_is_refused_unopened)
+{
+    const char *path = strdup(tu_path(tu_dir, "held.db"));
+    char *shm = fdx_store_companion(path, "-shm");
+    fdx_store *held = tu_open(path), *other = tu_open(tu_path(tu_dir, "other.db"));
+    tu_commit_miss(held, "first");
+    ck_assert_int_eq(fdx_store_begin(held), FDX_OK);
+    ck_assert(!another_process_begins(path));
+    const char *targets[] = {shm, path};
+    for (int i = 0; i < 2; i++) {
+        const char *t = targets[i];
+        char hex[65];
+        ck_assert_int_eq(fdx_store_begin(other), FDX_OK);
+        ck_assert_int_eq(fdx_store_ingest_path(other, t, NULL, NULL), FDX_EMISUSE);
+        ck_assert_msg(strstr(fdx_store_errmsg(other), "store open in this process"), "%s",
+                      fdx_store_errmsg(other));
+        ck_assert_int_eq(fdx_store_rollback(other), FDX_OK);
+        ck_assert_int_eq(fdx_store_hash_paths(other, &t, 1, hex), FDX_EMISUSE);
+        ck_assert_int_eq(fdx_store_report(other, t, NULL), FDX_EMISUSE);
+        fdx_sink *sink = fdx_sink_new();
+        ck_assert_int_eq(fdx_sink_flush_misses(sink, t, NULL), FDX_EMISUSE);
+        fdx_sink_free(sink);
+        ck_assert(!another_process_begins(path));
+    }
+    ck_assert_int_eq(fdx_store_commit(held, NULL), FDX_OK);
+    fdx_store_close(other);
+    fdx_store_close(held);
+    ck_assert(another_process_begins(path));
+    free(shm);
+    free((char *)path);
 }
 END_TEST
 
@@ -3616,6 +3673,48 @@ START_TEST(a_writer_beside_one_that_empties_the_file_makes_the_store_anew)
 }
 END_TEST
 
+/* A writer makes the store in a file that held nothing (or creates the
+ * file), begins and fails; meanwhile another writer switched the store to
+ * WAL, and a reader is reading it. Emptying (or removing) the file then took
+ * only the WAL's write lock, which readers do not wait for: the file went to
+ * no bytes under the reader ("database disk image is malformed", seen in a
+ * race of four creators). The store now goes back to a rollback journal
+ * first, which SQLite refuses while another connection reads it: it stays,
+ * unused, and the reader reads on. */
+START_TEST(a_store_another_writer_switched_to_wal_stays_under_its_reader)
+{
+    for (int made_in_empty_file = 0; made_in_empty_file < 2; made_in_empty_file++) {
+        const char *path = strdup(tu_path(tu_dir, made_in_empty_file ? "e.db" : "c.db"));
+        if (made_in_empty_file)
+            tu_write_file(path, "");
+        fdx_store *maker = tu_open(path);
+        ck_assert_int_eq(fdx_store_begin(maker), FDX_OK);
+        ck_assert_int_eq(fdx_store_rollback(maker), FDX_OK);
+        fdx_store *other = tu_open(path); /* a writer: switches the store to WAL */
+        ck_assert_int_eq(fdx_store_begin(other), FDX_OK);
+        ck_assert_int_eq(fdx_store_rollback(other), FDX_OK);
+        sqlite3 *reader;
+        sqlite3_stmt *st;
+        ck_assert_int_eq(sqlite3_open(path, &reader), SQLITE_OK);
+        ck_assert_int_eq(
+            sqlite3_exec(reader, "BEGIN; SELECT count(*) FROM miss_cell", NULL, NULL, NULL),
+            SQLITE_OK);
+        fdx_store_close(maker);
+        ck_assert_int_eq(
+            sqlite3_prepare_v2(reader, "SELECT count(*) FROM cell_history", -1, &st, NULL),
+            SQLITE_OK);
+        ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+        sqlite3_finalize(st);
+        sqlite3_exec(reader, "COMMIT", NULL, NULL, NULL);
+        sqlite3_close(reader);
+        tu_commit_miss(other, "kept");
+        fdx_store_close(other);
+        ck_assert_uint_eq(miss_cells_at(path), 1);
+        free((char *)path);
+    }
+}
+END_TEST
+
 /* A handle whose file was removed from its path (a creator that failed
  * removes it) reads on; a store made at the path since is in the middle of a
  * write, its -journal beside it. The handle's read took that journal for a
@@ -3689,9 +3788,11 @@ static int commit_run_with(fdx_store *db, const char *run_id, const char *file,
  * commit repeated was SQLite's "UNIQUE constraint failed" and lost the run.
  * Only a transaction that reads files and does nothing else can be told to
  * be the same as before (by their content hash): under a run id already
- * committed, anything else (records, a merge, a prune, other files) is
- * refused, where a first version took records, merges and prunes for a
- * repeat and dropped them. */
+ * committed, anything else (records, a merge, a prune, a changed setting,
+ * other files) is refused, where a first version took records, merges and
+ * prunes for a repeat and dropped them, and a later one a setting. A
+ * transaction that did nothing under an id (its only path left out as bad)
+ * took the id, and the corrected retry was refused: it commits nothing. */
 START_TEST(a_run_id_committed_again_is_a_no_op)
 {
     const char *a = strdup(tu_path(tu_dir, "a.jsonl")), *b = strdup(tu_path(tu_dir, "b.jsonl"));
@@ -3704,7 +3805,20 @@ START_TEST(a_run_id_committed_again_is_a_no_op)
     fdx_store *db = tu_open(path);
     ck_assert_int_eq(commit_run_with(db, "records", NULL, RUN_RECORD, NULL), FDX_OK);
     ck_assert_int_eq(commit_run_with(db, "files", a, RUN_FILE_ONLY, NULL), FDX_OK);
+    /* nothing under an id (a bad path left out) does not take it */
     ck_assert_int_eq(commit_run_with(db, "empty", NULL, RUN_FILE_ONLY, NULL), FDX_OK);
+    ck_assert_int_eq(fdx_store_notice_kind(db), FDX_NOTICE_NOTHING_DONE);
+    fdx_ledger_entry e;
+    int found = 1;
+    ck_assert_int_eq(fdx_store_find_run(db, "empty", &e, &found), FDX_OK);
+    ck_assert_int_eq(found, 0);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_set_run_id(db, "empty"), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_buffer(db, "bad", "{bad\n", 5, NULL, NULL), FDX_EDATA);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    ck_assert_int_eq(fdx_store_find_run(db, "empty", &e, &found), FDX_OK);
+    ck_assert_int_eq(found, 0);
+    ck_assert_int_eq(commit_run_with(db, "empty", b, RUN_FILE_ONLY, NULL), FDX_OK);
     fdx_store_close(db); /* its last commits checkpointed into the file */
     file_bytes before = file_now(path);
     db = tu_open(path);
@@ -3727,6 +3841,12 @@ START_TEST(a_run_id_committed_again_is_a_no_op)
             ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "cannot be told to be the same"));
         }
     ck_assert_int_eq(commit_run_with(db, "records", a, RUN_FILE_ONLY, NULL), FDX_EDATA);
+    /* a setting changed beside the same files was dropped by the no-op */
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_set_daily_days(db, 7), FDX_OK);
+    ck_assert_int_eq(fdx_store_set_run_id(db, "files"), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_path(db, a, NULL, NULL), FDX_OK);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_EDATA);
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK); /* nothing was left open */
     ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
     fdx_store_close(db);
@@ -3821,7 +3941,7 @@ static void raw_text_is(const char *path, const char *sql, const char *word, int
 }
 
 /* A store whose views alone are older (an older fdx's) is read as it is, by
- * readers and a dry run, and migrated by a writer. */
+ * readers and a dry run, and migrated by a writer's first commit. */
 START_TEST(a_store_whose_views_alone_are_older_is_read_as_it_is)
 {
     const char *path = strdup(tu_path(tu_dir, "s.db"));
@@ -3859,11 +3979,23 @@ START_TEST(a_store_whose_views_alone_are_older_is_read_as_it_is)
     ck_assert_int_eq(fdx_store_open(path, FDX_OPEN_READONLY, &db), FDX_EREADONLY);
     fdx_store_close(db);
     tu_raw_exec(path, version_pragma(fdx_schema_tables_since()));
-    fdx_store_close(tu_open(path));
-    raw_text_is(path,
-                "SELECT (SELECT count(*) FROM dispatch_regret) || ' ' || "
-                "(SELECT user_version FROM pragma_user_version)",
-                "0", fdx_schema_version());
+    /* a writer migrates it in its first write's transaction: one that fails,
+     * or has nothing to commit, leaves it as it was (it was migrated at the
+     * open, whatever came after) */
+    const char *version_of = "SELECT (SELECT count(*) FROM dispatch_regret) || ' ' || "
+                             "(SELECT user_version FROM pragma_user_version)";
+    db = tu_open(path);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_buffer(db, "bad", "{bad\n", 5, NULL, NULL), FDX_EDATA);
+    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_set_run_id(db, "none"), FDX_OK);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK); /* nothing under a run id */
+    raw_text_is(path, version_of, "1", fdx_schema_tables_since());
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    fdx_store_close(db);
+    raw_text_is(path, version_of, "0", fdx_schema_version());
     /* A name the migrations give a view, taken by an index of the store's
      * own: readers took the store, whose migration then failed. */
     tu_raw_exec(path, "DROP VIEW dispatch_regret; CREATE TABLE mine (a);"
@@ -4377,6 +4509,8 @@ Suite *store_suite(void)
     tcase_add_test(tc, a_run_id_committed_again_is_a_no_op);
     tcase_add_test(tc, a_writer_beside_one_that_empties_the_file_makes_the_store_anew);
     tcase_add_test(tc, a_removed_files_handle_leaves_the_new_stores_journal_alone);
+    tcase_add_test(tc, a_store_another_writer_switched_to_wal_stays_under_its_reader);
+    tcase_add_test(tc, a_path_of_a_store_open_here_is_refused_unopened);
     tcase_add_test(tc, regret_takes_each_cell_by_its_id);
     tcase_add_test(tc, versions_from_the_last_table_change_differ_in_views_alone);
     tcase_add_test(tc, a_store_whose_views_alone_are_older_is_read_as_it_is);

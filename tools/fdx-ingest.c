@@ -231,7 +231,8 @@ static int parse_args(int argc, char **argv, options *o)
 }
 
 /* Under --run-id: 1 when this run was ingested before (and says what to do). */
-static int already_ingested(fdx_store *db, char **paths, int n, const options *o, int *rc)
+static int already_ingested(fdx_store *db, const char *dbpath, char **paths, int n,
+                            const options *o, int *rc)
 {
     fdx_ledger_entry e;
     int found;
@@ -249,9 +250,9 @@ static int already_ingested(fdx_store *db, char **paths, int n, const options *o
     }
     *rc = FDX_EDATA;
     tool_error(prog,
-               "run id '%s' was already ingested at %s (ledger id %lld) with different "
+               "%s: run id '%s' was already ingested at %s (ledger id %lld) with different "
                "content; use a new run id for new data",
-               o->run_id, e.committed_at, (long long)e.id);
+               dbpath, o->run_id, e.committed_at, (long long)e.id);
     return 1;
 }
 
@@ -338,7 +339,7 @@ static int run(const char *dbpath, char **paths, int n, const options *o, fdx_re
         fdx_store_close(db);
         return EXIT_FAIL;
     }
-    if (o->run_id && already_ingested(db, paths, n, o, &rc)) {
+    if (o->run_id && already_ingested(db, dbpath, paths, n, o, &rc)) {
         if (rc != FDX_OK && rc != FDX_EDATA)
             tool_error(prog, "%s", fdx_store_errmsg(db));
         fdx_store_close(db);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/message.h"
+#include "common/open_stores.h"
 #include "fdx.h"
 
 /* An existing component must be a directory (or a link to one); *made says
@@ -93,6 +94,8 @@ static int starts_as_sqlite(const char *path)
                                journal[8] = {0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7};
     unsigned char head[16];
     struct stat st;
+    if (fdx_open_stores_hold(path)) /* it is; and closing a descriptor of it drops its locks */
+        return 1;
     FILE *f = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "rb") : NULL;
     size_t n = f ? fread(head, 1, sizeof head, f) : 0;
     if (f)

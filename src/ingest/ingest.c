@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/open_stores.h"
 #include "ingest/batch.h"
 #include "ingest/linereader.h"
 #include "ingest/pool.h"
@@ -314,13 +315,27 @@ static int warn_if_repeated(ingest *in, int fd, const char *name)
     return FDX_OK;
 }
 
+/* Opens a file of the input (path NULL: standard input), never one of a
+ * store open in this process (common/open_stores.h). */
+static int open_input(fdx_store *s, fdx_linereader *lr, const char *path, const char *name,
+                      size_t max_line)
+{
+    if (fdx_open_stores_hold(path))
+        return fdx_store_fail(s, FDX_EMISUSE,
+                              "%s: is the file or the -shm of a store open in this process, not "
+                              "a feed to ingest (reading it would release that store's locks)",
+                              name);
+    int rc = fdx_lr_open(lr, path, max_line);
+    return rc == FDX_OK ? FDX_OK : fdx_store_fail(s, rc, "%s: %s", name, strerror(errno));
+}
+
 static int read_stream(void *ctx, const char *path, const char *name)
 {
     ingest *in = ctx;
     fdx_linereader lr;
-    int rc = fdx_lr_open(&lr, path, in->max_line);
+    int rc = open_input(in->s, &lr, path, name, in->max_line);
     if (rc != FDX_OK)
-        return fdx_store_fail(in->s, rc, "%s: %s", name, strerror(errno));
+        return rc;
     if (fdx_store_may_read(in->s, lr.fd, name) != FDX_OK) {
         fdx_lr_close(&lr);
         return FDX_EMISUSE;
@@ -545,9 +560,9 @@ static int hash_file_cb(void *ctx, const char *path, const char *name)
     fdx_linereader lr;
     const char *p;
     size_t n;
-    int r, rc = fdx_lr_open(&lr, path, FDX_MAX_LINE_LIMIT);
+    int r, rc = open_input(h->s, &lr, path, name, FDX_MAX_LINE_LIMIT);
     if (rc != FDX_OK)
-        return fdx_store_fail(h->s, rc, "%s: %s", name, strerror(errno));
+        return rc;
     while ((r = fdx_lr_next(&lr, &p, &n)) != FDX_LR_EOF && r != FDX_LR_ERROR)
         ;
     if (r == FDX_LR_ERROR)

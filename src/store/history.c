@@ -28,6 +28,7 @@ void fdx_history_begin(fdx_store *s)
     s->hist.loaded = 0;
     s->hist.dirty = 0;
     s->hist.daily_set = 0;
+    s->hist.daily_changed = 0;
     s->hist.strays_known = 0;
 }
 
@@ -267,6 +268,7 @@ int fdx_store_set_daily_days(fdx_store *s, int days)
     int rc = fdx_history_load(s);
     if (rc != FDX_OK)
         return rc;
+    s->hist.daily_changed |= s->hist.daily_days != days;
     s->hist.daily_days = days;
     s->hist.daily_set = 1;
     s->hist.dirty = 1;

@@ -82,11 +82,22 @@ static void content_hex(const fdx_txn_ledger *l, char hex[FDX_SHA256_HEX])
     fdx_sha256_hex(digest, hex);
 }
 
+/* Nothing but files read (if any): no record, merge, prune or setting. */
+static int nothing_but_files(const fdx_store *s)
+{
+    const fdx_txn_ledger *l = &s->ledger;
+    return !l->recorded && !l->merged && !l->pruned && !s->hist.daily_changed;
+}
+
 /* The transaction read files and did nothing else. */
 static int files_only(const fdx_store *s)
 {
-    const fdx_txn_ledger *l = &s->ledger;
-    return l->sources && !l->recorded && !l->merged && !l->pruned;
+    return s->ledger.sources && nothing_but_files(s);
+}
+
+int fdx_ledger_txn_empty(const fdx_store *s)
+{
+    return !s->ledger.sources && nothing_but_files(s);
 }
 
 int fdx_ledger_repeat_verdict(fdx_store *s, const char *content_hash, const char *committed_at,
@@ -97,9 +108,9 @@ int fdx_ledger_repeat_verdict(fdx_store *s, const char *content_hash, const char
     if (!files_only(s))
         return fdx_store_fail(s, FDX_EDATA,
                               "%s: run id '%s' was already committed at %s (ledger id %lld); "
-                              "records, merges and prunes under a run id cannot be told to be "
-                              "the same as before, so nothing was written: use a new run id "
-                              "for new data",
+                              "records, merges, prunes and settings under a run id cannot be "
+                              "told to be the same as before, so nothing was written: use a new "
+                              "run id for new data",
                               s->path, s->ledger.run_id, committed_at, ledger_id);
     if (strcmp(hex, content_hash) != 0)
         return fdx_store_fail(s, FDX_EDATA,
@@ -229,7 +240,7 @@ int fdx_store_set_run_id(fdx_store *s, const char *run_id)
     if (!run_id || !*run_id)
         return fdx_store_fail(s, FDX_EMISUSE, "a run id must not be empty");
     if (!fdx_utf8_valid(run_id, strlen(run_id), NULL))
-        return fdx_store_fail(s, FDX_EDATA, "run id: invalid UTF-8");
+        return fdx_store_fail(s, FDX_EDATA, "%s: run id: invalid UTF-8", s->path);
     char *copy = strdup(run_id);
     if (!copy)
         return fdx_store_fail(s, FDX_ENOMEM, "out of memory");

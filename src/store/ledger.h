@@ -19,11 +19,15 @@ typedef struct fdx_source_info {
     uint64_t skipped;
 } fdx_source_info;
 int fdx_ledger_add_source(fdx_store *s, const fdx_source_info *src);
+/* 1 when the transaction read no file and did nothing else: under a run id
+ * it commits nothing, and leaves the id free for the run's data. */
+int fdx_ledger_txn_empty(const fdx_store *s);
 /* Whether the transaction's run id is one the ledger holds: *repeat is 1
  * (with a notice) when the transaction read files and did nothing else, and
  * their content hash is the earlier one's: the retry an exactly-once ingest
  * makes a no-op. FDX_EDATA for other files, and for records given through
- * the record calls, merges and prunes, whose sameness no hash tells. */
+ * the record calls, merges, prunes and a changed setting, whose sameness no
+ * hash tells. */
 int fdx_ledger_run_repeat(fdx_store *s, int *repeat);
 /* That verdict on an earlier commit of the run id (its content hash, time
  * and ledger id), for a backend that finds it its own way. */

@@ -15,6 +15,7 @@
 #include "codec/record_cell.h"
 #include "common/forks.h"
 #include "common/fsutil.h"
+#include "common/open_stores.h"
 #include "sql_text.h"
 #include "store/backend.h"
 #include "store/conn.h"
@@ -122,18 +123,17 @@ static int check_migrated(fdx_store *s, int64_t from)
                           why, (long long)from, FDX_SCHEMA_VERSION, (long long)from);
 }
 
-/* Brings the schema up to date in one transaction (another process may race),
- * checking the result before it is committed. */
-static int migrate(fdx_store *s)
+/* Brings the schema up to date inside the open transaction (another process
+ * may have done it meanwhile), checking the result. */
+static int migrate_in_txn(fdx_store *s)
 {
     identity id;
     char err[512];
-    int rc = fdx_store_exec(s, FDX_STMT_BEGIN_WRITE);
-    if (rc != FDX_OK)
-        return rc;
-    rc = read_identity(s, &id);
+    int rc = read_identity(s, &id);
     if (rc == FDX_OK)
         rc = check_identity(s, &id);
+    if (rc == FDX_OK && id.version == FDX_SCHEMA_VERSION)
+        return FDX_OK;
     /* What the migrations change must be what they made: a trigger or a
      * foreign key of the store's own would run with them. */
     if (rc == FDX_OK && id.objects && id.version == 0)
@@ -158,8 +158,18 @@ static int migrate(fdx_store *s)
         rc = check_migrated(s, id.version);
     if (rc == FDX_OK)
         rc = fdx_identity_check_file(s, 0); /* a new store: its identity is this file's */
+    return rc;
+}
+
+/* The same in a transaction of its own. */
+static int migrate(fdx_store *s)
+{
+    int rc = fdx_store_exec(s, FDX_STMT_BEGIN_WRITE);
+    if (rc == FDX_OK)
+        rc = migrate_in_txn(s);
     if (rc != FDX_OK) {
-        sqlite3_exec(s->db, fdx_sql_rollback, NULL, NULL, NULL);
+        if (s->db)
+            sqlite3_exec(s->db, fdx_sql_rollback, NULL, NULL, NULL);
         return rc;
     }
     return fdx_store_exec(s, FDX_STMT_COMMIT);
@@ -249,6 +259,13 @@ static int configure(fdx_store *s, int flags)
         src = exec_retrying(s, fdx_sql_connection);
     if (src != SQLITE_OK)
         return fdx_store_fail_sqlite(s, src, "configuring the connection");
+    /* A store whose views alone are older is made current in the first
+     * write's transaction (fdx_store_begin): a command that fails, or has
+     * nothing to do, leaves it as it was, readable by the fdx that made it. */
+    if (!as_is && views_behind(&id)) {
+        s->views_pending = 1;
+        return fdx_schema_check_older(s, id.version);
+    }
     return id.version < FDX_SCHEMA_VERSION && !as_is ? migrate(s) : FDX_OK;
 }
 
@@ -608,6 +625,8 @@ int fdx_store_open_v2(const char *path, int flags, int busy_ms, fdx_store **out)
         flags = FDX_OPEN_READONLY | (flags & FDX_OPEN_CREATE);
     const fdx_backend_ops *be = fdx_backend_for(path);
     s->open_flags = flags;
+    if (!be && strcmp(path, ":memory:") != 0 && fdx_open_stores_add(s, path) != 0)
+        return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
     int rc = be ? open_backend(s, be, flags) : open_db(s, path, flags);
     s->open_failed = rc != FDX_OK;
     return rc;
@@ -649,13 +668,43 @@ static int lock_for_removal(fdx_store *s, const char *file)
 }
 
 /* The file goes, or, when it was there holding nothing (s->filled), it
- * holds nothing again; not while in WAL mode, where closing the connection
- * would checkpoint into the emptied file. */
+ * holds nothing again. */
 static int undo_file(fdx_store *s, const char *file)
 {
     if (s->created)
         return unlink(file) == 0;
-    return s->wal_pending && truncate(file, 0) == 0;
+    return truncate(file, 0) == 0;
+}
+
+/*
+ * Whether the connection reads the store through a WAL (unknown counts as
+ * yes). This handle made the store in rollback mode, and another writer that
+ * opened it since switched it to WAL. In WAL mode the lock taken for removal
+ * is the WAL's write lock, which readers do not wait for, and their -shm is
+ * among the companions removed: the file went to no bytes under a reader
+ * ("database disk image is malformed"). leave_wal takes the store back to a
+ * rollback journal when no other connection has it open; otherwise it is not
+ * this handle's alone, and stays.
+ */
+static int in_wal_mode(fdx_store *s)
+{
+    sqlite3_stmt *st = NULL;
+    int wal = 1;
+    if (sqlite3_prepare_v2(s->db, fdx_sql_journal_mode, -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW) {
+        const char *mode = (const char *)sqlite3_column_text(st, 0);
+        wal = !mode || strcmp(mode, "wal") == 0;
+    }
+    sqlite3_finalize(st);
+    return wal;
+}
+
+static int step_at_once(fdx_store *s, const char *sql);
+
+static void leave_wal(fdx_store *s)
+{
+    if (in_wal_mode(s))
+        (void)step_at_once(s, fdx_sql_journal_delete);
 }
 
 /* The -wal, -shm and -journal beside the file, removed while this handle
@@ -683,7 +732,10 @@ static int remove_if_unused(fdx_store *s, const char *file)
     identity id;
     sqlite3_stmt *st;
     int unused = 0;
-    if (!s->db || !s->on_disk || s->readonly || !lock_for_removal(s, file))
+    if (!s->db || !s->on_disk || s->readonly)
+        return 0;
+    leave_wal(s);
+    if (!lock_for_removal(s, file))
         return 0;
     if (read_identity(s, &id) == FDX_OK) {
         if (id.objects == 0)
@@ -694,7 +746,7 @@ static int remove_if_unused(fdx_store *s, const char *file)
             sqlite3_reset(st);
         }
     }
-    if (unused && fdx_store_is_own_file(s, file)) {
+    if (unused && !in_wal_mode(s) && fdx_store_is_own_file(s, file)) {
         remove_companions(file);
         unused = undo_file(s, file);
     } else {
@@ -709,6 +761,7 @@ static int remove_if_unused(fdx_store *s, const char *file)
  * alone (their memory too); only what is this process's own is freed. */
 static int close_forked(fdx_store *s)
 {
+    fdx_open_stores_remove(s);
     fdx_agg_free(s->pending);
     fdx_agg_free(s->saved);
     fdx_buf_free(&s->dtypes);
@@ -724,6 +777,11 @@ int fdx_store_close(fdx_store *s)
         return FDX_OK;
     if (s->forks != fdx_forks_seen())
         return close_forked(s);
+    if (s->in_callback) /* the call running on it would go on with freed memory */
+        return fdx_store_fail(s, FDX_EMISUSE,
+                              "%s: closed from a callback of a call still running on this "
+                              "handle: close it once that call has returned",
+                              s->path);
     /* A writer that created its store, or made it in a file that held
      * nothing, and failed before its first commit leaves no store behind. */
     int discard = (s->created || s->filled) && !s->committed && (s->open_failed || s->began);
@@ -739,6 +797,7 @@ int fdx_store_close(fdx_store *s)
         remove_if_unused(s, file);
     memcpy(s->errmsg, saved, sizeof saved);
     int rc = close_db(s);
+    fdx_open_stores_remove(s);
     free(target);
     if (s->backend)
         s->backend->close(s);
@@ -885,7 +944,8 @@ int fdx_store_begin(fdx_store *s)
     if (rc != FDX_OK)
         return s->db && still_there(s) != FDX_OK ? FDX_EIO : rc;
     if ((rc = still_there(s)) != FDX_OK || (rc = fdx_identity_check_file(s, 1)) != FDX_OK ||
-        (rc = working_copy_clear(s)) != FDX_OK) {
+        (rc = working_copy_clear(s)) != FDX_OK ||
+        (s->views_pending && (rc = migrate_in_txn(s)) != FDX_OK)) {
         char saved[sizeof s->errmsg];
         memcpy(saved, s->errmsg, sizeof saved);
         fdx_store_exec(s, FDX_STMT_ROLLBACK);
@@ -989,7 +1049,8 @@ static int copy_fell_behind(fdx_store *s, fdx_commit_stats *stats)
     return FDX_OK;
 }
 
-/* A run id's retry: the transaction is rolled back and the commit says so. */
+/* A run id's retry, or nothing under it: the transaction is rolled back and
+ * the commit says so. */
 static int nothing_to_commit(fdx_store *s, fdx_commit_stats *stats)
 {
     int rc = fdx_store_rollback(s);
@@ -1007,6 +1068,13 @@ int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
     fdx_store_note(s, FDX_NOTICE_NONE, "%s", "");
     s->pushed = 0;
     int rc = fdx_store_need_txn(s), repeat = 0;
+    if (rc == FDX_OK && s->ledger.run_id && fdx_ledger_txn_empty(s)) {
+        fdx_store_note(s, FDX_NOTICE_NOTHING_DONE,
+                       "nothing was read or recorded under run id '%s': nothing committed, "
+                       "and the id is left for the run's data",
+                       s->ledger.run_id);
+        return nothing_to_commit(s, stats);
+    }
     if (rc == FDX_OK && s->ledger.run_id && !s->backend) /* PostgreSQL's push decides */
         rc = fdx_ledger_run_repeat(s, &repeat);
     if (rc == FDX_OK && repeat)
@@ -1039,6 +1107,7 @@ int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
     }
     s->in_txn = 0;
     s->committed = 1;
+    s->views_pending = 0;
     fdx_ledger_reset(s);
     if (s->wal_pending)
         use_wal(s);

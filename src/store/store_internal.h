@@ -148,7 +148,8 @@ typedef struct fdx_txn_ledger {
 typedef struct fdx_history_config {
     int loaded;
     int dirty;
-    int daily_set; /* this transaction set daily_days (fdx_store_set_daily_days) */
+    int daily_set;     /* this transaction set daily_days (fdx_store_set_daily_days) */
+    int daily_changed; /* to another value than the store's */
     int64_t daily_days;
     int64_t rolled_before; /* first day kept daily; earlier rows are months */
     int64_t latest_day;    /* INT64_MIN: no history yet */
@@ -175,18 +176,19 @@ struct fdx_store {
                        all-or-nothing ingest failed (FDX_TXN_BROKEN_PATH): only a
                        rollback may follow */
     int readonly;
-    int created;     /* this handle created the file */
-    int filled;      /* this handle made the store in a file that was there, 0 bytes */
-    int found_store; /* its last open found the file holding objects already */
-    int open_flags;  /* as it was opened with, for opening it anew (fdx_store_begin) */
-    int open_failed; /* fdx_store_open returned an error */
-    int began;       /* a write transaction was begun */
-    int committed;   /* a write transaction was committed */
-    int pushed;      /* the backend committed the open transaction's change */
-    int copy_behind; /* the working copy could not follow a change the backend took */
-    int wal_pending; /* a new or older store, not yet WAL: tried after each commit (use_wal) */
-    int on_disk;     /* dev and ino are those of the file opened (not :memory:) */
-    dev_t dev;       /* to tell whether path still names the file opened */
+    int created;       /* this handle created the file */
+    int filled;        /* this handle made the store in a file that was there, 0 bytes */
+    int found_store;   /* its last open found the file holding objects already */
+    int open_flags;    /* as it was opened with, for opening it anew (fdx_store_begin) */
+    int open_failed;   /* fdx_store_open returned an error */
+    int began;         /* a write transaction was begun */
+    int committed;     /* a write transaction was committed */
+    int pushed;        /* the backend committed the open transaction's change */
+    int copy_behind;   /* the working copy could not follow a change the backend took */
+    int wal_pending;   /* a new or older store, not yet WAL: tried after each commit (use_wal) */
+    int views_pending; /* older views, made current in the next write's transaction */
+    int on_disk;       /* dev and ino are those of the file opened (not :memory:) */
+    dev_t dev;         /* to tell whether path still names the file opened */
     ino_t ino;
     int immutable;         /* read with immutable=1, without locks (store.c) */
     int immutable_fd;      /* then: the file SQLite reads, held to watch it */

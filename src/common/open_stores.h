@@ -1,0 +1,21 @@
+/*
+ * The stores this process has open. SQLite's locks are POSIX record locks,
+ * which the kernel drops, every one a process holds on a file, as soon as
+ * the process closes any descriptor of that file. A path that names a store
+ * open here, or its -shm (where a WAL store's locks are), must not be opened
+ * and closed by fdx's own code (to check an output path, to ingest or hash
+ * it): that would release the lock of a transaction under way, and another
+ * process would write beside it. Such paths are told by device and inode
+ * before anything opens them.
+ */
+#ifndef FDX_OPEN_STORES_H
+#define FDX_OPEN_STORES_H
+
+/* Notes the store at path as open by owner; -1 when memory runs out. */
+int fdx_open_stores_add(const void *owner, const char *path);
+/* Forgets owner's store; a no-op when it has none. */
+void fdx_open_stores_remove(const void *owner);
+/* 1 when path names the file, or the -shm, of a store open in this process. */
+int fdx_open_stores_hold(const char *path);
+
+#endif
