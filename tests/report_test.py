@@ -31,7 +31,7 @@ TIMEOUT = int(os.environ.get("FDX_TEST_TIMEOUT", "120"))
 # Every element the page is made of; anything else came from the data.
 PAGE_TAGS = {"html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "section",
              "p", "dl", "div", "dt", "dd", "table", "thead", "tbody", "tr", "th", "td", "span",
-             "svg", "g", "rect", "text", "polyline", "circle"}
+             "svg", "g", "rect", "text", "polyline", "circle", "br", "i"}
 HOSTILE = '"><script>alert(1)</script><img src=x onerror=alert(2)>&amp;\'<b>'
 # An op longer than the heatmap's label, whose 20th byte is inside a character.
 WIDE_OP = "x" + "\u00c4" * 15
@@ -452,6 +452,41 @@ def check_regret_by_cell(ingest, report, tmp):
         check(rows == ["2.0"], "the first cell's regret is shown", repr(rows))
 
 
+def check_regret_rows_apart(ingest, report, tmp):
+    """Regret rows of cells that differ read apart: a chosen implementation
+    "Cuda/x" from source "lib" against "Cuda" from "x/lib" (the page joined
+    them as Cuda/x/lib), and cells that differ only in dtypes, driver or the
+    chosen revision (the page had no column for them)."""
+    feed, db, page = (os.path.join(tmp, n) for n in ("apart.jsonl", "apart.db", "apart.html"))
+
+    def impl(backend, source, dtypes=("F16",), rev=1):
+        return {"backend": backend, "op": "Op", "dtypes": list(dtypes), "kernel_source": source,
+                "kernel_revision_hash": rev}
+    cells = ((impl("Cuda/x", "lib"), "1"), (impl("Cuda", "x/lib"), "1"),
+             (impl("Cuda", "k", ("F32",)), "1"), (impl("Cuda", "k"), "2"),
+             (impl("Cuda", "k", rev=2), "1"), (impl("Cuda", "k"), "1"))
+    with open(feed, "w") as f:
+        for chosen, driver in cells:
+            f.write(json.dumps({"schema": 2, "structure_key": "R", "chosen": chosen,
+                                "candidates": [{"impl_id": chosen, "latency_ns": 100},
+                                               {"impl_id": impl("Fast", "f", chosen["dtypes"]),
+                                                "latency_ns": 50}],
+                                "count": 3, "hw": {"hardware_sku": "s",
+                                                   "driver_version": driver}}) + "\n")
+    p = run([ingest, "-q", db, feed])
+    check(p.returncode == 0, "ingest the regret cells", p.stderr)
+    p = run([report, "-q", db, page])
+    check(p.returncode == 0, "fdx-report of the regret cells", p.stderr)
+    if p.returncode == 0:
+        text = open(page, encoding="utf-8").read()
+        rows = re.findall(r'<tr class="regret">(.*?)</tr>', text, re.S)
+        check(len(rows) == len(cells) and len(set(rows)) == len(rows),
+              "each cell's regret row reads apart", "\n".join(rows))
+        check(any('data-chosen="Cuda/x">Cuda/x<br>lib<br>' in r for r in rows) and
+              any('data-chosen="Cuda">Cuda<br>x/lib<br>' in r for r in rows),
+              "backend and kernel source on lines of their own", "\n".join(rows))
+
+
 def check_path_not_utf8(ingest, report, tmp):
     """A store path that is not UTF-8 is shown escaped: the page, which says
     it is UTF-8, was not."""
@@ -504,6 +539,7 @@ def main():
         check_key_display(ingest, report, tmp)
         check_heatmap_labels(ingest, report, tmp)
         check_regret_by_cell(ingest, report, tmp)
+        check_regret_rows_apart(ingest, report, tmp)
         check_path_not_utf8(ingest, report, tmp)
         check_zero_latency(ingest, report, tmp)
         check_trend_days(ingest, report, tmp)

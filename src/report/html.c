@@ -224,6 +224,24 @@ static void text_cell(page *pg, const char *v)
     put(pg, "</td>");
 }
 
+/* An implementation: its backend, kernel source and revision on lines of
+ * their own (a value's line break is shown as an escape), so that "Cuda/x" and
+ * "lib" do not read as "Cuda" and "x/lib". */
+static void impl_cell(page *pg, const char *which, char *const *v)
+{
+    putf(pg, "<td class=\"impl\" data-%s=\"", which);
+    esc_attr(pg, v[0]);
+    put(pg, "\">");
+    for (int i = 0; i < 3; i++) {
+        put(pg, i ? "<br>" : "");
+        if (*v[i])
+            esc_value(pg, v[i]);
+        else
+            put(pg, "<i>(empty)</i>");
+    }
+    put(pg, "</td>");
+}
+
 static void demand(page *pg)
 {
     const part_rows *p = &pg->part[FDX_REPORT_DEMAND];
@@ -548,23 +566,25 @@ static void regret(page *pg)
         put(pg, "<p>No regret measured.</p></section>\n");
         return;
     }
-    put(pg, "<table><thead><tr><th>Structure key</th><th>Op</th><th>CC</th><th>SKU</th>"
-            "<th>Chosen</th><th>Best</th><th class=\"n\">Chosen ns</th><th class=\"n\">Best ns"
-            "</th><th class=\"n\">Speedup</th><th class=\"n\">Dispatches</th></tr></thead>"
-            "<tbody>");
+    put(pg, "<table><thead><tr><th>Structure key</th><th>Op</th><th>Dtypes</th><th>CC</th>"
+            "<th>SKU</th><th>Driver</th><th>Chosen</th><th>Best</th><th class=\"n\">Chosen ns"
+            "</th><th class=\"n\">Best ns</th><th class=\"n\">Speedup</th>"
+            "<th class=\"n\">Dispatches</th></tr></thead><tbody>");
     for (size_t i = 0; i < p->n; i++) {
         const row *r = &p->v[i];
         put(pg, "<tr class=\"regret\">");
-        key_cell(pg, r->col[0], r->col[10] && !strcmp(r->col[10], "1"));
+        key_cell(pg, r->col[0], r->col[16] && !strcmp(r->col[16], "1"));
         for (int c = 1; c < 6; c++)
             text_cell(pg, r->col[c]);
-        num_cell(pg, "chosen-ns", r->col[6]);
-        num_cell(pg, "best-ns", r->col[7]);
-        if (*r->col[8])
-            num_cell(pg, "speedup", r->col[8]);
+        impl_cell(pg, "chosen", r->col + 6);
+        impl_cell(pg, "best", r->col + 9);
+        num_cell(pg, "chosen-ns", r->col[12]);
+        num_cell(pg, "best-ns", r->col[13]);
+        if (*r->col[14])
+            num_cell(pg, "speedup", r->col[14]);
         else /* the best candidate measured 0 ns */
             put(pg, "<td class=\"n\" data-speedup=\"inf\">\xe2\x88\x9e</td>"); /* U+221E */
-        num_cell(pg, "count", r->col[9]);
+        num_cell(pg, "count", r->col[15]);
         put(pg, "</tr>");
     }
     put(pg, "</tbody></table></section>\n");

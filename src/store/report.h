@@ -17,13 +17,14 @@ typedef enum fdx_report_part {
     FDX_REPORT_GROWTH,  /* wanted, misses, previous, growth, is_new, ops */
     FDX_REPORT_DAILY,   /* wanted, day, misses (the last 90 days of history) of the
                            growth ranking's keys, by key and day, after every other part */
-    FDX_REPORT_REGRET,  /* structure_key, op, compute_capability, hardware_sku,
-                           chosen, best, chosen_ns, best_ns, speedup, count,
-                           unkeyed ('1' or '0') */
+    FDX_REPORT_REGRET,  /* structure_key, op, dtypes, compute_capability,
+                           hardware_sku, driver_version, chosen backend, source,
+                           revision, best backend, source, revision, chosen_ns,
+                           best_ns, speedup, count, unkeyed ('1' or '0') */
     FDX_REPORT_PARTS
 } fdx_report_part;
 
-#define FDX_REPORT_MAX_COLS 12
+#define FDX_REPORT_MAX_COLS 17
 
 /* cols[i] is never NULL (SQL NULL reads as ""); a non-zero return stops. */
 typedef int (*fdx_report_row_fn)(void *ctx, fdx_report_part part, const char *const *cols,
