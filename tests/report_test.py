@@ -397,6 +397,15 @@ def check_heatmap_labels(ingest, report, tmp):
     check(got == want, "each op's label", repr(got))
 
 
+def ingest_and_report(ingest, report, feed, db, page, what, args=()):
+    """Ingests feed into a new db and writes its page: the page's text, or None."""
+    p = run([ingest, "-q", db, feed])
+    check(p.returncode == 0, f"ingest {what}", p.stderr)
+    p = run([report, "-q", *args, db, page])
+    check(p.returncode == 0, f"fdx-report of {what}", p.stderr)
+    return open(page, encoding="utf-8").read() if p.returncode == 0 else None
+
+
 def check_zero_latency(ingest, report, tmp):
     """A candidate measured at 0 ns is the most regret of all (no ratio: the
     view's speedup is NULL): its row comes first, showing an infinite speedup,
@@ -413,12 +422,8 @@ def check_zero_latency(ingest, report, tmp):
                                                {"impl_id": impl("b", 2), "latency_ns": best}],
                                 "count": 7, "hw": {"hardware_sku": "s",
                                                    "driver_version": "1"}}) + "\n")
-    p = run([ingest, "-q", db, feed])
-    check(p.returncode == 0, "ingest the zero latency", p.stderr)
-    p = run([report, "-q", "-n", "1", db, page])
-    check(p.returncode == 0, "fdx-report -n 1", p.stderr)
-    if p.returncode == 0:
-        text = open(page, encoding="utf-8").read()
+    text = ingest_and_report(ingest, report, feed, db, page, "the zero latency", ("-n", "1"))
+    if text is not None:
         rows = re.findall(r'<tr class="regret"><td class="key" data-key="([^"]*)">.*?'
                           r'data-speedup="([^"]*)">([^<]*)</td>', text, re.S)
         check(rows == [("k0", "inf", "\u221e")], "the 0 ns row first, its speedup infinite",
@@ -442,12 +447,8 @@ def check_regret_by_cell(ingest, report, tmp):
                                                for b, ns in cands],
                                 "count": 7, "hw": {"hardware_sku": "s",
                                                    "driver_version": "1"}}) + "\n")
-    p = run([ingest, "-q", db, feed])
-    check(p.returncode == 0, "ingest the joined dtypes", p.stderr)
-    p = run([report, "-q", db, page])
-    check(p.returncode == 0, "fdx-report of the joined dtypes", p.stderr)
-    if p.returncode == 0:
-        text = open(page, encoding="utf-8").read()
+    text = ingest_and_report(ingest, report, feed, db, page, "the joined dtypes")
+    if text is not None:
         rows = re.findall(r'<tr class="regret">.*?data-speedup="([^"]*)"', text, re.S)
         check(rows == ["2.0"], "the first cell's regret is shown", repr(rows))
 
@@ -473,12 +474,8 @@ def check_regret_rows_apart(ingest, report, tmp):
                                                 "latency_ns": 50}],
                                 "count": 3, "hw": {"hardware_sku": "s",
                                                    "driver_version": driver}}) + "\n")
-    p = run([ingest, "-q", db, feed])
-    check(p.returncode == 0, "ingest the regret cells", p.stderr)
-    p = run([report, "-q", db, page])
-    check(p.returncode == 0, "fdx-report of the regret cells", p.stderr)
-    if p.returncode == 0:
-        text = open(page, encoding="utf-8").read()
+    text = ingest_and_report(ingest, report, feed, db, page, "the regret cells")
+    if text is not None:
         rows = re.findall(r'<tr class="regret">(.*?)</tr>', text, re.S)
         check(len(rows) == len(cells) and len(set(rows)) == len(rows),
               "each cell's regret row reads apart", "\n".join(rows))
