@@ -2775,21 +2775,50 @@ START_TEST(a_failed_new_store_made_through_a_symlink_removes_its_target)
 }
 END_TEST
 
-/* The default VFS, wrapped to remove a store's file just before SQLite opens
- * it: as the writer that created it does, unused, when it fails, between
- * another writer's look at the path and its open. */
-static const char *remove_before_open;
+/* The default VFS, wrapped to act once on a store's file just before SQLite
+ * opens it (hooked_file names it, hook acts), as another writer or SQLite
+ * itself may between a writer's look at the path and its open. */
+static const char *hooked_file;
+static void (*hook)(const char *name, int *flags);
 
-static int removing_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *f, int flags,
-                         int *out)
+static int hooked_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *f, int flags,
+                       int *out)
 {
     (void)vfs;
-    if (remove_before_open && name && (flags & SQLITE_OPEN_MAIN_DB) &&
-        strstr(name, remove_before_open)) {
-        ck_assert_int_eq(unlink(name), 0);
-        remove_before_open = NULL;
+    if (hooked_file && name && (flags & SQLITE_OPEN_MAIN_DB) && strstr(name, hooked_file)) {
+        hooked_file = NULL;
+        hook(name, &flags);
     }
     return plain_vfs->xOpen(plain_vfs, name, f, flags, out);
+}
+
+/* Removed, as the writer that created it does when it fails. */
+static void remove_it(const char *name, int *flags)
+{
+    (void)flags;
+    ck_assert_int_eq(unlink(name), 0);
+}
+
+/* Opened read-only, as SQLite does when its open for writing fails: the file
+ * was removed, and made again there since. */
+static void open_read_only(const char *name, int *flags)
+{
+    (void)name;
+    *flags = (*flags & ~(SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_READONLY;
+}
+
+/* A writer's handle on a file that held nothing, opened through the hook;
+ * unwrap_default_vfs(vfs) when done. */
+static fdx_store *open_hooked(sqlite3_vfs *vfs, const char *path,
+                              void (*act)(const char *name, int *flags))
+{
+    tu_write_file(path, "");
+    wrap_default_vfs(vfs, "fdx-test-hooked", hooked_open);
+    hook = act;
+    hooked_file = strrchr(path, '/') + 1;
+    fdx_store *db = tu_open(path);
+    ck_assert_ptr_null(hooked_file);
+    return db;
 }
 
 /* A writer that found the file there, and then made it again because it went
@@ -2799,16 +2828,30 @@ START_TEST(a_store_made_again_after_it_went_is_removed_by_its_maker)
 {
     static sqlite3_vfs removing;
     const char *path = strdup(tu_path(tu_dir, "again.db"));
-    tu_write_file(path, "");
-    wrap_default_vfs(&removing, "fdx-test-removing", removing_open);
-    remove_before_open = "again.db";
-    fdx_store *db = tu_open(path);
-    ck_assert_ptr_null(remove_before_open);
+    fdx_store *db = open_hooked(&removing, path, remove_it);
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
     ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
     fdx_store_close(db);
     unwrap_default_vfs(&removing);
     ck_assert_int_ne(access(path, F_OK), 0);
+    free((char *)path);
+}
+END_TEST
+
+/* A writer whose connection SQLite opened read-only, to a file it can write,
+ * took another writer's new store, still empty, for one to make in it, failed
+ * to ("attempt to write a readonly database"), and emptied it at close with
+ * the other's journal: its BEGIN EXCLUSIVE took no write lock. It opens the
+ * file again. */
+START_TEST(a_writer_opened_read_only_by_a_race_opens_again)
+{
+    static sqlite3_vfs read_only;
+    const char *path = strdup(tu_path(tu_dir, "raced.db"));
+    fdx_store *db = open_hooked(&read_only, path, open_read_only);
+    tu_commit_miss(db, "w");
+    fdx_store_close(db);
+    unwrap_default_vfs(&read_only);
+    ck_assert_uint_eq(miss_cells_at(path), 1);
     free((char *)path);
 }
 END_TEST
@@ -3329,14 +3372,22 @@ START_TEST(a_callback_cannot_call_into_its_handle)
 }
 END_TEST
 
+static int no_diff_row(void *ctx, const fdx_diff_row *row)
+{
+    (void)ctx, (void)row;
+    return 0;
+}
+
 /* Whether another process can begin a transaction on the store at path. */
 static int another_process_begins(const char *path)
 {
     pid_t pid = fork();
     if (pid == 0) {
-        fdx_store *c;
-        int rc = fdx_store_open_v2(path, 0, 50, &c);
-        _exit(rc == FDX_OK && fdx_store_begin(c) == FDX_OK ? 0 : 1);
+        sqlite3 *c;
+        _exit(sqlite3_open(path, &c) == SQLITE_OK &&
+                      sqlite3_exec(c, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK
+                  ? 0
+                  : 1);
     }
     int status;
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);
@@ -3356,6 +3407,8 @@ START_TEST(a_path_of_a_store_open_here_is_refused_unopened)
     fdx_store *held = tu_open(path), *other = tu_open(tu_path(tu_dir, "other.db"));
     tu_commit_miss(held, "first");
     ck_assert_int_eq(fdx_store_begin(held), FDX_OK);
+    const char *line = MISS_LINE("1");
+    ck_assert_int_eq(fdx_store_ingest_buffer(held, "feed", line, strlen(line), NULL, NULL), FDX_OK);
     ck_assert(!another_process_begins(path));
     const char *targets[] = {shm, path};
     for (int i = 0; i < 2; i++) {
@@ -3373,6 +3426,38 @@ START_TEST(a_path_of_a_store_open_here_is_refused_unopened)
         fdx_sink_free(sink);
         ck_assert(!another_process_begins(path));
     }
+    /* SQLite opening the -shm as a store (a merge's source, a diff's other
+     * store) closed it too */
+    ck_assert_int_eq(fdx_store_merge(held, shm, NULL), FDX_ENOTSTORE);
+    ck_assert(!another_process_begins(path));
+    ck_assert_int_eq(fdx_store_begin(other), FDX_OK);
+    ck_assert_int_eq(fdx_store_merge(other, shm, NULL), FDX_ENOTSTORE);
+    ck_assert_int_eq(fdx_store_rollback(other), FDX_OK);
+    fdx_store *reader;
+    ck_assert_int_eq(fdx_store_open(tu_path(tu_dir, "other.db"), FDX_OPEN_READONLY, &reader),
+                     FDX_OK);
+    ck_assert_int_eq(fdx_store_diff(reader, shm, no_diff_row, NULL), FDX_ENOTSTORE);
+    fdx_store_close(reader);
+    ck_assert(!another_process_begins(path));
+    /* and a store opened through a link: its -shm is beside the link's target */
+    const char *link = strdup(tu_path(tu_dir, "link.db")), *real = strdup(tu_path(tu_dir, "real")),
+               *real_db = strdup(tu_path(tu_dir, "real/r.db"));
+    ck_assert_int_eq(mkdir(real, 0755), 0);
+    ck_assert_int_eq(symlink(real_db, link), 0);
+    fdx_store *linked = tu_open(link);
+    tu_commit_miss(linked, "l");
+    ck_assert_int_eq(fdx_store_begin(linked), FDX_OK);
+    char *real_shm = fdx_store_companion(real_db, "-shm");
+    ck_assert_int_eq(fdx_store_begin(other), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_path(other, real_shm, NULL, NULL), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_store_rollback(other), FDX_OK);
+    ck_assert(!another_process_begins(real_db));
+    ck_assert_int_eq(fdx_store_commit(linked, NULL), FDX_OK);
+    fdx_store_close(linked);
+    free(real_shm);
+    free((char *)link);
+    free((char *)real);
+    free((char *)real_db);
     ck_assert_int_eq(fdx_store_commit(held, NULL), FDX_OK);
     fdx_store_close(other);
     fdx_store_close(held);
@@ -3841,6 +3926,14 @@ START_TEST(a_run_id_committed_again_is_a_no_op)
             ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "cannot be told to be the same"));
         }
     ck_assert_int_eq(commit_run_with(db, "records", a, RUN_FILE_ONLY, NULL), FDX_EDATA);
+    /* a setting set and set back is no change */
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_set_daily_days(db, 7), FDX_OK);
+    ck_assert_int_eq(fdx_store_set_daily_days(db, 90), FDX_OK);
+    ck_assert_int_eq(fdx_store_set_run_id(db, "files"), FDX_OK);
+    ck_assert_int_eq(fdx_store_ingest_path(db, a, NULL, NULL), FDX_OK);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    ck_assert_int_eq(fdx_store_notice_kind(db), FDX_NOTICE_NOTHING_DONE);
     /* a setting changed beside the same files was dropped by the no-op */
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
     ck_assert_int_eq(fdx_store_set_daily_days(db, 7), FDX_OK);
@@ -3993,7 +4086,9 @@ START_TEST(a_store_whose_views_alone_are_older_is_read_as_it_is)
     ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK); /* nothing under a run id */
     raw_text_is(path, version_of, "1", fdx_schema_tables_since());
     ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
-    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);          /* nothing at all, as a merge */
+    raw_text_is(path, version_of, "1", fdx_schema_tables_since()); /* of nothing new */
+    tu_commit_miss(db, "m");
     fdx_store_close(db);
     raw_text_is(path, version_of, "0", fdx_schema_version());
     /* A name the migrations give a view, taken by an index of the store's
@@ -4511,6 +4606,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, a_removed_files_handle_leaves_the_new_stores_journal_alone);
     tcase_add_test(tc, a_store_another_writer_switched_to_wal_stays_under_its_reader);
     tcase_add_test(tc, a_path_of_a_store_open_here_is_refused_unopened);
+    tcase_add_test(tc, a_writer_opened_read_only_by_a_race_opens_again);
     tcase_add_test(tc, regret_takes_each_cell_by_its_id);
     tcase_add_test(tc, versions_from_the_last_table_change_differ_in_views_alone);
     tcase_add_test(tc, a_store_whose_views_alone_are_older_is_read_as_it_is);

@@ -74,30 +74,30 @@ static int same_file(const struct stat *a, const char *path)
 }
 
 /* The store's file, or its -shm: the files SQLite locks. */
-static int is_locked_file_of(const struct stat *target, const char *store)
+static int locked_file_of(const struct stat *target, const char *store)
 {
     if (same_file(target, store))
-        return 1;
+        return FDX_HELD_FILE;
     size_t n = strlen(store);
     char *shm = malloc(n + sizeof "-shm");
     if (!shm)
-        return 1; /* unknown: not opened */
+        return FDX_HELD_SHM; /* unknown: not opened */
     memcpy(shm, store, n);
     memcpy(shm + n, "-shm", sizeof "-shm");
     int is = same_file(target, shm);
     free(shm);
-    return is;
+    return is ? FDX_HELD_SHM : FDX_HELD_NONE;
 }
 
 int fdx_open_stores_hold(const char *path)
 {
     struct stat target;
     if (!path || stat(path, &target) != 0 || !S_ISREG(target.st_mode))
-        return 0;
-    int held = 0;
+        return FDX_HELD_NONE;
+    int held = FDX_HELD_NONE;
     pthread_mutex_lock(&entries_lock);
     for (size_t i = 0; i < n_entries && !held; i++)
-        held = is_locked_file_of(&target, entries[i].path);
+        held = locked_file_of(&target, entries[i].path);
     pthread_mutex_unlock(&entries_lock);
     return held;
 }

@@ -11,11 +11,16 @@
 #ifndef FDX_OPEN_STORES_H
 #define FDX_OPEN_STORES_H
 
-/* Notes the store at path as open by owner; -1 when memory runs out. */
+/* Notes the store at path (links resolved, as SQLite names its -shm) as
+ * open by owner; -1 when memory runs out. */
 int fdx_open_stores_add(const void *owner, const char *path);
 /* Forgets owner's store; a no-op when it has none. */
 void fdx_open_stores_remove(const void *owner);
-/* 1 when path names the file, or the -shm, of a store open in this process. */
+enum { FDX_HELD_NONE = 0, FDX_HELD_FILE = 1, FDX_HELD_SHM = 2 };
+/* Whether path names the file (FDX_HELD_FILE), or the -shm (FDX_HELD_SHM),
+ * of a store open in this process; else FDX_HELD_NONE. SQLite itself may
+ * open a store's file again (it shares one descriptor's locks between its
+ * connections), but not its -shm as a database. */
 int fdx_open_stores_hold(const char *path);
 
 #endif

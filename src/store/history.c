@@ -268,7 +268,9 @@ int fdx_store_set_daily_days(fdx_store *s, int days)
     int rc = fdx_history_load(s);
     if (rc != FDX_OK)
         return rc;
-    s->hist.daily_changed |= s->hist.daily_days != days;
+    if (!s->hist.daily_set)
+        s->hist.daily_stored = s->hist.daily_days;
+    s->hist.daily_changed = days != s->hist.daily_stored; /* set back: unchanged */
     s->hist.daily_days = days;
     s->hist.daily_set = 1;
     s->hist.dirty = 1;

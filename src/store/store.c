@@ -436,6 +436,21 @@ static int too_long_for_sqlite(fdx_store *s, const char *path)
  * and the path is looked at again, and the handle that makes the file knows
  * it made it (and removes it if it fails before its first commit). name is
  * path as SQLite is to be given it. */
+/*
+ * SQLite opens read-only a file it cannot open for writing. A writer whose
+ * file was removed between its look at the path and its open, and made again
+ * there since by another writer, got such a connection to a file it can
+ * write: it took the other's new store, still empty, for one of its own to
+ * make, failed to, and emptied it at close (its BEGIN EXCLUSIVE, on a
+ * read-only connection, takes no write lock), with the other's journal, in
+ * the middle of its commit. Such an open is made again.
+ */
+static int opened_read_only_by_race(fdx_store *s, const char *path, int flags)
+{
+    return !(flags & FDX_OPEN_READONLY) && sqlite3_db_readonly(s->db, "main") == 1 &&
+           access(path, W_OK) == 0;
+}
+
 static int open_named(fdx_store *s, const char *path, const char *name, int flags)
 {
     int how = SQLITE_OPEN_NOMUTEX |
@@ -447,8 +462,13 @@ static int open_named(fdx_store *s, const char *path, const char *name, int flag
         s->created = !exists;
         rc =
             sqlite3_open_v2(name, &s->db, how | (exists ? 0 : SQLITE_OPEN_CREATE), fdx_vfs_guard());
-        if (rc == SQLITE_OK)
+        if (rc == SQLITE_OK && (look == 2 || !opened_read_only_by_race(s, path, flags)))
             return FDX_OK;
+        if (rc == SQLITE_OK) {
+            sqlite3_close(s->db);
+            s->db = NULL;
+            continue;
+        }
         if (!exists || (rc & 0xff) != SQLITE_CANTOPEN || look == 2 || access(path, F_OK) == 0)
             return fdx_store_fail_sqlite(s, rc, "opening");
         sqlite3_close(s->db);
@@ -591,6 +611,16 @@ static int open_backend(fdx_store *s, const fdx_backend_ops *be, int flags)
     return rc == FDX_OK ? be->fill(s) : rc;
 }
 
+/* The store is open in this process (common/open_stores.h), by the name of
+ * the file SQLite opened, beside which its -shm is. */
+static int note_open(fdx_store *s, const char *path)
+{
+    char *real = fdx_real_path(path);
+    int rc = fdx_open_stores_add(s, real ? real : path);
+    free(real);
+    return rc == 0 ? FDX_OK : fdx_store_fail(s, FDX_ENOMEM, "out of memory");
+}
+
 int fdx_store_open(const char *path, int flags, fdx_store **out)
 {
     return fdx_store_open_v2(path, flags, FDX_DEFAULT_BUSY_MS, out);
@@ -625,9 +655,12 @@ int fdx_store_open_v2(const char *path, int flags, int busy_ms, fdx_store **out)
         flags = FDX_OPEN_READONLY | (flags & FDX_OPEN_CREATE);
     const fdx_backend_ops *be = fdx_backend_for(path);
     s->open_flags = flags;
-    if (!be && strcmp(path, ":memory:") != 0 && fdx_open_stores_add(s, path) != 0)
-        return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
+    if (!be && fdx_open_stores_hold(path) == FDX_HELD_SHM)
+        return fdx_store_fail(s, FDX_ENOTSTORE,
+                              "%s: is the -shm of a store open in this process, not a store", path);
     int rc = be ? open_backend(s, be, flags) : open_db(s, path, flags);
+    if (rc == FDX_OK && s->on_disk && note_open(s, path) != FDX_OK)
+        rc = FDX_ENOMEM;
     s->open_failed = rc != FDX_OK;
     return rc;
 }
@@ -732,8 +765,8 @@ static int remove_if_unused(fdx_store *s, const char *file)
     identity id;
     sqlite3_stmt *st;
     int unused = 0;
-    if (!s->db || !s->on_disk || s->readonly)
-        return 0;
+    if (!s->db || !s->on_disk || s->readonly || sqlite3_db_readonly(s->db, "main") != 0)
+        return 0; /* a read-only connection's BEGIN EXCLUSIVE takes no write lock */
     leave_wal(s);
     if (!lock_for_removal(s, file))
         return 0;
@@ -1075,6 +1108,8 @@ int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
                        s->ledger.run_id);
         return nothing_to_commit(s, stats);
     }
+    if (rc == FDX_OK && s->views_pending && fdx_ledger_txn_empty(s))
+        return nothing_to_commit(s, stats);              /* it would only migrate the views */
     if (rc == FDX_OK && s->ledger.run_id && !s->backend) /* PostgreSQL's push decides */
         rc = fdx_ledger_run_repeat(s, &repeat);
     if (rc == FDX_OK && repeat)

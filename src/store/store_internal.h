@@ -148,8 +148,9 @@ typedef struct fdx_txn_ledger {
 typedef struct fdx_history_config {
     int loaded;
     int dirty;
-    int daily_set;     /* this transaction set daily_days (fdx_store_set_daily_days) */
-    int daily_changed; /* to another value than the store's */
+    int daily_set;        /* this transaction set daily_days (fdx_store_set_daily_days) */
+    int daily_changed;    /* to another value than the store's */
+    int64_t daily_stored; /* the store's, when this transaction first set it */
     int64_t daily_days;
     int64_t rolled_before; /* first day kept daily; earlier rows are months */
     int64_t latest_day;    /* INT64_MIN: no history yet */
