@@ -538,12 +538,6 @@ static int wal_of_an_empty_file(fdx_store *s, const char *path, int flags)
                           path, there ? "empty" : "missing", wal_bytes);
 }
 
-/* Whether a writer that may create the store failed to set up its
- * connection because the file it opened is gone from its path, or holds
- * nothing again: another writer created the store too (or made it in the
- * file while it held nothing), failed, and removed (or emptied) it as unused
- * (remove_if_unused), before this one wrote anything. Opening again makes it
- * anew. */
 /* A file of no bytes at path: what a writer that made its store in a file
  * holding nothing and failed leaves there (undo_file). */
 static int holds_no_bytes(const char *path)
@@ -552,10 +546,22 @@ static int holds_no_bytes(const char *path)
     return stat(path, &st) == 0 && st.st_size == 0;
 }
 
+/* Whether a writer that may create the store failed to set up its
+ * connection because the file it opened is gone from its path, or holds
+ * nothing again: another writer created the store too (or made it in the
+ * file while it held nothing), failed, and removed (or emptied) it as unused
+ * (remove_if_unused), before this one wrote anything. Emptied, it may hold a
+ * page and no object by then (a third writer switched it to WAL): this one
+ * found the store, then checked its schema against a file that no longer
+ * held it ("the table cell_history is missing"). Opening again makes it
+ * anew. */
 static int removed_under_open(fdx_store *s, const char *path, int flags)
 {
+    identity id;
     return (flags & FDX_OPEN_CREATE) && !s->readonly &&
-           (!fdx_store_is_own_file(s, path) || (s->found_store && holds_no_bytes(path)));
+           (!fdx_store_is_own_file(s, path) ||
+            (s->found_store &&
+             (holds_no_bytes(path) || (read_identity(s, &id) == FDX_OK && is_empty(&id)))));
 }
 
 static int open_db(fdx_store *s, const char *path, int flags)
