@@ -3800,6 +3800,27 @@ START_TEST(a_store_another_writer_switched_to_wal_stays_under_its_reader)
 }
 END_TEST
 
+/* A creator that failed, beside another writer that committed into its new
+ * store (and switched it to WAL), took the store back to a rollback journal
+ * before it found the store used: the store was left out of WAL mode. */
+START_TEST(a_used_store_stays_in_wal_mode_beside_a_failed_creator)
+{
+    const char *path = strdup(tu_path(tu_dir, "used.db"));
+    fdx_store *maker = tu_open(path);
+    ck_assert_int_eq(fdx_store_begin(maker), FDX_OK);
+    ck_assert_int_eq(fdx_store_rollback(maker), FDX_OK);
+    fdx_store *other = tu_open(path);
+    tu_commit_miss(other, "kept");
+    fdx_store_close(other);
+    ck_assert_int_eq(fdx_store_begin(maker), FDX_OK); /* it reads the store in WAL mode */
+    ck_assert_int_eq(fdx_store_rollback(maker), FDX_OK);
+    fdx_store_close(maker);
+    ck_assert_str_eq(journal_mode(path), "wal");
+    ck_assert_uint_eq(miss_cells_at(path), 1);
+    free((char *)path);
+}
+END_TEST
+
 /* A handle whose file was removed from its path (a creator that failed
  * removes it) reads on; a store made at the path since is in the middle of a
  * write, its -journal beside it. The handle's read took that journal for a
@@ -4605,6 +4626,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, a_writer_beside_one_that_empties_the_file_makes_the_store_anew);
     tcase_add_test(tc, a_removed_files_handle_leaves_the_new_stores_journal_alone);
     tcase_add_test(tc, a_store_another_writer_switched_to_wal_stays_under_its_reader);
+    tcase_add_test(tc, a_used_store_stays_in_wal_mode_beside_a_failed_creator);
     tcase_add_test(tc, a_path_of_a_store_open_here_is_refused_unopened);
     tcase_add_test(tc, a_writer_opened_read_only_by_a_race_opens_again);
     tcase_add_test(tc, regret_takes_each_cell_by_its_id);

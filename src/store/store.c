@@ -766,24 +766,33 @@ static void remove_companions(const char *path)
  * writer's commit is lost (a writer that began meanwhile finds its path gone
  * at commit and fails, see still_there).
  */
-static int remove_if_unused(fdx_store *s, const char *file)
+/* Under the lock: the store holds nothing (no ingest, no merge, no cell). */
+static int holds_nothing(fdx_store *s)
 {
     identity id;
     sqlite3_stmt *st;
     int unused = 0;
+    if (read_identity(s, &id) != FDX_OK)
+        return 0;
+    if (id.objects == 0)
+        return 1;
+    if (id.app_id == FDX_APPLICATION_ID && id.version == FDX_SCHEMA_VERSION &&
+        fdx_store_stmt(s, FDX_STMT_STORE_UNUSED, &st) == FDX_OK) {
+        unused = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
+        sqlite3_reset(st);
+    }
+    return unused;
+}
+
+static int remove_if_unused(fdx_store *s, const char *file)
+{
     if (!s->db || !s->on_disk || s->readonly || sqlite3_db_readonly(s->db, "main") != 0)
         return 0; /* a read-only connection's BEGIN EXCLUSIVE takes no write lock */
-    leave_wal(s);
-    if (!lock_for_removal(s, file))
-        return 0;
-    if (read_identity(s, &id) == FDX_OK) {
-        if (id.objects == 0)
-            unused = 1;
-        else if (id.app_id == FDX_APPLICATION_ID && id.version == FDX_SCHEMA_VERSION &&
-                 fdx_store_stmt(s, FDX_STMT_STORE_UNUSED, &st) == FDX_OK) {
-            unused = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
-            sqlite3_reset(st);
-        }
+    int unused = lock_for_removal(s, file) && holds_nothing(s);
+    if (unused && in_wal_mode(s)) { /* left outside a transaction, and only if unused */
+        sqlite3_exec(s->db, fdx_sql_rollback, NULL, NULL, NULL);
+        leave_wal(s);
+        unused = lock_for_removal(s, file) && holds_nothing(s);
     }
     if (unused && !in_wal_mode(s) && fdx_store_is_own_file(s, file)) {
         remove_companions(file);
