@@ -959,6 +959,23 @@ START_TEST(over_long_line_is_an_error)
 }
 END_TEST
 
+/* A transaction begun and rolled back: a writer's that failed, or a look at
+ * the store under its write lock. */
+static void begin_and_roll_back(fdx_store *db)
+{
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+}
+
+/* A writer that made the store at path (creating the file, or in a file that
+ * holds nothing) and whose first transaction failed; not closed yet. */
+static fdx_store *a_failed_creator(const char *path)
+{
+    fdx_store *db = tu_open(path);
+    begin_and_roll_back(db);
+    return db;
+}
+
 /* A writer that opened a new store another writer created, which failed and
  * removed it as unused, makes it anew at its first transaction: it had
  * written nothing into the removed file ("removed or replaced while this
@@ -970,8 +987,7 @@ START_TEST(a_store_its_creator_removed_is_made_anew)
     uint64_t misses, dispatches;
     ck_assert_int_eq(fdx_store_open(path, FDX_OPEN_CREATE, &creator), FDX_OK);
     ck_assert_int_eq(fdx_store_open(path, FDX_OPEN_CREATE, &writer), FDX_OK);
-    ck_assert_int_eq(fdx_store_begin(creator), FDX_OK);
-    ck_assert_int_eq(fdx_store_rollback(creator), FDX_OK); /* its ingest failed */
+    begin_and_roll_back(creator); /* its ingest failed */
     fdx_store_close(creator);
     ck_assert_int_ne(access(path, F_OK), 0);
     tu_commit_miss(writer, "w");
@@ -2697,8 +2713,7 @@ START_TEST(failed_first_transaction_removes_the_new_store)
 {
     const char *path = strdup(tu_path(tu_dir, "new.db"));
     fdx_store *db = tu_open(path);
-    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
-    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    begin_and_roll_back(db);
     fdx_store_close(db);
     ck_assert_int_ne(access(path, F_OK), 0);
     ck_assert_int_ne(access(tu_path(tu_dir, "new.db-wal"), F_OK), 0);
@@ -2763,8 +2778,7 @@ START_TEST(a_failed_new_store_made_through_a_symlink_removes_its_target)
     ck_assert_int_eq(symlink(target, link), 0);
     fdx_store *db = tu_open(link);
     ck_assert_int_eq(access(target, F_OK), 0);
-    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
-    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    begin_and_roll_back(db);
     fdx_store_close(db);
     ck_assert_int_ne(access(target, F_OK), 0);
     ck_assert_int_eq(lstat(link, &st), 0);
@@ -2829,8 +2843,7 @@ START_TEST(a_store_made_again_after_it_went_is_removed_by_its_maker)
     static sqlite3_vfs removing;
     const char *path = strdup(tu_path(tu_dir, "again.db"));
     fdx_store *db = open_hooked(&removing, path, remove_it);
-    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
-    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    begin_and_roll_back(db);
     fdx_store_close(db);
     unwrap_default_vfs(&removing);
     ck_assert_int_ne(access(path, F_OK), 0);
@@ -3598,8 +3611,7 @@ START_TEST(an_open_as_it_is_makes_and_migrates_nothing)
                      SQLITE_OK);
     sqlite3_close(raw);
     ck_assert_int_eq(fdx_store_open(older, FDX_OPEN_AS_IS, &db), FDX_OK);
-    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
-    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    begin_and_roll_back(db);
     fdx_store_close(db);
 }
 END_TEST
@@ -3731,8 +3743,7 @@ START_TEST(a_writer_beside_one_that_empties_the_file_makes_the_store_anew)
     const char *path = strdup(tu_path(tu_dir, "s.db"));
     tu_write_file(path, "");
     fdx_store *first = tu_open(path), *second = tu_open(path);
-    ck_assert_int_eq(fdx_store_begin(first), FDX_OK);
-    ck_assert_int_eq(fdx_store_rollback(first), FDX_OK);
+    begin_and_roll_back(first);
     fdx_store_close(first);
     struct stat st;
     ck_assert_int_eq(stat(path, &st), 0);
@@ -3745,8 +3756,7 @@ START_TEST(a_writer_beside_one_that_empties_the_file_makes_the_store_anew)
     tu_write_file(path, "");
     first = tu_open(path);
     second = tu_open(path);
-    ck_assert_int_eq(fdx_store_begin(first), FDX_OK);
-    ck_assert_int_eq(fdx_store_rollback(first), FDX_OK);
+    begin_and_roll_back(first);
     fdx_store_close(first);
     tu_raw_exec(path, "CREATE TABLE x (a); DROP TABLE x;");
     ck_assert_int_eq(stat(path, &st), 0);
@@ -3772,12 +3782,9 @@ START_TEST(a_store_another_writer_switched_to_wal_stays_under_its_reader)
         const char *path = strdup(tu_path(tu_dir, made_in_empty_file ? "e.db" : "c.db"));
         if (made_in_empty_file)
             tu_write_file(path, "");
-        fdx_store *maker = tu_open(path);
-        ck_assert_int_eq(fdx_store_begin(maker), FDX_OK);
-        ck_assert_int_eq(fdx_store_rollback(maker), FDX_OK);
+        fdx_store *maker = a_failed_creator(path);
         fdx_store *other = tu_open(path); /* a writer: switches the store to WAL */
-        ck_assert_int_eq(fdx_store_begin(other), FDX_OK);
-        ck_assert_int_eq(fdx_store_rollback(other), FDX_OK);
+        begin_and_roll_back(other);
         sqlite3 *reader;
         sqlite3_stmt *st;
         ck_assert_int_eq(sqlite3_open(path, &reader), SQLITE_OK);
@@ -3806,14 +3813,11 @@ END_TEST
 START_TEST(a_used_store_stays_in_wal_mode_beside_a_failed_creator)
 {
     const char *path = strdup(tu_path(tu_dir, "used.db"));
-    fdx_store *maker = tu_open(path);
-    ck_assert_int_eq(fdx_store_begin(maker), FDX_OK);
-    ck_assert_int_eq(fdx_store_rollback(maker), FDX_OK);
+    fdx_store *maker = a_failed_creator(path);
     fdx_store *other = tu_open(path);
     tu_commit_miss(other, "kept");
     fdx_store_close(other);
-    ck_assert_int_eq(fdx_store_begin(maker), FDX_OK); /* it reads the store in WAL mode */
-    ck_assert_int_eq(fdx_store_rollback(maker), FDX_OK);
+    begin_and_roll_back(maker); /* it reads the store in WAL mode */
     fdx_store_close(maker);
     ck_assert_str_eq(journal_mode(path), "wal");
     ck_assert_uint_eq(miss_cells_at(path), 1);
@@ -3961,8 +3965,7 @@ START_TEST(a_run_id_committed_again_is_a_no_op)
     ck_assert_int_eq(fdx_store_set_run_id(db, "files"), FDX_OK);
     ck_assert_int_eq(fdx_store_ingest_path(db, a, NULL, NULL), FDX_OK);
     ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_EDATA);
-    ck_assert_int_eq(fdx_store_begin(db), FDX_OK); /* nothing was left open */
-    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    begin_and_roll_back(db); /* nothing was left open */
     fdx_store_close(db);
     ck_assert(unchanged(path, before));
     free((char *)a);
@@ -4073,8 +4076,7 @@ START_TEST(a_store_whose_views_alone_are_older_is_read_as_it_is)
         ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
         ck_assert_uint_eq(misses, 1);
         if (flags[i] == FDX_OPEN_AS_IS) { /* a dry run's writes, rolled back */
-            ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
-            ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+            begin_and_roll_back(db);
         }
         fdx_store_close(db);
     }

@@ -168,8 +168,7 @@ static int migrate(fdx_store *s)
     if (rc == FDX_OK)
         rc = migrate_in_txn(s);
     if (rc != FDX_OK) {
-        if (s->db)
-            sqlite3_exec(s->db, fdx_sql_rollback, NULL, NULL, NULL);
+        sqlite3_exec(s->db, fdx_sql_rollback, NULL, NULL, NULL);
         return rc;
     }
     return fdx_store_exec(s, FDX_STMT_COMMIT);
@@ -430,12 +429,6 @@ static int too_long_for_sqlite(fdx_store *s, const char *path)
     return 1;
 }
 
-/* Opens the file, and creates it only when it was not there: a file that was
- * there is opened without SQLITE_OPEN_CREATE, so that when it goes before
- * the open (the writer that created it removed it, unused), the open fails
- * and the path is looked at again, and the handle that makes the file knows
- * it made it (and removes it if it fails before its first commit). name is
- * path as SQLite is to be given it. */
 /*
  * SQLite opens read-only a file it cannot open for writing. A writer whose
  * file was removed between its look at the path and its open, and made again
@@ -451,6 +444,12 @@ static int opened_read_only_by_race(fdx_store *s, const char *path, int flags)
            access(path, W_OK) == 0;
 }
 
+/* Opens the file, and creates it only when it was not there: a file that was
+ * there is opened without SQLITE_OPEN_CREATE, so that when it goes before
+ * the open (the writer that created it removed it, unused), the open fails
+ * and the path is looked at again, and the handle that makes the file knows
+ * it made it (and removes it if it fails before its first commit). name is
+ * path as SQLite is to be given it. */
 static int open_named(fdx_store *s, const char *path, const char *name, int flags)
 {
     int how = SQLITE_OPEN_NOMUTEX |
@@ -555,13 +554,19 @@ static int holds_no_bytes(const char *path)
  * found the store, then checked its schema against a file that no longer
  * held it ("the table cell_history is missing"). Opening again makes it
  * anew. */
-static int removed_under_open(fdx_store *s, const char *path, int flags)
+/* The file the connection reads holds no object (no bytes, or pages and no
+ * object: what SQLite leaves of a database that holds nothing). */
+static int holds_no_object(fdx_store *s)
 {
     identity id;
+    return read_identity(s, &id) == FDX_OK && is_empty(&id);
+}
+
+static int removed_under_open(fdx_store *s, const char *path, int flags)
+{
     return (flags & FDX_OPEN_CREATE) && !s->readonly &&
            (!fdx_store_is_own_file(s, path) ||
-            (s->found_store &&
-             (holds_no_bytes(path) || (read_identity(s, &id) == FDX_OK && is_empty(&id)))));
+            (s->found_store && (holds_no_bytes(path) || holds_no_object(s))));
 }
 
 static int open_db(fdx_store *s, const char *path, int flags)
@@ -759,13 +764,6 @@ static void remove_companions(const char *path)
     }
 }
 
-/*
- * Whether the store this handle created (or made in an empty file) still
- * holds nothing (no ingest, no merge, no cell) and is still at its path; if
- * so it is removed (or emptied), under the write lock so that no other
- * writer's commit is lost (a writer that began meanwhile finds its path gone
- * at commit and fails, see still_there).
- */
 /* Under the lock: the store holds nothing (no ingest, no merge, no cell). */
 static int holds_nothing(fdx_store *s)
 {
@@ -784,6 +782,13 @@ static int holds_nothing(fdx_store *s)
     return unused;
 }
 
+/*
+ * Whether the store this handle created (or made in an empty file) still
+ * holds nothing (no ingest, no merge, no cell) and is still at its path; if
+ * so it is removed (or emptied), under the write lock so that no other
+ * writer's commit is lost (a writer that began meanwhile finds its path gone
+ * at commit and fails, see still_there).
+ */
 static int remove_if_unused(fdx_store *s, const char *file)
 {
     if (!s->db || !s->on_disk || s->readonly || sqlite3_db_readonly(s->db, "main") != 0)
@@ -946,9 +951,7 @@ static int removed_before_first_write(fdx_store *s)
  * and no object (what SQLite leaves of a database that holds nothing). */
 static int emptied_before_first_write(fdx_store *s)
 {
-    identity id;
-    return removed_before_first_write(s) ||
-           (may_make_anew(s) && read_identity(s, &id) == FDX_OK && is_empty(&id));
+    return removed_before_first_write(s) || (may_make_anew(s) && holds_no_object(s));
 }
 
 /* Leaves the transaction begun on the removed file and begins one on the
