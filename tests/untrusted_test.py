@@ -261,6 +261,7 @@ def main():
         crafted_values_merge_keeps(j, base, merge)
         shared_ids_within_a_kind(j, base, top, prune)
         dry_run_beside_a_hot_journal(j, base, prune)
+        dry_run_beside_a_wal(j, base, prune)
         diff_other_replaced(j, base, diff)
     return finish("untrusted")
 
@@ -395,7 +396,7 @@ def dry_run_beside_a_hot_journal(j, base, prune):
     make_hot_journal(path, 2000)
     before = digest(path)
     expect_failure(run([prune, "-n", "--op", "x", path]), "fdx-prune -n beside a hot journal",
-                   path, "does not roll back")
+                   path, "does not roll back", "one copied from another store")
     check(digest(path) == before and os.path.exists(path + "-journal"),
           "a dry run left the store and its hot journal as they were")
     # through a symlink, the journal named is the one beside the store
@@ -406,6 +407,20 @@ def dry_run_beside_a_hot_journal(j, base, prune):
     check(digest(path) == before, "a dry run through a symlink left the store as it was")
     p = run([prune, "--op", "x", path])
     check(p.returncode == 0, "fdx-prune (not a dry run) rolls the hot journal back", p.stderr)
+
+
+def dry_run_beside_a_wal(j, base, prune):
+    """fdx-prune -n's close, the store's last connection, checkpointed the
+    commits of its -wal into the file and removed the -wal: a dry run
+    rewrote the store (and made a -wal from elsewhere part of it for good).
+    It leaves the store's files as a reader does."""
+    path = j("dry-wal.db")
+    with_commit_in_wal(base, j("dry-wal-work.db"), path)
+    before = (digest(path), digest(path + "-wal"))
+    p = run([prune, "-n", "--op", "NoSuchOp", path])
+    check(p.returncode == 0, "fdx-prune -n of a store with commits in its -wal", p.stderr)
+    check(os.path.exists(path + "-wal") and (digest(path), digest(path + "-wal")) == before,
+          "a dry run left the store and its -wal as they were")
 
 
 def long_paths(j, data, ingest):
@@ -464,6 +479,31 @@ def crafted_history_settings(j, base, ingest, merge, data):
             expect_failure(run(cmd), f"{what} of a store with {column} {value}", path,
                            f"history_config.{column}")
         check(digest(path) == before, f"the store with {column} {value} is as it was")
+    # A REAL, once the table's STRICT is taken away: read as an integer, half
+    # a day moved the growth window by a day.
+    path = j("hist-latest-real.db")
+    shutil.copy(base, path)
+    con = sqlite3.connect(path, isolation_level=None)
+    sql = con.execute("SELECT sql FROM sqlite_schema WHERE name = 'history_config'").fetchone()[0]
+    lax = sql.replace(") STRICT", ")").replace("latest_day    INTEGER", "latest_day    BLOB")
+    check(lax != sql, "history_config's STRICT and column type taken away")
+    con.execute("PRAGMA writable_schema = ON")
+    con.execute("UPDATE sqlite_schema SET sql = ? WHERE name = 'history_config'", (lax,))
+    con.close()
+    con = sqlite3.connect(path, isolation_level=None)
+    con.execute("UPDATE history_config SET latest_day = latest_day + 0.5")
+    con.execute("PRAGMA writable_schema = ON")
+    con.execute("UPDATE sqlite_schema SET sql = ? WHERE name = 'history_config'", (sql,))
+    con.close()
+    before = digest(path)
+    tools = os.path.dirname(ingest)
+    for what, cmd in (("fdx-top --growth", [os.path.join(tools, "fdx-top"), "--growth", "1d",
+                                            path]),
+                      ("fdx-ingest", [ingest, path] + feed),
+                      ("fdx-merge", [merge, j("hist-real-fleet.db"), path])):
+        expect_failure(run(cmd), f"{what} of a store with a REAL latest_day", path,
+                       "history_config.latest_day")
+    check(digest(path) == before, "the store with a REAL latest_day is as it was")
 
 
 def crafted_history_and_ledger(j, base, ingest, merge):
@@ -488,8 +528,11 @@ def crafted_history_and_ledger(j, base, ingest, merge):
                              "after history_config.latest_day"),
         "no-latest-day": (["UPDATE history_config SET latest_day = NULL"],
                           "history_config.latest_day says none was kept"),
-        "null-cell-id": ([f"UPDATE miss_cell SET cell_id = NULL WHERE cell_id = {first_miss}"],
-                         "miss_cell: a cell id missing"),
+        "cell-id-null": ([f"UPDATE miss_cell SET cell_id = NULL WHERE cell_id = {first_miss}"],
+                         "miss_cell: a cell id missing or out of range"),
+        "cell-id-zero": (["UPDATE dispatch_cell SET cell_id = 0 WHERE cell_id = "
+                          "(SELECT min(cell_id) FROM dispatch_cell)"],
+                         "dispatch_cell: a cell id missing or out of range"),
         "cell-id-past-next": (["UPDATE dispatch_cell SET cell_id = 1000000 WHERE cell_id = "
                                "(SELECT min(cell_id) FROM dispatch_cell)"],
                               "dispatch_cell: a cell id out of range"),
@@ -518,7 +561,8 @@ def crafted_history_and_ledger(j, base, ingest, merge):
         expect_failure(run([prune, "--op", "NoSuchOp", path]), f"fdx-prune of {name}", path)
         check(not os.path.exists(j(f"history-{name}.html")), f"no report of a store with {name}")
         if name.startswith("cell-id-"):
-            # A writer would number a new cell with an id the store holds.
+            # A writer would number a new cell with an id the store holds,
+            # or (a cell without its id) count a merge's history twice.
             expect_failure(run([ingest, path, new_cell]), f"ingest into {name}", path, needle)
             expect_failure(run([merge, path, base]), f"merge into {name}", path, needle)
         check(run([top, path]).returncode == 0, f"fdx-top's totals of a store with {name}")

@@ -316,7 +316,9 @@ static int left_journal(fdx_store *s, int code, const char *what)
         fdx_store_fail(s, code,
                        "%s: %s: a writer was stopped during its commit and left %s behind, "
                        "which %s does not roll back; the next writer to open the store does "
-                       "(fdx-ingest %s /dev/null)",
+                       "(fdx-ingest %s /dev/null). SQLite cannot tell whose journal it is: "
+                       "one copied from another store would be played into this one, so move "
+                       "such a file away instead",
                        s->path, what, j,
                        s->readonly ? "a read-only open" : "an open as it is (a dry run)", s->path);
     else
@@ -325,7 +327,8 @@ static int left_journal(fdx_store *s, int code, const char *what)
                        "which must be rolled back, and the store cannot be written here (a "
                        "read-only file or location): copy the store with its -journal to "
                        "writable storage and open the copy there once (fdx-ingest COPY "
-                       "/dev/null)",
+                       "/dev/null); a -journal copied from another store would be played into "
+                       "this one, so move such a file away instead",
                        s->path, what, j);
     free(journal);
     return code;

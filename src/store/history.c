@@ -79,30 +79,59 @@ const char *fdx_history_bad_setting(int64_t daily_days, int64_t rolled_before, i
     return NULL;
 }
 
-/* The settings read from a store that may come from elsewhere. */
-static int settings_valid(fdx_store *s)
+/* The first of the settings' columns (0 to 3 of its row) that is not an
+ * integer (latest_day may be NULL): a store can hold a REAL there when its
+ * table's STRICT was taken away, and reading it as an integer would move
+ * its days. */
+static const char *setting_not_integer(sqlite3_stmt *st)
 {
-    const char *bad =
-        fdx_history_bad_setting(s->hist.daily_days, s->hist.rolled_before, s->hist.latest_day);
+    static const char *const names[] = {"daily_days", "rolled_before", "latest_day",
+                                        "next_cell_id"};
+    for (int i = 0; i < 4; i++) {
+        int type = sqlite3_column_type(st, i);
+        if (type != SQLITE_INTEGER && !(i == 2 && type == SQLITE_NULL))
+            return names[i];
+    }
+    return NULL;
+}
+
+/* The settings read from a store that may come from elsewhere. */
+static int settings_valid(fdx_store *s, const char *not_integer)
+{
+    const char *bad = not_integer
+                          ? not_integer
+                          : fdx_history_bad_setting(s->hist.daily_days, s->hist.rolled_before,
+                                                    s->hist.latest_day);
     if (!bad && (s->hist.next_cell_id < 1 || s->hist.next_cell_id > MAX_CELL_ID))
         bad = "next_cell_id";
     return bad ? fdx_store_fail(s, FDX_ENOTSTORE, FDX_BAD_SETTING, s->path, bad) : FDX_OK;
 }
+
+static const char *const id_tables[] = {"miss_cell", "dispatch_cell", "pruned_cell"};
 
 /* The table (if any) holding a cell id that a writer would give a new cell,
  * from columns 4 to 6 of the settings' row. A backend's working copy numbers
  * nothing itself. */
 static const char *cell_ids_reaching(const fdx_store *s, sqlite3_stmt *st)
 {
-    static const char *const tables[] = {"miss_cell", "dispatch_cell", "pruned_cell"};
     if (s->backend)
         return NULL;
     for (int i = 0; i < 3; i++) {
         int type = sqlite3_column_type(st, 4 + i);
         if (type != SQLITE_NULL &&
             (type != SQLITE_INTEGER || sqlite3_column_int64(st, 4 + i) >= s->hist.next_cell_id))
-            return tables[i];
+            return id_tables[i];
     }
+    return NULL;
+}
+
+/* The cell table (if any) whose lowest id is missing or below 1, from
+ * columns 7 and 8: its cell would take another's history, or none. */
+static const char *cell_ids_below(const fdx_store *s, sqlite3_stmt *st)
+{
+    for (int i = 0; i < 2 && !s->backend; i++)
+        if (sqlite3_column_int(st, 7 + i) != 0)
+            return id_tables[i];
     return NULL;
 }
 
@@ -115,21 +144,23 @@ int fdx_history_load(fdx_store *s)
     if (rc != FDX_OK)
         return rc;
     rc = sqlite3_step(st);
-    const char *stray = NULL;
+    const char *stray = NULL, *below = NULL, *not_integer = NULL;
     if (rc == SQLITE_ROW) {
+        not_integer = setting_not_integer(st);
         s->hist.daily_days = sqlite3_column_int64(st, 0);
         s->hist.rolled_before = sqlite3_column_int64(st, 1);
         s->hist.latest_day =
             sqlite3_column_type(st, 2) == SQLITE_NULL ? INT64_MIN : sqlite3_column_int64(st, 2);
         s->hist.next_cell_id = sqlite3_column_int64(st, 3);
         stray = cell_ids_reaching(s, st);
+        below = cell_ids_below(s, st);
     }
     sqlite3_reset(st);
     if (rc != SQLITE_ROW)
         return rc == SQLITE_DONE ? fdx_store_fail(s, FDX_ENOTSTORE,
                                                   "%s: the history settings are missing", s->path)
                                  : fdx_store_fail_sqlite(s, rc, "reading the history settings");
-    if ((rc = settings_valid(s)) != FDX_OK)
+    if ((rc = settings_valid(s, not_integer)) != FDX_OK)
         return rc;
     if (stray)
         return fdx_store_fail(s, FDX_ENOTSTORE,
@@ -137,6 +168,11 @@ int fdx_history_load(fdx_store *s)
                               "history_config.next_cell_id, %lld); the store is damaged or was "
                               "not written by fdx",
                               s->path, stray, (long long)s->hist.next_cell_id);
+    if (below)
+        return fdx_store_fail(s, FDX_ENOTSTORE,
+                              "%s: %s: a cell id missing or out of range (NULL, or below 1); "
+                              "the store is damaged or was not written by fdx",
+                              s->path, below);
     s->hist.loaded = 1;
     return FDX_OK;
 }

@@ -237,6 +237,13 @@ static int configure(fdx_store *s, int flags)
         return rc == FDX_OK ? fdx_schema_check(s) : rc;
     }
     int as_is = (flags & FDX_OPEN_AS_IS) != 0;
+    /* Nor does its close move the store's -wal into the file, as the last
+     * connection's close would: a dry run leaves the store's files as they
+     * were, as a reader does. */
+    if (as_is &&
+        sqlite3_db_config(s->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)NULL) != SQLITE_OK)
+        return fdx_store_fail(s, FDX_ERROR, "%s: configuring the connection: %s", s->path,
+                              sqlite3_errmsg(s->db));
     if (as_is && views_behind(&id) && (rc = fdx_schema_check_older(s, id.version)) != FDX_OK)
         return rc;
     if (as_is && !views_behind(&id) &&
