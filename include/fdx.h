@@ -18,6 +18,9 @@
  * FDX_EMISUSE, and fdx_store_close there frees only the child's own memory
  * (a rejects handle likewise: the parent's temporary file stays the parent's,
  * and its stream's writes fail in the child, exit() flushing it included).
+ * A child forked while its parent's handle held a transaction cannot write
+ * that store: fdx_store_begin there fails with FDX_EMISUSE (SQLite's record
+ * of the parent's write lock came with the fork).
  * A handle whose open failed only answers fdx_store_errmsg and closes: every
  * other call on it fails with FDX_EMISUSE. So does every call on a handle
  * made from inside a callback of a call still running on it (progress,
@@ -477,7 +480,8 @@ typedef struct fdx_demand_filter {
 } fdx_demand_filter;
 
 /* FDX_OK, or FDX_EMISUSE with the reason written to why (at most why_size
- * bytes, NUL included) for a filter the rankings refuse: an unknown version,
+ * bytes, NUL included; why may be NULL, and then why_size is ignored) for a
+ * filter the rankings refuse: an unknown version,
  * window times outside 1970 .. 9999, or a compute capability neither "cpu"
  * nor MAJOR.MINOR (it would match nothing). Without a store, so that a
  * program can refuse a mistyped filter before it opens one. */
@@ -651,7 +655,7 @@ int fdx_store_prune(fdx_store *store, const fdx_prune_filter *filter, fdx_prune_
 /* The same check of a filter, without a store, so that a program can refuse
  * a mistyped filter before it opens one (and waits for another writer):
  * FDX_OK, or FDX_EMISUSE with the reason written to why (at most why_size
- * bytes, NUL included; why may be NULL when why_size is 0). */
+ * bytes, NUL included; why may be NULL, and then why_size is ignored). */
 int fdx_prune_filter_check(const fdx_prune_filter *filter, char *why, size_t why_size);
 /* What the handle's last fdx_store_prune removed, as its prune_log row
  * records it: once fdx_store_commit has returned FDX_OK, what the committed

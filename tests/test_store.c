@@ -22,6 +22,7 @@
 #include "cell/agg.h"
 #include "common/atomic_file.h"
 #include "common/message.h"
+#include "common/open_stores.h"
 #include "common/utf8.h"
 #include "ingest/batch.h"
 #include "sql_text.h"
@@ -1061,6 +1062,119 @@ START_TEST(a_forked_child_cannot_use_its_parents_handle)
     uint64_t misses, dispatches;
     ck_assert_int_eq(fdx_store_cell_counts(db, &misses, &dispatches), FDX_OK);
     ck_assert_uint_eq(misses, 201);
+    fdx_store_close(db);
+}
+END_TEST
+
+/* In a child forked while the parent's handle held a transaction: 0 when a
+ * handle opened here refuses to begin at once, naming the fork, and still
+ * reads the store (opened before and after the inherited handle's close). */
+static int child_of_a_held_write_lock(fdx_store *inherited, const char *path)
+{
+    fdx_store *own = NULL, *later = NULL;
+    uint64_t misses = 0, none;
+    int rc = fdx_store_open_v2(path, 0, 5000, &own) == FDX_OK &&
+                     fdx_store_begin(own) == FDX_EMISUSE &&
+                     strstr(fdx_store_errmsg(own), "forked while a handle of its parent held") &&
+                     fdx_store_close(inherited) == FDX_OK &&
+                     fdx_store_open_v2(path, 0, 5000, &later) == FDX_OK &&
+                     fdx_store_begin(later) == FDX_EMISUSE
+                 ? 0
+                 : 1;
+    fdx_store_close(own);
+    fdx_store_close(later);
+    if (rc == 0 && (fdx_store_open(path, FDX_OPEN_FOR_READING, &own) != FDX_OK ||
+                    fdx_store_cell_counts(own, &misses, &none) != FDX_OK || misses != 1))
+        rc = 2;
+    fdx_store_close(own);
+    return rc;
+}
+
+/* A child forked while its parent's handle held the store's write lock
+ * inherits SQLite's record of that lock, shared by every connection the
+ * child opens to the file: "open the store again in the child" gave a
+ * handle whose every begin waited out its busy timeout, after the parent had
+ * committed and closed too. Such a begin is refused at once, naming the
+ * fork; a child forked outside any transaction writes as before. */
+START_TEST(a_child_forked_in_a_transaction_is_told_it_cannot_write)
+{
+    const char *path = tu_path(tu_dir, "s.db");
+    fdx_store *db = tu_open(path);
+    tu_commit_miss(db, "seed");
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0)
+        _exit(child_of_a_held_write_lock(db, path));
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert(WIFEXITED(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 0);
+    ck_assert_int_eq(fdx_store_rollback(db), FDX_OK);
+    fflush(NULL);
+    child = fork();
+    if (child == 0) { /* no transaction open: the child writes */
+        fdx_store *own = NULL;
+        int ok = fdx_store_close(db) == FDX_OK && fdx_store_open_v2(path, 0, 5000, &own) == FDX_OK;
+        ok = ok && fdx_store_begin(own) == FDX_OK && fdx_store_commit(own, NULL) == FDX_OK;
+        fdx_store_close(own);
+        _exit(ok ? 0 : 1);
+    }
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert(WIFEXITED(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 0);
+    fdx_store_close(db);
+}
+END_TEST
+
+static volatile int finding; /* 1 while slow_match runs, under the registry's lock */
+
+static int slow_match(const void *owner)
+{
+    (void)owner;
+    finding = 1;
+    usleep(300 * 1000);
+    return 0;
+}
+
+static void *find_slowly(void *path)
+{
+    fdx_open_stores_find(path, slow_match);
+    return NULL;
+}
+
+static void stuck(int sig)
+{
+    (void)sig;
+    _exit(99);
+}
+
+/* A child forked while another thread of the parent was inside the registry
+ * of open stores (common/open_stores.h) found its lock held by a thread it
+ * does not have: its fdx_store_close of the parent's handle, which forgets
+ * the store there, waited for ever. The library's locks are taken around
+ * every fork. */
+START_TEST(a_child_forked_beside_a_thread_in_the_library_can_close)
+{
+    const char *path = tu_path(tu_dir, "s.db");
+    fdx_store *db = tu_open(path);
+    pthread_t thread;
+    finding = 0;
+    ck_assert_int_eq(pthread_create(&thread, NULL, find_slowly, (void *)path), 0);
+    while (!finding)
+        usleep(1000);
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        signal(SIGALRM, stuck);
+        alarm(5);
+        _exit(fdx_store_close(db) == FDX_OK ? 0 : 1);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert_int_eq(pthread_join(thread, NULL), 0);
+    ck_assert(WIFEXITED(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 0);
     fdx_store_close(db);
 }
 END_TEST
@@ -4544,6 +4658,8 @@ Suite *store_suite(void)
     tcase_add_test(tc, latest_non_empty_candidates_win_across_ingests);
     tcase_add_test(tc, reopened_store_accumulates);
     tcase_add_test(tc, a_forked_child_cannot_use_its_parents_handle);
+    tcase_add_test(tc, a_child_forked_in_a_transaction_is_told_it_cannot_write);
+    tcase_add_test(tc, a_child_forked_beside_a_thread_in_the_library_can_close);
     tcase_add_test(tc, a_store_its_creator_removed_is_made_anew);
     tcase_add_loop_test(tc, bad_line_leaves_store_unchanged, 0,
                         (int)(sizeof bad_lines / sizeof bad_lines[0]));

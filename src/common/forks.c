@@ -1,23 +1,54 @@
-/* The fork count of forks.h, raised in each child by a pthread_atfork handler. */
+/* The fork count of forks.h, raised in each child by a pthread_atfork
+ * handler, and the library's mutexes taken around every fork. */
 #include "common/forks.h"
-
-#include <pthread.h>
 
 static unsigned forks; /* written only in a new child, while it has one thread */
 static pthread_once_t watching = PTHREAD_ONCE_INIT;
 
+enum { MAX_GUARDED = 4 };
+static pthread_mutex_t *guarded[MAX_GUARDED];
+static size_t n_guarded;
+static pthread_mutex_t guarded_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* In the forking thread: no other thread is inside a guarded mutex when
+ * the process is copied, so the child finds each free and whole. */
+static void before_fork(void)
+{
+    pthread_mutex_lock(&guarded_lock);
+    for (size_t i = 0; i < n_guarded; i++)
+        pthread_mutex_lock(guarded[i]);
+}
+
+static void after_fork(void)
+{
+    for (size_t i = n_guarded; i-- > 0;)
+        pthread_mutex_unlock(guarded[i]);
+    pthread_mutex_unlock(&guarded_lock);
+}
+
 static void in_child(void)
 {
     forks++;
+    after_fork();
 }
 
 static void watch(void)
 {
-    (void)pthread_atfork(NULL, NULL, in_child); /* without memory for it, no fork is told */
+    /* without memory for it, no fork is told */
+    (void)pthread_atfork(before_fork, after_fork, in_child);
 }
 
 unsigned fdx_forks_seen(void)
 {
     pthread_once(&watching, watch);
     return forks;
+}
+
+void fdx_forks_guard(pthread_mutex_t *mu)
+{
+    pthread_once(&watching, watch);
+    pthread_mutex_lock(&guarded_lock);
+    if (n_guarded < MAX_GUARDED)
+        guarded[n_guarded++] = mu;
+    pthread_mutex_unlock(&guarded_lock);
 }

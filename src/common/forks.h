@@ -8,8 +8,15 @@
 #ifndef FDX_FORKS_H
 #define FDX_FORKS_H
 
+#include <pthread.h>
+
 /* How many forks led to this process since the first call (the count is
  * kept from then on). */
 unsigned fdx_forks_seen(void);
+
+/* Takes mu (a mutex of the library's, static) around every fork from now
+ * on: a child copied while another thread held it would wait for it for
+ * ever. Called once for each mutex, before its first lock. */
+void fdx_forks_guard(pthread_mutex_t *mu);
 
 #endif

@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/forks.h"
+
 typedef struct entry {
     const void *owner;
     char *path;
@@ -15,6 +17,18 @@ typedef struct entry {
 static entry *entries;
 static size_t n_entries, cap_entries;
 static pthread_mutex_t entries_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t guarding = PTHREAD_ONCE_INIT;
+
+static void guard(void)
+{
+    fdx_forks_guard(&entries_lock);
+}
+
+static void lock_entries(void)
+{
+    pthread_once(&guarding, guard);
+    pthread_mutex_lock(&entries_lock);
+}
 
 /* path from /, so that a later chdir does not lose it; links are followed
  * when it is looked at. */
@@ -38,7 +52,7 @@ int fdx_open_stores_add(const void *owner, const char *path)
     char *real = absolute(path);
     if (!real)
         return -1;
-    pthread_mutex_lock(&entries_lock);
+    lock_entries();
     if (n_entries == cap_entries) {
         size_t cap = cap_entries ? cap_entries * 2 : 8;
         entry *grown = realloc(entries, cap * sizeof *grown);
@@ -57,13 +71,22 @@ int fdx_open_stores_add(const void *owner, const char *path)
 
 void fdx_open_stores_remove(const void *owner)
 {
-    pthread_mutex_lock(&entries_lock);
+    lock_entries();
     for (size_t i = 0; i < n_entries; i++)
         if (entries[i].owner == owner) {
             free(entries[i].path);
             entries[i] = entries[--n_entries];
             break;
         }
+    pthread_mutex_unlock(&entries_lock);
+}
+
+void fdx_open_stores_forsake(const void *owner)
+{
+    lock_entries();
+    for (size_t i = 0; i < n_entries; i++)
+        if (entries[i].owner == owner)
+            entries[i].owner = NULL;
     pthread_mutex_unlock(&entries_lock);
 }
 
@@ -95,9 +118,22 @@ int fdx_open_stores_hold(const char *path)
     if (!path || stat(path, &target) != 0 || !S_ISREG(target.st_mode))
         return FDX_HELD_NONE;
     int held = FDX_HELD_NONE;
-    pthread_mutex_lock(&entries_lock);
+    lock_entries();
     for (size_t i = 0; i < n_entries && !held; i++)
         held = locked_file_of(&target, entries[i].path);
     pthread_mutex_unlock(&entries_lock);
     return held;
+}
+
+int fdx_open_stores_find(const char *path, int (*match)(const void *owner))
+{
+    struct stat target;
+    if (!path || stat(path, &target) != 0)
+        return 0;
+    int found = 0;
+    lock_entries();
+    for (size_t i = 0; i < n_entries && !found; i++)
+        found = same_file(&target, entries[i].path) && match(entries[i].owner);
+    pthread_mutex_unlock(&entries_lock);
+    return found;
 }

@@ -16,11 +16,17 @@
 int fdx_open_stores_add(const void *owner, const char *path);
 /* Forgets owner's store; a no-op when it has none. */
 void fdx_open_stores_remove(const void *owner);
+/* Keeps owner's store noted, with no owner (NULL) from now on: a handle
+ * gone whose locks stay (one a fork copied while it held them). */
+void fdx_open_stores_forsake(const void *owner);
 enum { FDX_HELD_NONE = 0, FDX_HELD_FILE = 1, FDX_HELD_SHM = 2 };
 /* Whether path names the file (FDX_HELD_FILE), or the -shm (FDX_HELD_SHM),
  * of a store open in this process; else FDX_HELD_NONE. SQLite itself may
  * open a store's file again (it shares one descriptor's locks between its
  * connections), but not its -shm as a database. */
 int fdx_open_stores_hold(const char *path);
+/* Whether path names the file of a store noted with an owner (or NULL, for
+ * one forsaken) for which match is true. */
+int fdx_open_stores_find(const char *path, int (*match)(const void *owner));
 
 #endif

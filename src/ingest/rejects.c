@@ -87,8 +87,10 @@ static int check_store(check *c, const char *store_path)
 static int check_paths(fdx_rejects *r, const char *path, const char *store_path,
                        const char *const *inputs, size_t n)
 {
-    if (!path || !*path || !store_path)
+    if (!path || !*path)
         return fail(r, FDX_EMISUSE, "no rejects path given");
+    if (!store_path)
+        return fail(r, FDX_EMISUSE, "no store path given");
     for (size_t i = 0; i < n; i++)
         if (!inputs || !inputs[i])
             return fail(r, FDX_EMISUSE, "input %zu of %zu not given", i + 1, n);

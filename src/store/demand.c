@@ -143,6 +143,8 @@ static int rank_body(fdx_store *s, void *ctx)
 
 int fdx_demand_filter_check(const fdx_demand_filter *f, char *why, size_t why_size)
 {
+    if (!why) /* the verdict without its reason */
+        why_size = 0;
     if (!f)
         return FDX_OK;
     if (f->version != FDX_DEMAND_FILTER_VERSION)

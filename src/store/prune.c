@@ -157,6 +157,8 @@ static const char *not_utf8(const fdx_prune_filter *f)
  * a revision is 16 hex digits, a compute capability "cpu" or MAJOR.MINOR. */
 int fdx_prune_filter_check(const fdx_prune_filter *f, char *why, size_t why_size)
 {
+    if (!why) /* the verdict without its reason */
+        why_size = 0;
     const char *r = f ? f->kernel_revision : NULL, *cc = f ? f->compute_capability : NULL;
     const char *text = f ? not_utf8(f) : NULL;
     if (!any_filter(f))

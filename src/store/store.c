@@ -821,7 +821,10 @@ static int remove_if_unused(fdx_store *s, const char *file)
  * alone (their memory too); only what is this process's own is freed. */
 static int close_forked(fdx_store *s)
 {
-    fdx_open_stores_remove(s);
+    if (s->in_txn) /* its lock stays in this process's SQLite (open_after_fork) */
+        fdx_open_stores_forsake(s);
+    else
+        fdx_open_stores_remove(s);
     fdx_agg_free(s->pending);
     fdx_agg_free(s->saved);
     fdx_buf_free(&s->dtypes);
@@ -972,6 +975,30 @@ static int open_anew(fdx_store *s)
     return rc == FDX_OK ? fdx_store_exec(s, FDX_STMT_BEGIN_WRITE) : rc;
 }
 
+/* A handle, made before this process was forked from its parent, that held
+ * a transaction's write lock at the fork (or one closed here since). */
+static int locked_at_fork(const void *owner)
+{
+    const fdx_store *h = owner;
+    return !h || (h->forks != fdx_forks_seen() && h->in_txn);
+}
+
+/* SQLite keeps one record of the locks held on a file for all of a
+ * process's connections to it, and a fork copies it: where the parent's
+ * handle held the write lock, every connection the child opens to that file
+ * waits for a lock no one will release. */
+static int write_after_fork(fdx_store *s)
+{
+    if (!fdx_forks_seen() || !fdx_open_stores_find(s->path, locked_at_fork))
+        return FDX_OK;
+    return fdx_store_fail(s, FDX_EMISUSE,
+                          "%s: this process was forked while a handle of its parent held a "
+                          "transaction on the store; SQLite's record of that write lock came "
+                          "with the fork, and no handle of this process can take it: write the "
+                          "store from a process forked while no transaction was open",
+                          s->path);
+}
+
 int fdx_store_begin(fdx_store *s)
 {
     int rc = need_db(s);
@@ -981,6 +1008,8 @@ int fdx_store_begin(fdx_store *s)
         return fdx_store_fail(s, FDX_EMISUSE, "a transaction is already open");
     if (s->readonly)
         return fdx_store_fail(s, FDX_EREADONLY, "%s: opened read-only", s->path);
+    if ((rc = write_after_fork(s)) != FDX_OK)
+        return rc;
     if (s->copy_behind)
         return fdx_store_fail(s, FDX_EIO,
                               "%s: the working copy fell behind the store after a commit "

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "common/forks.h"
+
 typedef struct guard_file {
     sqlite3_file base;
     sqlite3_file *real; /* the default VFS's file, stored after this one */
@@ -54,6 +56,12 @@ static struct {
 } method_sets[MAX_METHOD_SETS];
 static size_t n_method_sets;
 static pthread_mutex_t method_sets_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t guarding = PTHREAD_ONCE_INIT;
+
+static void guard(void)
+{
+    fdx_forks_guard(&method_sets_lock);
+}
 
 static sqlite3_file *real_of(sqlite3_file *f)
 {
@@ -193,6 +201,7 @@ static void make_methods(sqlite3_io_methods *g, const sqlite3_io_methods *r)
 static const sqlite3_io_methods *methods_over(const sqlite3_io_methods *real)
 {
     const sqlite3_io_methods *found = NULL;
+    pthread_once(&guarding, guard);
     pthread_mutex_lock(&method_sets_lock);
     for (size_t i = 0; i < n_method_sets && !found; i++)
         if (method_sets[i].real == real)
