@@ -3235,6 +3235,9 @@ START_TEST(misuse_of_handles_and_pointers_is_refused)
     ck_assert_ptr_nonnull(strstr(fdx_store_errmsg(db), "neither 'cpu' nor MAJOR.MINOR"));
     window.compute_capability = "8.9";
     ck_assert_int_eq(fdx_demand_filter_check(&window, NULL, 0), FDX_OK);
+    window.compute_capability = "bogus"; /* a NULL why wrote through NULL when given a size */
+    ck_assert_int_eq(fdx_demand_filter_check(&window, NULL, 64), FDX_EMISUSE);
+    ck_assert_int_eq(fdx_prune_filter_check(NULL, NULL, 64), FDX_EMISUSE);
     fdx_store_close(db);
 
     fdx_rejects *rj = NULL;
@@ -3246,6 +3249,9 @@ START_TEST(misuse_of_handles_and_pointers_is_refused)
     ck_assert_ptr_nonnull(strstr(fdx_rejects_errmsg(rj), "input 1 of 1 not given"));
     fdx_rejects_close(rj);
     ck_assert_int_eq(fdx_rejects_open(rejects, store, no_input, 1, &rj), FDX_EMISUSE);
+    fdx_rejects_close(rj);
+    ck_assert_int_eq(fdx_rejects_open(rejects, NULL, NULL, 0, &rj), FDX_EMISUSE);
+    ck_assert_str_eq(fdx_rejects_errmsg(rj), "no store path given");
     fdx_rejects_close(rj);
     ck_assert_int_eq(fdx_rejects_start(NULL, &stream), FDX_EMISUSE);
     ck_assert_int_eq(fdx_rejects_sync(NULL), FDX_EMISUSE);
