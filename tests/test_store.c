@@ -32,6 +32,7 @@
 #include "store/schema.h"
 #include "store/store_flush.h"
 #include "store/store_internal.h"
+#include "store/vfs_guard.h"
 #include "test_util.h"
 
 /* expected/misses.jsonl + "--\n" + expected/dispatches.jsonl of a vector. */
@@ -3991,6 +3992,42 @@ START_TEST(a_removed_files_handle_leaves_the_new_stores_journal_alone)
 }
 END_TEST
 
+/* A connection to a WAL store's file moved from its path since it was
+ * opened (a creator that failed removes it), reading it for the first time,
+ * opened the -wal and -shm named after the path: those of the store made
+ * there since. It read that store's frames as its own pages, and its writes
+ * went into that store. */
+START_TEST(a_moved_files_connection_leaves_the_new_stores_wal_alone)
+{
+    const char *path = strdup(tu_path(tu_dir, "s.db")), *gone = strdup(tu_path(tu_dir, "gone.db"));
+    fdx_store *db = tu_open(path);
+    tu_commit_miss(db, "old");
+    fdx_store_close(db);
+    ck_assert_str_eq(journal_mode(path), "wal");
+    sqlite3 *moved, *writer;
+    ck_assert_int_eq(sqlite3_open_v2(path, &moved, SQLITE_OPEN_READWRITE, fdx_vfs_guard()),
+                     SQLITE_OK);
+    ck_assert_int_eq(rename(path, gone), 0);
+    fdx_store *made = tu_open(path);
+    tu_commit_miss(made, "new");
+    fdx_store_close(made);
+    ck_assert_int_eq(sqlite3_open(path, &writer), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(writer,
+                                  "PRAGMA wal_autocheckpoint = 0; UPDATE miss_cell SET count = 9",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    ck_assert_int_ne(sqlite3_exec(moved, "UPDATE miss_cell SET count = 77", NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(moved);
+    char *count = raw_text(path, "SELECT group_concat(wanted || count) FROM miss_cell");
+    ck_assert_str_eq(count, "new9");
+    free(count);
+    sqlite3_close(writer);
+    free((char *)path);
+    free((char *)gone);
+}
+END_TEST
+
 /* What a transaction under a run id does besides reading its file. */
 enum run_extra { RUN_FILE_ONLY, RUN_RECORD, RUN_MERGE, RUN_PRUNE };
 
@@ -4749,6 +4786,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, a_run_id_committed_again_is_a_no_op);
     tcase_add_test(tc, a_writer_beside_one_that_empties_the_file_makes_the_store_anew);
     tcase_add_test(tc, a_removed_files_handle_leaves_the_new_stores_journal_alone);
+    tcase_add_test(tc, a_moved_files_connection_leaves_the_new_stores_wal_alone);
     tcase_add_test(tc, a_store_another_writer_switched_to_wal_stays_under_its_reader);
     tcase_add_test(tc, a_used_store_stays_in_wal_mode_beside_a_failed_creator);
     tcase_add_test(tc, a_path_of_a_store_open_here_is_refused_unopened);

@@ -1,17 +1,21 @@
 /*
  * A VFS over SQLite's default one that keeps a connection to a database file
- * removed from its path from taking another store's journal for its own.
+ * removed from its path from taking another store's -journal or -wal for
+ * its own.
  *
- * SQLite names a rollback journal after the database's path. A writer that
- * created a store and failed before its first commit removes the file; a
- * connection still holding the removed file, taking a lock, finds the
- * -journal of the store another writer has made at that path since, sees no
- * reserved lock on its own file, takes the journal for a hot one, plays it
- * back into the removed file and deletes it: the other writer's transaction
- * has lost its journal. Through this VFS a main database file that has moved
+ * SQLite names both after the database's path. A writer that created a store
+ * and failed before its first commit removes the file; a connection still
+ * holding the removed file, taking a lock, finds the -journal of the store
+ * another writer has made at that path since, sees no reserved lock on its
+ * own file, takes the journal for a hot one, plays it back into the removed
+ * file and deletes it: the other writer's transaction has lost its journal.
+ * One to a WAL file, reading it for the first time, opens the new store's
+ * -wal and -shm, reads its frames as its own pages and writes into it.
+ * Through this VFS a main database file that has moved
  * (SQLITE_FCNTL_HAS_MOVED) reports its reserved lock as held, so that no
- * journal is hot for it; SQLite refuses to write to it on its own
- * (SQLITE_READONLY_DBMOVED), and fdx opens the store at the path again.
+ * journal is hot for it, and opens no -wal; SQLite refuses to write to it on
+ * its own in rollback mode (SQLITE_READONLY_DBMOVED), and fdx opens the store
+ * at the path again.
  */
 #include "store/vfs_guard.h"
 
@@ -108,15 +112,22 @@ static int guard_unlock(sqlite3_file *f, int level)
     return real_of(f)->pMethods->xUnlock(real_of(f), level);
 }
 
-/* The one method that differs: SQLite asks it before playing a journal
- * back, and a removed file's answer must stop it. */
+/* Whether f is a main database file that is no longer the file at its path. */
+static int has_moved(sqlite3_file *f)
+{
+    sqlite3_file *real = real_of(f);
+    int moved = 0;
+    return ((guard_file *)f)->main_db && real->pMethods &&
+           real->pMethods->xFileControl(real, SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved;
+}
+
+/* SQLite asks it before playing a journal back, and a removed file's
+ * answer must stop it. */
 static int guard_check_reserved_lock(sqlite3_file *f, int *held)
 {
     sqlite3_file *real = real_of(f);
     int rc = real->pMethods->xCheckReservedLock(real, held);
-    int moved = 0;
-    if (rc == SQLITE_OK && !*held && ((guard_file *)f)->main_db &&
-        real->pMethods->xFileControl(real, SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved)
+    if (rc == SQLITE_OK && !*held && has_moved(f))
         *held = 1;
     return rc;
 }
@@ -225,6 +236,13 @@ static int guard_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *f, 
     g->real->pMethods = NULL;
     f->pMethods = NULL;
     if (REAL_AT + (size_t)real_vfs->szOsFile > (size_t)vfs->szOsFile)
+        return SQLITE_CANTOPEN;
+    /* The -wal named after a removed file's path is another store's: its
+     * frames read as this file's pages, this file's written among its own,
+     * and at the last close checkpointed into the removed file and deleted. */
+    sqlite3_file *db =
+        (flags & SQLITE_OPEN_WAL) && name ? sqlite3_database_file_object(name) : NULL;
+    if (db && db->pMethods && has_moved(db))
         return SQLITE_CANTOPEN;
     int rc = real_vfs->xOpen(real_vfs, name, g->real, flags, out_flags);
     /* a file whose methods are set is closed through them, even when its

@@ -1,7 +1,7 @@
 /*
  * The VFS fdx opens its stores through (vfs_guard.c): SQLite's default one,
  * but a connection to a file removed from its path never takes another
- * store's -journal for a hot journal of its own.
+ * store's -journal for a hot journal of its own, nor its -wal for its own.
  */
 #ifndef FDX_STORE_VFS_GUARD_H
 #define FDX_STORE_VFS_GUARD_H
