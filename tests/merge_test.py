@@ -310,6 +310,17 @@ def identity_checks(ingest, export, merge, tmp, runs, exported):
         p = run([merge, j("fromsnap.db"), j(again)])
         check(p.returncode == 0 and "already merged" in p.stderr, f"re-merge {again}", p.stderr)
     check(exported(j("fromsnap.db")) == before, "re-merging a snapshot changed nothing")
+    # A merge with nothing to do into a copy of a store (a restored backup)
+    # wrote to it: the copy's first write takes an identity of its own, and
+    # that was committed though nothing was merged. The file is left as it was.
+    shutil.copyfile(j("fromsnap.db"), j("restored.db"))
+    with open(j("restored.db"), "rb") as f:
+        image = f.read()
+    p = run([merge, j("restored.db"), j("snap.db")])
+    check(p.returncode == 0 and "nothing to do" in p.stderr, "a merge into a copy, nothing to do",
+          p.stderr)
+    with open(j("restored.db"), "rb") as f:
+        check(f.read() == image, "a merge with nothing to do left the copied store as it was")
     # A moved store keeps its identity.
     os.rename(j("c1.db"), j("c1-moved.db"))
     run([ingest, "-q", j("c1-moved.db"), runs[5]])

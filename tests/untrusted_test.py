@@ -453,6 +453,21 @@ def long_paths(j, data, ingest):
     p = subprocess.run([ingest, "-q", ":memory:", feed], cwd=d, capture_output=True, text=True,
                        timeout=TIMEOUT)
     check(p.returncode == 0, ":memory: from a deep directory", p.stderr)
+    # A feed's path past 1 KiB was cut in messages: a bad line named a file
+    # that is not there, and a missing file's message lost its reason.
+    deep = os.path.realpath(j("long", *(["e" * 250] * 5)))
+    os.makedirs(deep)
+    bad = os.path.join(deep, "bad.jsonl")
+    with open(bad, "w") as f:
+        f.write('{"schema":2,"wanted":"w","fallback":{"backend":"Cuda","op":"Gelu","dtypes":'
+                '["F16"],"kernel_source":"k","kernel_revision_hash":1},"count":-3,"hw":'
+                '{"hardware_sku":"S","driver_version":"1"}}\n')
+    p = run([ingest, j("deep-feed.db"), bad])
+    check(p.returncode == 1 and f"{bad}:1: count:" in p.stderr,
+          "a bad line of a feed whose path is over 1 KiB is named whole", p.stderr)
+    p = run([ingest, j("deep-feed.db"), os.path.join(deep, "missing.jsonl")])
+    check(p.returncode == 1 and "missing.jsonl: No such file or directory" in p.stderr,
+          "a missing feed whose path is over 1 KiB keeps its reason", p.stderr)
 
 
 def crafted_history_settings(j, base, ingest, merge, data):
@@ -928,6 +943,7 @@ def with_commit_in_wal(base, work, dest):
 
 
 def readonly_media(j, base, export, top):
+    ingest = os.path.join(os.path.dirname(export), "fdx-ingest")
     fs = j("ro-fs")
     os.makedirs(fs)
     p = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", fs],
@@ -952,6 +968,10 @@ def readonly_media(j, base, export, top):
         check(os.path.exists(j("slash-out", "misses.jsonl")) and
               open(j("slash-out", "misses.jsonl")).read() ==
               open(j("base-out", "misses.jsonl")).read(), "'//' path exported the store")
+        # A writer there said "unable to open database file (No such file or
+        # directory)", of a file that is there.
+        expect_failure(run([ingest, clean, "/dev/null"]), "a writer of a store on read-only media",
+                       clean, "cannot be written here: Read-only file system")
     finally:
         subprocess.run(["umount", "-l", fs])
 

@@ -34,7 +34,7 @@ static void usage(void)
  * columns align, or as JSON strings (tool_json_text). */
 typedef struct rows {
     fdx_diff_row *v;
-    size_t n;
+    size_t n, room;
     size_t cap;       /* rows wanted at most; 0: all */
     uint64_t changed; /* cells that changed, shown or not */
     int json;
@@ -60,12 +60,12 @@ static int collect(void *ctx, const fdx_diff_row *row)
     r->changed++;
     if (r->cap && r->n == r->cap)
         return 0;
-    fdx_diff_row *v = realloc(r->v, (r->n + 1) * sizeof *v);
-    if (!v) {
+    void *grown = r->v;
+    if (tool_room(&grown, &r->room, r->n + 1, sizeof *r->v) != 0) {
         r->oom = 1;
         return 1;
     }
-    r->v = v;
+    fdx_diff_row *v = r->v = grown;
     fdx_diff_row *d = &v[r->n];
     *d = *row;
     d->kind = tool_row_text(row->kind, r->json, &r->oom);
@@ -163,7 +163,7 @@ int main(int argc, char **argv)
         if ((rc = tool_check_store_arg(prog, argv[i], "[OPTION]... A B")) != 0)
             return rc;
     fdx_store *db;
-    rows r = {NULL, 0, (size_t)top, 0, json, 0};
+    rows r = {.cap = (size_t)top, .json = json};
     rc = tool_open_for_reading(prog, argv[optind], 10000, &db);
     if (rc == FDX_OK && (rc = fdx_store_diff(db, argv[optind + 1], collect, &r)) != FDX_OK)
         tool_error(prog, "%s", r.oom ? "out of memory" : fdx_store_errmsg(db));

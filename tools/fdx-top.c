@@ -215,14 +215,15 @@ typedef struct row {
  * can be aligned. */
 typedef struct rows {
     row *v;
-    size_t n;
+    size_t n, room;
     int oom;
     int json; /* values as JSON strings (tool_json_text), not as shown */
 } rows;
 
 static int keep(rows *r, const row *x)
 {
-    row *v = realloc(r->v, (r->n + 1) * sizeof *v);
+    void *grown = r->v;
+    row *v = tool_room(&grown, &r->room, r->n + 1, sizeof *v) == 0 ? grown : NULL;
     int oom = 0;
     char *wanted = tool_shown(x->wanted, r->json, "", &oom); /* the last column */
     char *ops = tool_shown(x->ops, r->json, " ", &oom);
@@ -403,7 +404,7 @@ int main(int argc, char **argv)
     }
     fdx_use_fast_json_allocator(); /* every cell read is decoded to check it */
     fdx_store *db;
-    rows r = {NULL, 0, 0, o.json};
+    rows r = {.json = o.json};
     rc = tool_open_for_reading(prog, argv[optind], 10000, &db);
     if (rc == FDX_OK &&
         (rc = o.growth_days ? fdx_store_growth(db, &o.filter, o.growth_days, collect_growth, &r)

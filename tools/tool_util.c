@@ -8,6 +8,7 @@
 #endif
 #include <sqlite3.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,21 @@ int tool_usage_error(const char *prog, const char *fmt, ...)
 void tool_version(const char *prog)
 {
     printf("%s (fdx) %s, wire schema %d\n", prog, FDX_VERSION, FDX_WIRE_SCHEMA);
+}
+
+int tool_room(void **v, size_t *room, size_t n, size_t size)
+{
+    if (n <= *room)
+        return 0;
+    size_t want = *room + *room / 2 > n ? *room + *room / 2 : n;
+    if (want < 16)
+        want = 16;
+    void *grown = want <= SIZE_MAX / size ? realloc(*v, want * size) : NULL;
+    if (!grown)
+        return -1;
+    *v = grown;
+    *room = want;
+    return 0;
 }
 
 int tool_parse_size(const char *s, unsigned long long max, unsigned long long *out)

@@ -4,6 +4,7 @@
 #define FDX_TOOL_UTIL_H
 
 #include <getopt.h>
+#include <stddef.h>
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
@@ -26,6 +27,11 @@ void tool_version(const char *prog);
 void tool_tune_process(void);
 /* 1 when standard input was closed at start (it reads as empty since). */
 int tool_stdin_closed(void);
+/* Makes room for n items of size bytes in *v (*room of them now), growing
+ * it by half again at least; 0 on success, -1 (*v kept) when memory runs
+ * out. One item at a time, a realloc each costs quadratic time wherever
+ * realloc copies (sanitizers, other C libraries). */
+int tool_room(void **v, size_t *room, size_t n, size_t size);
 /* Parses a non-negative decimal number; 0 on success. */
 int tool_parse_size(const char *s, unsigned long long max, unsigned long long *out);
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/message.h"
 #include "common/open_stores.h"
 #include "ingest/batch.h"
 #include "ingest/linereader.h"
@@ -22,6 +23,10 @@
 #include "store/conn.h"
 #include "store/ledger.h"
 #include "store/store_flush.h"
+
+/* The most of a path a message shows (its start and end, joined by "...",
+ * common/message.h), so that two paths leave its reason room. */
+#define SHOWN_PATH 320
 
 typedef struct ingest {
     fdx_store *s;
@@ -39,7 +44,7 @@ typedef struct ingest {
     fdx_txn_ledger ledger_before;
     fdx_history_config hist_before;
     /* the source being finished */
-    char source[1024];
+    char source[PATH_MAX];
     uint64_t src_records;
     uint64_t src_bad;
     uint64_t failed_paths;
@@ -59,10 +64,12 @@ static void write_reject(ingest *in, const char *p, size_t n)
 
 static void report(ingest *in, uint64_t line, const char *reason)
 {
-    char where[1200];
+    char where[sizeof in->source + 32], shown[SHOWN_PATH];
     snprintf(where, sizeof where, "%s:%llu", in->source, (unsigned long long)line);
-    if (in->path_bad++ == 0)
-        snprintf(in->first_error, sizeof in->first_error, "%.600s: %.400s", where, reason);
+    if (in->path_bad++ == 0) {
+        fdx_format_message(shown, sizeof shown, "%s", where);
+        fdx_format_message(in->first_error, sizeof in->first_error, "%s: %s", shown, reason);
+    }
     in->src_bad++;
     in->stats->bad_lines++;
     if (in->opts->on_error) {
@@ -134,10 +141,11 @@ static int path_end(ingest *in, int aborted)
     }
     if (!aborted && rc == FDX_OK) {
         in->failed_paths++;
+        char shown[SHOWN_PATH];
+        fdx_format_message(shown, sizeof shown, "%s", in->path);
         if (in->failed_paths == 1)
-            fdx_store_fail(s, FDX_EDATA, "%.900s (%llu bad line%s in %s)", in->first_error,
-                           (unsigned long long)in->path_bad, in->path_bad == 1 ? "" : "s",
-                           in->path);
+            fdx_store_fail(s, FDX_EDATA, "%s (%llu bad line%s in %s)", in->first_error,
+                           (unsigned long long)in->path_bad, in->path_bad == 1 ? "" : "s", shown);
     }
     fdx_store_end_path(s, 0);
     s->txn_stats = in->stats_before;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/message.h"
 #include "fdx.h"
 
 int fdx_each_source(const char *path, fdx_source_fn fn, void *ctx, char *err, size_t errsz)
@@ -16,8 +17,9 @@ int fdx_each_source(const char *path, fdx_source_fn fn, void *ctx, char *err, si
     if (strcmp(path, "-") == 0)
         return fn(ctx, NULL, "<stdin>");
     if (stat(path, &st) != 0) {
-        snprintf(err, errsz, "%s: %s", path, strerror(errno));
-        return errno == ENOENT ? FDX_ENOENT : FDX_EIO;
+        int e = errno;
+        fdx_format_message(err, errsz, "%s: %s", path, strerror(e));
+        return e == ENOENT ? FDX_ENOENT : FDX_EIO;
     }
     if (!S_ISDIR(st.st_mode))
         return fn(ctx, path, path);
@@ -25,7 +27,7 @@ int fdx_each_source(const char *path, fdx_source_fn fn, void *ctx, char *err, si
     for (size_t i = 0; i < 2; i++) {
         char file[4096];
         if ((size_t)snprintf(file, sizeof file, "%s/%s", path, names[i]) >= sizeof file) {
-            snprintf(err, errsz, "%s: path too long", path);
+            fdx_format_message(err, errsz, "%s: path too long", path);
             return FDX_EIO;
         }
         if (stat(file, &st) != 0) {
@@ -35,8 +37,8 @@ int fdx_each_source(const char *path, fdx_source_fn fn, void *ctx, char *err, si
             int dangling = e == ENOENT && lstat(file, &st) == 0;
             if (e == ENOENT && !dangling)
                 continue;
-            snprintf(err, errsz, "%s: %s", file,
-                     dangling ? "a symbolic link to nothing" : strerror(e));
+            fdx_format_message(err, errsz, "%s: %s", file,
+                               dangling ? "a symbolic link to nothing" : strerror(e));
             return dangling ? FDX_ENOENT : FDX_EIO;
         }
         found++;
@@ -45,8 +47,8 @@ int fdx_each_source(const char *path, fdx_source_fn fn, void *ctx, char *err, si
             return rc;
     }
     if (!found) {
-        snprintf(err, errsz, "%s: run directory holds neither misses.jsonl nor dispatches.jsonl",
-                 path);
+        fdx_format_message(
+            err, errsz, "%s: run directory holds neither misses.jsonl nor dispatches.jsonl", path);
         return FDX_ENOENT;
     }
     return FDX_OK;

@@ -4,6 +4,7 @@
  * through, and the check that a read taken without locks still holds. It
  * calls nothing else in store/, so every module can build on it.
  */
+#include <errno.h>
 #include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -293,6 +294,18 @@ int fdx_store_shm_refused(int rc)
     return rc == SQLITE_READONLY_DIRECTORY || rc == SQLITE_READONLY_CANTINIT;
 }
 
+/* Why a writer's store cannot be written (errno of the check), or 0: SQLite
+ * opens read-only a file it cannot open for writing (a read-only file
+ * system, a file this user may not write), and then fails on what a writer
+ * needs, such as the -shm it cannot make, saying little. */
+static int file_unwritable(fdx_store *s)
+{
+    const char *file = s->db ? sqlite3_db_filename(s->db, "main") : NULL;
+    if (s->readonly || !file || !*file || sqlite3_db_readonly(s->db, "main") != 1)
+        return 0;
+    return access(file, W_OK) == 0 ? 0 : errno;
+}
+
 /* Whether the directory of the store's file refuses this process a new file. */
 static int dir_unwritable(fdx_store *s)
 {
@@ -359,6 +372,10 @@ int fdx_store_fail_sqlite(fdx_store *s, int rc, const char *what)
                               s->path, what, s->busy_ms);
     if (rc == SQLITE_READONLY_ROLLBACK)
         return left_journal(s, code, what);
+    int unwritable = file_unwritable(s);
+    if (unwritable)
+        return fdx_store_fail(s, code, "%s: %s: %s (the store cannot be written here: %s)", s->path,
+                              what, msg, strerror(unwritable));
     if ((rc & 0xff) == SQLITE_READONLY && !s->readonly && dir_unwritable(s))
         return fdx_store_fail(s, code,
                               "%s: %s: %s (its directory cannot be written, where a writer keeps "

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "sql_text.h"
 #include "store/conn.h"
 #include "store/migrations.h"
@@ -25,6 +26,7 @@ typedef struct objects {
     const object *v;
     size_t n;
     object *owned;
+    size_t cap; /* of owned */
 } objects;
 
 static void objects_free(objects *o)
@@ -36,7 +38,7 @@ static void objects_free(objects *o)
         free((char *)o->owned[i].sql);
     }
     free(o->owned);
-    *o = (objects){NULL, 0, NULL};
+    *o = (objects){NULL, 0, NULL, 0};
 }
 
 static char *column_dup(sqlite3_stmt *st, int i)
@@ -54,13 +56,12 @@ static int read_objects(sqlite3 *db, const char *sql, objects *o)
     if (rc != SQLITE_OK)
         return rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        object *v = realloc(o->owned, (o->n + 1) * sizeof *v);
-        if (!v) {
+        if (fdx_grow(&o->owned, &o->cap, o->n + 1, sizeof *o->owned) != 0) {
             rc = SQLITE_NOMEM;
             break;
         }
-        o->v = o->owned = v;
-        object *x = &v[o->n++];
+        o->v = o->owned;
+        object *x = &o->owned[o->n++];
         *x = (object){column_dup(st, 0), column_dup(st, 1), column_dup(st, 2), column_dup(st, 3)};
         if (!x->type || !x->name || !x->tbl_name || !x->sql) {
             rc = SQLITE_NOMEM;
@@ -105,8 +106,8 @@ void fdx_schema_image_set(const fdx_schema_row *rows, size_t n, const char *sqli
 
 static objects the_image(void)
 {
-    return image_rows ? (objects){image_rows, image_n, NULL}
-                      : (objects){fdx_schema_image, fdx_schema_image_rows, NULL};
+    return image_rows ? (objects){image_rows, image_n, NULL, 0}
+                      : (objects){fdx_schema_image, fdx_schema_image_rows, NULL, 0};
 }
 
 /* The image holds the text the build's SQLite kept for what the migrations
@@ -269,7 +270,7 @@ static int join(const objects *a, const objects *b, objects *out)
     memcpy(v, a->v, a->n * sizeof *v);
     if (nb)
         memcpy(v + a->n, b->v, nb * sizeof *v);
-    *out = (objects){v, a->n + nb, NULL};
+    *out = (objects){v, a->n + nb, NULL, 0};
     return FDX_OK;
 }
 
@@ -285,7 +286,7 @@ static int differs(fdx_store *s, const char *why)
  * the current ones (the image's), which its migrations will make. */
 static int by_reference(fdx_store *s, int64_t version, const objects *also, const schema *have)
 {
-    objects want = {NULL, 0, NULL}, names = {NULL, 0, NULL};
+    objects want = {NULL, 0, NULL, 0}, names = {NULL, 0, NULL, 0};
     char why[512];
     int code = build_reference(s, version, &want);
     if (code == FDX_OK && join(&want, also, &names) != FDX_OK)
@@ -334,7 +335,7 @@ static int check(fdx_store *s, int64_t version)
 {
     int current = version == fdx_schema_version();
     objects image = the_image();
-    schema have = {{NULL, 0, NULL}, {NULL, 0, NULL}};
+    schema have = {{NULL, 0, NULL, 0}, {NULL, 0, NULL, 0}};
     char why[512];
     int code = read_schema(s, &have);
     if (code == FDX_OK && !(current && compare(&image, &image, &have, 0, why, sizeof why) == 0))

@@ -1163,7 +1163,9 @@ int fdx_store_commit(fdx_store *s, fdx_commit_stats *stats)
         return nothing_to_commit(s, stats);
     }
     if (rc == FDX_OK && s->views_pending && fdx_ledger_txn_empty(s))
-        return nothing_to_commit(s, stats);              /* it would only migrate the views */
+        return nothing_to_commit(s, stats); /* it would only migrate the views */
+    if (rc == FDX_OK && !s->backend && !s->created && !s->filled && fdx_ledger_txn_empty(s))
+        return nothing_to_commit(s, stats);              /* it would only relabel a copied store */
     if (rc == FDX_OK && s->ledger.run_id && !s->backend) /* PostgreSQL's push decides */
         rc = fdx_ledger_run_repeat(s, &repeat);
     if (rc == FDX_OK && repeat)
