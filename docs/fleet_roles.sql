@@ -11,7 +11,7 @@ CREATE ROLE fdx_writer LOGIN;
 GRANT USAGE ON SCHEMA public TO fdx_writer;
 GRANT SELECT ON fdx_meta, miss_cell, dispatch_cell, ingest_ledger, ingest_source,
                 store_identity, merged_store, history_config, history_origin, cell_history,
-                merged_ledger, prune_log TO fdx_writer;
+                merged_ledger, pruned_cell, pruned_history, prune_log TO fdx_writer;
 GRANT INSERT, UPDATE ON miss_cell, dispatch_cell, ingest_ledger, ingest_source, history_config,
                         cell_history TO fdx_writer;
 GRANT DELETE ON cell_history TO fdx_writer;

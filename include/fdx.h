@@ -65,6 +65,15 @@ enum {
 const char *fdx_strerror(int status);
 
 /*
+ * Removes the temporary files of the handles this process has open (a
+ * PostgreSQL store's working copy under $TMPDIR, otherwise removed at its
+ * close), for a program's handler of a signal that ends it (SIGTERM, SIGINT,
+ * SIGHUP): async-signal-safe, it only unlinks. No handle may be used after
+ * it. A process forked from the one that opened them removes none.
+ */
+void fdx_remove_temporary_files(void);
+
+/*
  * Makes decoding faster by giving cJSON per-thread arenas instead of a
  * malloc and a free per JSON value. cJSON's allocation hooks are global to
  * the process, so only a program should call this, once, before any thread

@@ -547,6 +547,10 @@ def test_crafted():
             "'FORGED'::text AS wanted, 999::bigint AS misses", "miss_demand")
     crafted("collation", drop + "ALTER TABLE miss_cell ALTER COLUMN wanted TYPE text COLLATE \"POSIX\"",
             "miss_cell.wanted")
+    # one named C in another schema (here case-blind) passed for pg_catalog's
+    crafted("collation named C", drop + "CREATE COLLATION public.\"C\" (provider = icu, locale = "
+            "'und-u-ks-level2', deterministic = false); ALTER TABLE miss_cell ALTER COLUMN op "
+            "TYPE text COLLATE public.\"C\"", "miss_cell.op")
     # keys, uniques, checks and foreign keys: an upsert's conflict needs the keys, and
     # the checks keep writers from adding onto forged counts
     crafted("dropped key", "ALTER TABLE dispatch_cell DROP CONSTRAINT dispatch_cell_pkey",
@@ -652,6 +656,9 @@ def test_roles():
           r.stderr)
     r = fdx("fdx-export", reader, os.path.join(T, "reader"))
     check(r.returncode == 0, "fdx_reader exports", r.stderr)
+    # It reads every fdx table: it lacked the prune tombstones', which every reader reads.
+    r = fdx("fdx-export", writer, os.path.join(T, "writer"))
+    check(r.returncode == 0, "fdx_writer exports", r.stderr)
     r = fdx("fdx-ingest", reader, rds[0])
     check(r.returncode == 1 and "permission denied" in r.stderr, "fdx_reader cannot ingest",
           r.stderr)
@@ -945,17 +952,22 @@ def test_server_notices_not_printed():
               f"{args[0]} does not print the server's notices", r.stderr[:500])
 
 
+def holding(db, lock, seconds):
+    """psql holding what the statement lock takes in database db, for seconds."""
+    host, port = re.search(r"host=([^&]+)&port=(\d+)", uri(db)).groups()
+    return subprocess.Popen(
+        ["psql", "-h", host, "-p", port, "-U", "postgres", "-d", db, "-qAt", "-c",
+         f"BEGIN; {lock}; SELECT pg_sleep({seconds}); COMMIT;"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 def test_busy_timeout():
     """A writer waiting for another's turn waits up to --busy-timeout, as with
     SQLite, then fails saying so: it waited for as long as the other held the
     store (a stalled writer stalled every other for ever)."""
     db, rd = seeded()
     before = totals(uri(db))
-    host, port = re.search(r"host=([^&]+)&port=(\d+)", uri(db)).groups()
-    holder = subprocess.Popen(
-        ["psql", "-h", host, "-p", port, "-U", "postgres", "-d", db, "-qAt", "-c",
-         "BEGIN; SELECT 1 FROM history_config FOR UPDATE; SELECT pg_sleep(6); COMMIT;"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    holder = holding(db, "SELECT 1 FROM history_config FOR UPDATE", 6)
     try:
         time.sleep(1)
         for ms in ("500", "0"):
@@ -968,6 +980,33 @@ def test_busy_timeout():
     finally:
         holder.wait()
     check(totals(uri(db)) == before, "the writers that gave up changed nothing")
+
+
+def test_signals_leave_no_working_copy():
+    """A tool ended by SIGTERM, SIGINT or SIGHUP (cron's timeout, Ctrl-C, a
+    closed terminal) left its working copy under $TMPDIR: only its close
+    removed it. Each ends with its signal, and leaves nothing there."""
+    db, rd = seeded()
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        tmp = tempfile.mkdtemp(dir=T)
+        # a reader's copy of the cells waits for this lock, its working copy made
+        holder = holding(db, "LOCK TABLE miss_cell IN ACCESS EXCLUSIVE MODE", 8)
+        try:
+            time.sleep(1)
+            p = subprocess.Popen([tool("fdx-export"), uri(db), os.path.join(tmp, "out")],
+                                 stderr=subprocess.DEVNULL, env=dict(os.environ, TMPDIR=tmp))
+            deadline = time.monotonic() + 5
+            while not any(n.startswith("fdx-pg-") for n in os.listdir(tmp)) and \
+                    time.monotonic() < deadline:
+                time.sleep(0.01)
+            time.sleep(0.2)
+            p.send_signal(sig)
+            code = p.wait(timeout=LIMIT)
+        finally:
+            holder.wait()
+        check(code == -sig, f"fdx-export ends with {sig.name}", f"exit {code}")
+        left = [n for n in os.listdir(tmp) if n.startswith("fdx-pg-")]
+        check(not left, f"fdx-export ended by {sig.name} left no working copy", left)
 
 
 def test_settings_after_a_reconnection():
@@ -1063,6 +1102,7 @@ def main():
         test_run_id_taken_during_a_push()
         test_server_notices_not_printed()
         test_busy_timeout()
+        test_signals_leave_no_working_copy()
         test_settings_after_a_reconnection()
         test_trigger_added_during_a_push()
         test_crafted()

@@ -494,6 +494,14 @@ def crafted_history_settings(j, base, ingest, merge, data):
             expect_failure(run(cmd), f"{what} of a store with {column} {value}", path,
                            f"history_config.{column}")
         check(digest(path) == before, f"the store with {column} {value} is as it was")
+    # No settings row: a merge from it said its rolled_before was not the
+    # first day of a month.
+    path = j("hist-missing.db")
+    before = altered(path, "DELETE FROM history_config", src=base)
+    expect_failure(run([merge, j("hist-missing-fleet.db"), path]),
+                   "merge from a store without history settings", path,
+                   "the history settings are missing")
+    check(digest(path) == before, "the store without history settings is as it was")
     # A REAL, once the table's STRICT is taken away: read as an integer, half
     # a day moved the growth window by a day.
     path = j("hist-latest-real.db")

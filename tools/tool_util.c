@@ -6,6 +6,7 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -52,9 +53,33 @@ int tool_stdin_closed(void)
     return closed_at_start[0];
 }
 
+/* A signal that ends the program: the library's temporary files go first
+ * (a PostgreSQL store's working copy), then the signal does what it would. */
+static void end_on_signal(int sig)
+{
+    fdx_remove_temporary_files();
+    raise(sig); /* SA_RESETHAND: its default action once this handler returns */
+}
+
+static void remove_temporaries_on_signals(void)
+{
+    static const int ending[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+    for (size_t i = 0; i < sizeof ending / sizeof *ending; i++) {
+        struct sigaction was, sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = end_on_signal;
+        sa.sa_flags = SA_RESETHAND;
+        sigemptyset(&sa.sa_mask);
+        /* one ignored (nohup) stays ignored */
+        if (sigaction(ending[i], NULL, &was) == 0 && was.sa_handler != SIG_IGN)
+            (void)sigaction(ending[i], &sa, NULL);
+    }
+}
+
 void tool_tune_process(void)
 {
     hold_standard_descriptors();
+    remove_temporaries_on_signals();
 #ifdef __GLIBC__
     (void)mallopt(M_ARENA_MAX, 1);
     (void)mallopt(M_MMAP_THRESHOLD, 1 << 20);

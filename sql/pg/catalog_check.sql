@@ -164,7 +164,8 @@ rel AS (
 ),
 have AS (
     SELECT r.relname AS tbl, a.attname AS col, format_type(a.atttypid, a.atttypmod) AS typ,
-           coalesce(co.collname = 'C', false) AS is_c, a.attnotnull AS not_null
+           coalesce(co.collname = 'C' AND co.collnamespace = 'pg_catalog'::regnamespace, false)
+               AS is_c, a.attnotnull AS not_null
     FROM rel AS r
     JOIN pg_catalog.pg_attribute AS a ON a.attrelid = r.oid AND a.attnum > 0 AND NOT a.attisdropped
     LEFT JOIN pg_catalog.pg_collation AS co ON co.oid = a.attcollation

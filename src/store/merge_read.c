@@ -95,6 +95,8 @@ static int describe_source(reader *r, fdx_merge_source *m)
     sqlite3_reset(st);
     if (src_rc != SQLITE_ROW && src_rc != SQLITE_DONE)
         return sqlite_failed(r, src_rc, "reading the history settings");
+    if (src_rc == SQLITE_DONE)
+        return invalid(r, "history_config: the history settings are missing");
     if (!ok || !fdx_history_rolled_valid(m->rolled_before))
         return invalid(r, "history_config: rolled_before is not the first day of a month");
     return FDX_OK;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/temp_files.h"
 #include "store/backend.h"
 #include "store/conn.h"
 #include "store/pg_conn.h"
@@ -39,6 +40,7 @@ static int make_working(fdx_store *s, fdx_pg *pg)
                               dir);
     }
     close(fd);
+    pg->working_slot = fdx_temp_files_note(pg->working);
     return FDX_OK;
 }
 
@@ -48,6 +50,7 @@ static int pg_connect(fdx_store *s, int flags, char *working, size_t size)
     if (!pg)
         return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
     s->backend_data = pg;
+    pg->working_slot = -1;
     char *shown = fdx_pg_redact(s->path);
     if (!shown)
         return fdx_store_fail(s, FDX_ENOMEM, "out of memory");
@@ -103,6 +106,7 @@ static void pg_close(fdx_store *s)
         return;
     if (pg->working[0])
         remove_working(pg->working);
+    fdx_temp_files_forget(pg->working_slot);
     fdx_pg_prune_forget(pg);
     if (pg->conn)
         PQfinish(pg->conn);

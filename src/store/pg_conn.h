@@ -18,7 +18,8 @@ typedef struct fdx_pg {
     char *secrets[8];
     int n_secrets;
     char working[4096];
-    char *prune[8]; /* a pending prune (pg_prune.h): 7 filter values, its JSON */
+    int working_slot; /* in common/temp_files.h, or -1 */
+    char *prune[8];   /* a pending prune (pg_prune.h): 7 filter values, its JSON */
     int pruning;
 } fdx_pg;
 
