@@ -19,8 +19,11 @@
  * (a rejects handle likewise: the parent's temporary file stays the parent's,
  * and its stream's writes fail in the child, exit() flushing it included).
  * A child forked while its parent's handle held a transaction cannot write
- * that store: fdx_store_begin there fails with FDX_EMISUSE (SQLite's record
- * of the parent's write lock came with the fork).
+ * that store: a writer's open of it there fails with FDX_EMISUSE (SQLite's
+ * record of the parent's write lock came with the fork), and so does
+ * fdx_store_begin on a handle opened before (a fork made by another thread
+ * while the parent's fdx_store_begin, commit or rollback is running may not
+ * be told).
  * A handle whose open failed only answers fdx_store_errmsg and closes: every
  * other call on it fails with FDX_EMISUSE. So does every call on a handle
  * made from inside a callback of a call still running on it (progress,
@@ -65,11 +68,13 @@ enum {
 const char *fdx_strerror(int status);
 
 /*
- * Removes the temporary files of the handles this process has open (a
- * PostgreSQL store's working copy under $TMPDIR, otherwise removed at its
- * close), for a program's handler of a signal that ends it (SIGTERM, SIGINT,
- * SIGHUP): async-signal-safe, it only unlinks. No handle may be used after
- * it. A process forked from the one that opened them removes none.
+ * Removes the working copies that the PostgreSQL store handles open in this
+ * process keep under $TMPDIR (otherwise removed at their close), for a
+ * program's handler of a signal that ends it (SIGTERM, SIGINT, SIGHUP):
+ * async-signal-safe, it only unlinks. No handle may be used after it. A
+ * process forked from the one that opened them removes none. (An export's,
+ * a report's or a rejects file's temporary file beside its output is
+ * removed by the next writer of that output.)
  */
 void fdx_remove_temporary_files(void);
 

@@ -992,18 +992,24 @@ def test_signals_leave_no_working_copy():
         # a reader's copy of the cells waits for this lock, its working copy made
         holder = holding(db, "LOCK TABLE miss_cell IN ACCESS EXCLUSIVE MODE", 8)
         try:
-            time.sleep(1)
+            deadline = time.monotonic() + 5
+            while psql("SELECT count(*) FROM pg_locks WHERE relation = 'miss_cell'::regclass "
+                       "AND mode = 'AccessExclusiveLock' AND granted", db).stdout.strip() != "1" \
+                    and time.monotonic() < deadline:
+                time.sleep(0.05)
             p = subprocess.Popen([tool("fdx-export"), uri(db), os.path.join(tmp, "out")],
                                  stderr=subprocess.DEVNULL, env=dict(os.environ, TMPDIR=tmp))
             deadline = time.monotonic() + 5
             while not any(n.startswith("fdx-pg-") for n in os.listdir(tmp)) and \
                     time.monotonic() < deadline:
                 time.sleep(0.01)
+            made = any(n.startswith("fdx-pg-") for n in os.listdir(tmp))
             time.sleep(0.2)
             p.send_signal(sig)
             code = p.wait(timeout=LIMIT)
         finally:
             holder.wait()
+        check(made, f"fdx-export made its working copy before {sig.name}")
         check(code == -sig, f"fdx-export ends with {sig.name}", f"exit {code}")
         left = [n for n in os.listdir(tmp) if n.startswith("fdx-pg-")]
         check(not left, f"fdx-export ended by {sig.name} left no working copy", left)

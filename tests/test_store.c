@@ -1068,18 +1068,16 @@ START_TEST(a_forked_child_cannot_use_its_parents_handle)
 END_TEST
 
 /* In a child forked while the parent's handle held a transaction: 0 when a
- * handle opened here refuses to begin at once, naming the fork, and still
- * reads the store (opened before and after the inherited handle's close). */
+ * writer's open here is refused at once, naming the fork (before and after
+ * the inherited handle's close), and the store still reads. */
 static int child_of_a_held_write_lock(fdx_store *inherited, const char *path)
 {
     fdx_store *own = NULL, *later = NULL;
     uint64_t misses = 0, none;
-    int rc = fdx_store_open_v2(path, 0, 5000, &own) == FDX_OK &&
-                     fdx_store_begin(own) == FDX_EMISUSE &&
+    int rc = fdx_store_open_v2(path, 0, 5000, &own) == FDX_EMISUSE &&
                      strstr(fdx_store_errmsg(own), "forked while a handle of its parent held") &&
                      fdx_store_close(inherited) == FDX_OK &&
-                     fdx_store_open_v2(path, 0, 5000, &later) == FDX_OK &&
-                     fdx_store_begin(later) == FDX_EMISUSE
+                     fdx_store_open_v2(path, 0, 5000, &later) == FDX_EMISUSE
                  ? 0
                  : 1;
     fdx_store_close(own);
@@ -1095,8 +1093,10 @@ static int child_of_a_held_write_lock(fdx_store *inherited, const char *path)
  * inherits SQLite's record of that lock, shared by every connection the
  * child opens to the file: "open the store again in the child" gave a
  * handle whose every begin waited out its busy timeout, after the parent had
- * committed and closed too. Such a begin is refused at once, naming the
- * fork; a child forked outside any transaction writes as before. */
+ * committed and closed too (and a writer's open of a store in its first
+ * transaction, which turns it to WAL, waited the same). Such an open is
+ * refused at once, naming the fork; a child forked outside any transaction
+ * writes as before. */
 START_TEST(a_child_forked_in_a_transaction_is_told_it_cannot_write)
 {
     const char *path = tu_path(tu_dir, "s.db");
@@ -1150,18 +1150,43 @@ static void stuck(int sig)
     _exit(99);
 }
 
-/* A child forked while another thread of the parent was inside the registry
- * of open stores (common/open_stores.h) found its lock held by a thread it
- * does not have: its fdx_store_close of the parent's handle, which forgets
- * the store there, waited for ever. The library's locks are taken around
- * every fork. */
-START_TEST(a_child_forked_beside_a_thread_in_the_library_can_close)
+/* Holds SQLite's allocator mutex (taken in every sqlite3_malloc) a moment. */
+static void *hold_sqlite_allocator(void *unused)
 {
-    const char *path = tu_path(tu_dir, "s.db");
-    fdx_store *db = tu_open(path);
+    (void)unused;
+    sqlite3_mutex *mem = sqlite3_mutex_alloc(SQLITE_MUTEX_STATIC_MEM);
+    sqlite3_mutex_enter(mem);
+    finding = 1;
+    usleep(300 * 1000);
+    sqlite3_mutex_leave(mem);
+    return NULL;
+}
+
+/* What a child forked beside a holder does: 0 when it could. */
+typedef int (*in_child_fn)(fdx_store *db, const char *path);
+
+static int closes_the_parents_handle(fdx_store *db, const char *path)
+{
+    (void)path;
+    return fdx_store_close(db) == FDX_OK ? 0 : 1;
+}
+
+static int opens_the_store(fdx_store *db, const char *path)
+{
+    (void)db;
+    fdx_store *own = NULL;
+    int rc = fdx_store_open(path, FDX_OPEN_FOR_READING, &own);
+    fdx_store_close(own);
+    return rc == FDX_OK ? 0 : 1;
+}
+
+/* Forks while a thread runs holder (which sets finding once it holds its
+ * lock); the child does what, and is not left waiting. */
+static void fork_beside(void *(*holder)(void *), fdx_store *db, const char *path, in_child_fn what)
+{
     pthread_t thread;
     finding = 0;
-    ck_assert_int_eq(pthread_create(&thread, NULL, find_slowly, (void *)path), 0);
+    ck_assert_int_eq(pthread_create(&thread, NULL, holder, (void *)path), 0);
     while (!finding)
         usleep(1000);
     fflush(NULL);
@@ -1169,13 +1194,29 @@ START_TEST(a_child_forked_beside_a_thread_in_the_library_can_close)
     if (child == 0) {
         signal(SIGALRM, stuck);
         alarm(5);
-        _exit(fdx_store_close(db) == FDX_OK ? 0 : 1);
+        _exit(what(db, path));
     }
     int status;
     ck_assert_int_eq(waitpid(child, &status, 0), child);
     ck_assert_int_eq(pthread_join(thread, NULL), 0);
     ck_assert(WIFEXITED(status));
     ck_assert_int_eq(WEXITSTATUS(status), 0);
+}
+
+/* A child forked while another thread of the parent was inside the registry
+ * of open stores (common/open_stores.h) found its lock held by a thread it
+ * does not have: its fdx_store_close of the parent's handle, which forgets
+ * the store there, waited for ever; and one forked while a thread was inside
+ * SQLite's allocator waited for SQLite's mutex at its first call. The
+ * library's locks, and those of SQLite's that it holds a moment, are taken
+ * around every fork. */
+START_TEST(a_child_forked_beside_a_thread_in_the_library_can_close)
+{
+    const char *path = tu_path(tu_dir, "s.db");
+    fdx_store *db = tu_open(path);
+    fork_beside(find_slowly, db, path, closes_the_parents_handle);
+    tu_commit_miss(db, "seed");
+    fork_beside(hold_sqlite_allocator, db, path, opens_the_store);
     fdx_store_close(db);
 }
 END_TEST

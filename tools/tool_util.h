@@ -30,7 +30,8 @@ int tool_stdin_closed(void);
 /* Makes room for n items of size bytes in *v (*room of them now), growing
  * it by half again at least; 0 on success, -1 (*v kept) when memory runs
  * out. One item at a time, a realloc each costs quadratic time wherever
- * realloc copies (sanitizers, other C libraries). */
+ * realloc copies (sanitizers, other C libraries). The programs' own of the
+ * library's fdx_grow, which fdx.h does not declare. */
 int tool_room(void **v, size_t *room, size_t n, size_t size);
 /* Parses a non-negative decimal number; 0 on success. */
 int tool_parse_size(const char *s, unsigned long long max, unsigned long long *out);

@@ -18,5 +18,8 @@ unsigned fdx_forks_seen(void);
  * on: a child copied while another thread held it would wait for it for
  * ever. Called once for each mutex, before its first lock. */
 void fdx_forks_guard(pthread_mutex_t *mu);
+/* The same for locks taken and released by calls (a library's own), taken
+ * after the mutexes registered before them. */
+void fdx_forks_guard_calls(void (*lock)(void), void (*unlock)(void));
 
 #endif

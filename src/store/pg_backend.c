@@ -104,9 +104,9 @@ static void pg_close(fdx_store *s)
     fdx_pg *pg = pg_of(s);
     if (!pg)
         return;
+    fdx_temp_files_forget(pg->working_slot); /* first: the name may be another's next */
     if (pg->working[0])
         remove_working(pg->working);
-    fdx_temp_files_forget(pg->working_slot);
     fdx_pg_prune_forget(pg);
     if (pg->conn)
         PQfinish(pg->conn);

@@ -644,6 +644,8 @@ int fdx_store_open(const char *path, int flags, fdx_store **out)
     return fdx_store_open_v2(path, flags, FDX_DEFAULT_BUSY_MS, out);
 }
 
+static int write_after_fork(fdx_store *s);
+
 int fdx_store_open_v2(const char *path, int flags, int busy_ms, fdx_store **out)
 {
     if (!out)
@@ -676,7 +678,10 @@ int fdx_store_open_v2(const char *path, int flags, int busy_ms, fdx_store **out)
     if (!be && fdx_open_stores_hold(path) == FDX_HELD_SHM)
         return fdx_store_fail(s, FDX_ENOTSTORE,
                               "%s: is the -shm of a store open in this process, not a store", path);
-    int rc = be ? open_backend(s, be, flags) : open_db(s, path, flags);
+    /* a writer's open may take the write lock (to switch to WAL, to migrate) */
+    int rc = !be && !(flags & FDX_OPEN_READONLY) ? write_after_fork(s) : FDX_OK;
+    if (rc == FDX_OK)
+        rc = be ? open_backend(s, be, flags) : open_db(s, path, flags);
     if (rc == FDX_OK && s->on_disk && note_open(s, path) != FDX_OK)
         rc = FDX_ENOMEM;
     s->open_failed = rc != FDX_OK;

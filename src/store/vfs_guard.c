@@ -62,9 +62,33 @@ static size_t n_method_sets;
 static pthread_mutex_t method_sets_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t guarding = PTHREAD_ONCE_INIT;
 
+/*
+ * SQLite's global mutexes that a thread inside it holds for a moment: that
+ * of its unix files' shared state (VFS1), and that of its allocator's
+ * statistics (MEM), taken in every sqlite3_malloc. A child forked then
+ * waited for one of them for ever at its first call into SQLite. Taken
+ * around every fork, in the order SQLite nests them (VFS1 holds across
+ * allocations; MEM holds no other).
+ */
+static const int sqlite_mutexes[] = {SQLITE_MUTEX_STATIC_VFS1, SQLITE_MUTEX_STATIC_MEM};
+enum { N_SQLITE_MUTEXES = sizeof sqlite_mutexes / sizeof *sqlite_mutexes };
+
+static void lock_sqlite(void)
+{
+    for (int i = 0; i < N_SQLITE_MUTEXES; i++)
+        sqlite3_mutex_enter(sqlite3_mutex_alloc(sqlite_mutexes[i]));
+}
+
+static void unlock_sqlite(void)
+{
+    for (int i = N_SQLITE_MUTEXES; i-- > 0;)
+        sqlite3_mutex_leave(sqlite3_mutex_alloc(sqlite_mutexes[i]));
+}
+
 static void guard(void)
 {
     fdx_forks_guard(&method_sets_lock);
+    fdx_forks_guard_calls(lock_sqlite, unlock_sqlite);
 }
 
 static sqlite3_file *real_of(sqlite3_file *f)
