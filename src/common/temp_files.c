@@ -51,32 +51,34 @@ void fdx_temp_files_forget(int slot)
     pthread_mutex_unlock(&slots_lock);
 }
 
-/* path with suffix appended, into buf (FDX_TEMP_PATH_MAX bytes), then unlinked. */
+/* path with suffix appended, unlinked; nothing when the name is too long
+ * to hold (a cut name would be another file's). */
 static void unlink_with(const char *path, const char *suffix)
 {
     char buf[FDX_TEMP_PATH_MAX];
-    size_t n = 0;
-    while (path[n] && n < sizeof buf - 1) {
-        buf[n] = path[n];
-        n++;
-    }
-    for (size_t i = 0; suffix[i] && n < sizeof buf - 1; i++)
-        buf[n++] = suffix[i];
-    buf[n] = '\0';
+    size_t n = strlen(path), k = strlen(suffix); /* both async-signal-safe, as memcpy */
+    if (n + k >= sizeof buf)
+        return;
+    memcpy(buf, path, n);
+    memcpy(buf + n, suffix, k + 1);
     unlink(buf);
+}
+
+void fdx_temp_files_remove(const char *path)
+{
+    static const char *const suffixes[] = {"-journal", "-wal", "-shm", ""};
+    for (size_t k = 0; k < sizeof suffixes / sizeof *suffixes; k++)
+        unlink_with(path, suffixes[k]);
 }
 
 void fdx_remove_temporary_files(void)
 {
-    static const char *const suffixes[] = {"-journal", "-wal", "-shm", ""};
     pid_t self = getpid();
     for (int i = 0; i < SLOTS; i++) {
         if (!used[i])
             continue;
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        if (owners[i] != self)
-            continue;
-        for (size_t k = 0; k < sizeof suffixes / sizeof *suffixes; k++)
-            unlink_with(paths[i], suffixes[k]);
+        if (owners[i] == self)
+            fdx_temp_files_remove(paths[i]);
     }
 }

@@ -19,5 +19,7 @@
 int fdx_temp_files_note(const char *path);
 /* Forgets the slot (-1: none). */
 void fdx_temp_files_forget(int slot);
+/* Unlinks path, its -journal, -wal and -shm (async-signal-safe). */
+void fdx_temp_files_remove(const char *path);
 
 #endif

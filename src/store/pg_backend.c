@@ -89,16 +89,6 @@ static const char *pg_refuses(const fdx_store *s, const char *op)
     return NULL;
 }
 
-static void remove_working(const char *path)
-{
-    static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
-    char p[4200];
-    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
-        snprintf(p, sizeof p, "%s%s", path, suffixes[i]);
-        unlink(p);
-    }
-}
-
 static void pg_close(fdx_store *s)
 {
     fdx_pg *pg = pg_of(s);
@@ -106,7 +96,7 @@ static void pg_close(fdx_store *s)
         return;
     fdx_temp_files_forget(pg->working_slot); /* first: the name may be another's next */
     if (pg->working[0])
-        remove_working(pg->working);
+        fdx_temp_files_remove(pg->working);
     fdx_pg_prune_forget(pg);
     if (pg->conn)
         PQfinish(pg->conn);

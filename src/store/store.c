@@ -552,6 +552,14 @@ static int holds_no_bytes(const char *path)
     return stat(path, &st) == 0 && st.st_size == 0;
 }
 
+/* The file the connection reads holds no object (no bytes, or pages and no
+ * object: what SQLite leaves of a database that holds nothing). */
+static int holds_no_object(fdx_store *s)
+{
+    identity id;
+    return read_identity(s, &id) == FDX_OK && is_empty(&id);
+}
+
 /* Whether a writer that may create the store failed to set up its
  * connection because the file it opened is gone from its path, or holds
  * nothing again: another writer created the store too (or made it in the
@@ -561,14 +569,6 @@ static int holds_no_bytes(const char *path)
  * found the store, then checked its schema against a file that no longer
  * held it ("the table cell_history is missing"). Opening again makes it
  * anew. */
-/* The file the connection reads holds no object (no bytes, or pages and no
- * object: what SQLite leaves of a database that holds nothing). */
-static int holds_no_object(fdx_store *s)
-{
-    identity id;
-    return read_identity(s, &id) == FDX_OK && is_empty(&id);
-}
-
 static int removed_under_open(fdx_store *s, const char *path, int flags)
 {
     return (flags & FDX_OPEN_CREATE) && !s->readonly &&
@@ -644,7 +644,29 @@ int fdx_store_open(const char *path, int flags, fdx_store **out)
     return fdx_store_open_v2(path, flags, FDX_DEFAULT_BUSY_MS, out);
 }
 
-static int write_after_fork(fdx_store *s);
+/* A handle, made before this process was forked from its parent, that held
+ * a transaction's write lock at the fork (or one closed here since). */
+static int locked_at_fork(const void *owner)
+{
+    const fdx_store *h = owner;
+    return !h || (h->forks != fdx_forks_seen() && h->in_txn);
+}
+
+/* SQLite keeps one record of the locks held on a file for all of a
+ * process's connections to it, and a fork copies it: where the parent's
+ * handle held the write lock, every connection the child opens to that file
+ * waits for a lock no one will release. */
+static int write_after_fork(fdx_store *s)
+{
+    if (!fdx_forks_seen() || !fdx_open_stores_find(s->path, locked_at_fork))
+        return FDX_OK;
+    return fdx_store_fail(s, FDX_EMISUSE,
+                          "%s: this process was forked while a handle of its parent held a "
+                          "transaction on the store; SQLite's record of that write lock came "
+                          "with the fork, and no handle of this process can take it: write the "
+                          "store from a process forked while no transaction was open",
+                          s->path);
+}
 
 int fdx_store_open_v2(const char *path, int flags, int busy_ms, fdx_store **out)
 {
@@ -980,30 +1002,6 @@ static int open_anew(fdx_store *s)
     return rc == FDX_OK ? fdx_store_exec(s, FDX_STMT_BEGIN_WRITE) : rc;
 }
 
-/* A handle, made before this process was forked from its parent, that held
- * a transaction's write lock at the fork (or one closed here since). */
-static int locked_at_fork(const void *owner)
-{
-    const fdx_store *h = owner;
-    return !h || (h->forks != fdx_forks_seen() && h->in_txn);
-}
-
-/* SQLite keeps one record of the locks held on a file for all of a
- * process's connections to it, and a fork copies it: where the parent's
- * handle held the write lock, every connection the child opens to that file
- * waits for a lock no one will release. */
-static int write_after_fork(fdx_store *s)
-{
-    if (!fdx_forks_seen() || !fdx_open_stores_find(s->path, locked_at_fork))
-        return FDX_OK;
-    return fdx_store_fail(s, FDX_EMISUSE,
-                          "%s: this process was forked while a handle of its parent held a "
-                          "transaction on the store; SQLite's record of that write lock came "
-                          "with the fork, and no handle of this process can take it: write the "
-                          "store from a process forked while no transaction was open",
-                          s->path);
-}
-
 int fdx_store_begin(fdx_store *s)
 {
     int rc = need_db(s);
@@ -1013,8 +1011,6 @@ int fdx_store_begin(fdx_store *s)
         return fdx_store_fail(s, FDX_EMISUSE, "a transaction is already open");
     if (s->readonly)
         return fdx_store_fail(s, FDX_EREADONLY, "%s: opened read-only", s->path);
-    if ((rc = write_after_fork(s)) != FDX_OK)
-        return rc;
     if (s->copy_behind)
         return fdx_store_fail(s, FDX_EIO,
                               "%s: the working copy fell behind the store after a commit "
