@@ -4692,6 +4692,106 @@ START_TEST(lines_of_any_length_fill_batches)
 }
 END_TEST
 
+/* One line of a generated feed: mostly good lines of a few hundred cells,
+ * and now and then one longer than a block, one too long to take (over
+ * max), a blank one, a bad one; some end in CRLF. */
+static void feed_line(fdx_buf *b, size_t max, unsigned *seed)
+{
+    int r = rand_r(seed) % 1000;
+    size_t wanted = r < 3 ? 100000 + (size_t)rand_r(seed) % 600000 : r < 4 ? max + 1000 : 0;
+    if (r >= 4 && r < 30) {
+        fdx_buf_append(b, r % 2 ? "  \r" : "", r % 2 ? 3 : 0);
+    } else if (r >= 30 && r < 60) {
+        fdx_buf_append(b, "{\"schema\":2,bad}", 16);
+    } else {
+        char head[256];
+        int n = snprintf(head, sizeof head, "{\"schema\":2,\"wanted\":\"w%d", rand_r(seed) % 300);
+        fdx_buf_append(b, head, (size_t)n);
+        for (size_t i = 0; i < wanted; i++)
+            fdx_buf_putc(b, (char)('a' + i % 26));
+        n = snprintf(head, sizeof head, "\",\"fallback\":" IMPL_H("k", "1") ",\"count\":%d,",
+                     1 + rand_r(seed) % 1000);
+        fdx_buf_append(b, head, (size_t)n);
+        fdx_buf_append(b, "\"hw\":" GPU "}", sizeof "\"hw\":" GPU "}" - 1);
+    }
+    if (r % 10 == 5)
+        fdx_buf_putc(b, '\r');
+}
+
+/* Files are read into blocks that their batches hold instead of copying
+ * each line (ingest/slab.h). Lines across the blocks' ends, longer than a
+ * block or too long to take, blank, bad, in CRLF, without a last newline,
+ * in files from empty to many blocks long, read in one call, count and
+ * reject exactly as the same bytes given from memory (which are copied). */
+START_TEST(files_read_in_blocks_ingest_as_the_same_bytes_from_memory)
+{
+    enum { FILES = 40 };
+    static const int line_counts[] = {0, 1, 3, 50, 300, 1500};
+    const size_t max = 800000;
+    unsigned seed = 7;
+    char *paths[FILES];
+    fdx_buf texts[FILES];
+    for (int f = 0; f < FILES; f++) {
+        texts[f] = (fdx_buf)FDX_BUF_INIT;
+        int lines = line_counts[rand_r(&seed) % 6];
+        for (int i = 0; i < lines; i++) {
+            feed_line(&texts[f], max, &seed);
+            if (i + 1 < lines || rand_r(&seed) % 4)
+                fdx_buf_putc(&texts[f], '\n');
+        }
+        char name[32];
+        snprintf(name, sizeof name, "blocks%02d.jsonl", f);
+        paths[f] = strdup(tu_path(tu_dir, name));
+        FILE *out = fopen(paths[f], "wb");
+        ck_assert_ptr_nonnull(out);
+        ck_assert_uint_eq(fwrite(texts[f].data, 1, texts[f].len, out), texts[f].len);
+        ck_assert_int_eq(fclose(out), 0);
+    }
+    char *rejected[2];
+    size_t rejected_len[2];
+    fdx_ingest_stats stats[2] = {{0}, {0}};
+    char *exported[2];
+    for (int from_memory = 0; from_memory < 2; from_memory++) {
+        FILE *rejects = open_memstream(&rejected[from_memory], &rejected_len[from_memory]);
+        fdx_ingest_opts opts = FDX_INGEST_OPTS_INIT;
+        opts.skip_invalid = 1;
+        opts.rejects = rejects;
+        opts.max_line_bytes = max;
+        opts.threads = 2;
+        fdx_store *db = tu_open(tu_path(tu_dir, from_memory ? "memory.db" : "files.db"));
+        ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+        if (!from_memory)
+            ck_assert_msg(fdx_store_ingest_paths(db, (const char *const *)paths, FILES, &opts,
+                                                 &stats[0]) == FDX_OK,
+                          "%s", fdx_store_errmsg(db));
+        for (int f = 0; from_memory && f < FILES; f++)
+            ck_assert_msg(fdx_store_ingest_buffer(db, paths[f], texts[f].data ? texts[f].data : "",
+                                                  texts[f].len, &opts, &stats[1]) == FDX_OK,
+                          "%s", fdx_store_errmsg(db));
+        ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+        exported[from_memory] = tu_export(db, tu_path(tu_dir, from_memory ? "mem_out" : "out"));
+        fdx_store_close(db);
+        ck_assert_int_eq(fclose(rejects), 0);
+    }
+    ck_assert_uint_eq(stats[0].lines, stats[1].lines);
+    ck_assert_uint_eq(stats[0].records, stats[1].records);
+    ck_assert_uint_eq(stats[0].bad_lines, stats[1].bad_lines);
+    ck_assert_uint_gt(stats[0].records, 1000);
+    ck_assert_uint_gt(stats[0].bad_lines, 10);
+    ck_assert_str_eq(exported[0], exported[1]);
+    ck_assert_uint_eq(rejected_len[0], rejected_len[1]);
+    ck_assert(memcmp(rejected[0], rejected[1], rejected_len[0]) == 0);
+    for (int k = 0; k < 2; k++) {
+        free(rejected[k]);
+        free(exported[k]);
+    }
+    for (int f = 0; f < FILES; f++) {
+        free(paths[f]);
+        fdx_buf_free(&texts[f]);
+    }
+}
+END_TEST
+
 /* libpq and what it brings (about 6 MiB resident) are mapped when a
  * PostgreSQL store is first opened, not by every process that links fdx. */
 START_TEST(libpq_is_loaded_at_the_first_postgresql_store)
@@ -4732,6 +4832,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, pg_uri_password_is_redacted);
     tcase_add_test(tc, libpq_is_loaded_at_the_first_postgresql_store);
     tcase_add_test(tc, lines_of_any_length_fill_batches);
+    tcase_add_test(tc, files_read_in_blocks_ingest_as_the_same_bytes_from_memory);
     tcase_add_test(tc, batch_past_its_budget_takes_no_line);
     tcase_add_test(tc, empty_structure_key_differs_from_unkeyed);
     tcase_add_test(tc, new_stores_have_8_kib_pages_and_older_ones_keep_theirs);

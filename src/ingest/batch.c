@@ -49,6 +49,8 @@ void fdx_batch_free(fdx_batch *b)
 {
     if (!b)
         return;
+    fdx_batch_reset(b);
+    free(b->slabs);
     fdx_buf_free(&b->text);
     fdx_buf_free(&b->reasons);
     for (size_t i = 0; i < b->cap_segs; i++)
@@ -62,6 +64,9 @@ void fdx_batch_free(fdx_batch *b)
 
 void fdx_batch_reset(fdx_batch *b)
 {
+    for (size_t i = 0; i < b->n_slabs; i++)
+        fdx_slab_let_go(b->slabs[i]);
+    b->n_slabs = b->bytes = 0;
     fdx_buf_clear(&b->text);
     fdx_buf_clear(&b->reasons);
     for (size_t i = 0; i < b->n_segs; i++)
@@ -70,27 +75,53 @@ void fdx_batch_reset(fdx_batch *b)
     b->failed = 0;
 }
 
-int fdx_batch_push(fdx_batch *b, fdx_entry_kind kind, const void *text, size_t len, uint64_t lineno)
+/* The next entry, zeroed but for what every entry has. */
+static fdx_entry *add_entry(fdx_batch *b, fdx_entry_kind kind, size_t len, uint64_t lineno)
 {
-    if (fdx_grow(&b->entries, &b->cap_entries, b->n_entries + 1, sizeof *b->entries))
-        return FDX_ENOMEM;
-    size_t off = b->text.len;
-    fdx_buf_append(&b->text, text, len);
-    if (b->text.oom || off > UINT32_MAX || len > UINT32_MAX)
-        return FDX_ENOMEM;
+    if (len > UINT32_MAX ||
+        fdx_grow(&b->entries, &b->cap_entries, b->n_entries + 1, sizeof *b->entries))
+        return NULL;
     fdx_entry *e = &b->entries[b->n_entries++];
     memset(e, 0, sizeof *e);
     e->kind = kind;
-    e->off = (uint32_t)off;
     e->len = (uint32_t)len;
     e->lineno = lineno;
     e->error = -1;
+    b->bytes += len;
+    return e;
+}
+
+int fdx_batch_push(fdx_batch *b, fdx_entry_kind kind, const void *text, size_t len, uint64_t lineno)
+{
+    size_t off = b->text.len;
+    fdx_buf_append(&b->text, text, len);
+    if (b->text.oom || off > UINT32_MAX)
+        return FDX_ENOMEM;
+    fdx_entry *e = add_entry(b, kind, len, lineno);
+    if (!e)
+        return FDX_ENOMEM;
+    e->off = (uint32_t)off;
+    return FDX_OK;
+}
+
+int fdx_batch_push_held(fdx_batch *b, const char *line, size_t len, uint64_t lineno, fdx_slab *slab)
+{
+    if (!b->n_slabs || b->slabs[b->n_slabs - 1] != slab) {
+        if (fdx_grow(&b->slabs, &b->cap_slabs, b->n_slabs + 1, sizeof *b->slabs))
+            return FDX_ENOMEM;
+        fdx_slab_hold(slab);
+        b->slabs[b->n_slabs++] = slab;
+    }
+    fdx_entry *e = add_entry(b, FDX_E_LINE, len, lineno);
+    if (!e)
+        return FDX_ENOMEM;
+    e->line = line;
     return FDX_OK;
 }
 
 int fdx_batch_full(const fdx_batch *b)
 {
-    return b->n_entries >= BATCH_LINES || b->text.len >= BATCH_BYTES;
+    return b->n_entries >= BATCH_LINES || b->bytes >= BATCH_BYTES;
 }
 
 int fdx_batch_overflows(const fdx_batch *b, size_t len)
@@ -98,7 +129,7 @@ int fdx_batch_overflows(const fdx_batch *b, size_t len)
     /* entries between lines (a file's end, the next one's name) can take
      * the text past the budget without filling the batch; a line is at most
      * FDX_MAX_LINE_LIMIT, so the sum cannot wrap */
-    return b->text.len && b->text.len + len >= BATCH_BYTES;
+    return b->bytes && b->bytes + len >= BATCH_BYTES;
 }
 
 const char *fdx_batch_reason(const fdx_batch *b, int64_t error)
@@ -139,7 +170,7 @@ static int push_error(fdx_batch *b, fdx_entry *e, const char *reason)
 static int decode_line(fdx_batch *b, fdx_batch_worker *w, const fdx_entry *e, fdx_agg *agg,
                        char *err, size_t errsz)
 {
-    const char *p = b->text.data + e->off;
+    const char *p = fdx_entry_text(b, e);
     fdx_line_cell lc;
     if (fdx_line_memo_find(&w->memo, p, e->len, &lc))
         return fdx_agg_add_hashed(agg, lc.key, lc.key_hash, lc.count, lc.cands);

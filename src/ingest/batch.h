@@ -14,6 +14,7 @@
 #include "cell/agg.h"
 #include "common/buf.h"
 #include "ingest/line_memo.h"
+#include "ingest/slab.h"
 
 typedef enum fdx_entry_kind {
     FDX_E_LINE,
@@ -26,8 +27,9 @@ typedef enum fdx_entry_kind {
 
 typedef struct fdx_entry {
     fdx_entry_kind kind;
-    uint32_t off; /* text in the batch */
+    uint32_t off; /* text in the batch, unless line points into a block it holds */
     uint32_t len;
+    const char *line;
     uint64_t lineno; /* lines; for SOURCE_END, the source's line count */
     uint64_t bytes;  /* SOURCE_END: the source's size */
     int64_t error;   /* LINE: index of its error, or -1 once decoded and kept */
@@ -36,6 +38,10 @@ typedef struct fdx_entry {
 
 typedef struct fdx_batch {
     fdx_buf text;
+    size_t bytes;     /* of text and of the lines in blocks */
+    fdx_slab **slabs; /* the blocks it holds, in reading order */
+    size_t n_slabs;
+    size_t cap_slabs;
     fdx_entry *entries;
     size_t n_entries;
     size_t cap_entries;
@@ -57,6 +63,14 @@ void fdx_batch_reset(fdx_batch *b);
 /* Appends an entry (and its text); FDX_OK or FDX_ENOMEM. */
 int fdx_batch_push(fdx_batch *b, fdx_entry_kind kind, const void *text, size_t len,
                    uint64_t lineno);
+/* Appends a line that stays where it is, in slab, which the batch then holds
+ * until it is reset; FDX_OK or FDX_ENOMEM. */
+int fdx_batch_push_held(fdx_batch *b, const char *line, size_t len, uint64_t lineno,
+                        fdx_slab *slab);
+static inline const char *fdx_entry_text(const fdx_batch *b, const fdx_entry *e)
+{
+    return e->line ? e->line : b->text.data + e->off;
+}
 /* The index of the segment that entry i belongs to, given the previous one. */
 static inline size_t fdx_batch_next_seg(const fdx_batch *b, size_t i, size_t seg)
 {

@@ -33,7 +33,8 @@ typedef struct ingest {
     const fdx_ingest_opts *opts;
     fdx_ingest_stats *stats;
     fdx_pool *pool;
-    fdx_batch *cur; /* being filled by the reader */
+    fdx_slab_pool *slabs; /* the blocks files are read into */
+    fdx_batch *cur;       /* being filled by the reader */
     size_t max_line;
     /* the path being finished, in batch order (copied: the batch that
      * began it is reused before a long path ends) */
@@ -173,7 +174,7 @@ static int adopt(ingest *in, fdx_batch *b, size_t seg)
 
 static int on_entry(ingest *in, fdx_batch *b, const fdx_entry *e, size_t seg)
 {
-    const char *text = b->text.data + e->off;
+    const char *text = fdx_entry_text(b, e);
     char reason[192];
     switch (e->kind) {
     case FDX_E_PATH_BEGIN: return path_begin(in, text);
@@ -247,11 +248,15 @@ static int next_batch(ingest *in)
     return rc;
 }
 
-/* A line that would take the batch past its byte budget starts the next. */
-static int push_line(ingest *in, const char *p, size_t n, uint64_t lineno)
+/* A line that would take the batch past its byte budget starts the next.
+ * A line in a block of the reader stays there, held by the batch. */
+static int push_line(ingest *in, const fdx_linereader *lr, const char *p, size_t n)
 {
     int rc = fdx_batch_overflows(in->cur, n) ? next_batch(in) : FDX_OK;
-    return rc == FDX_OK ? push(in, FDX_E_LINE, p, n, lineno) : rc;
+    if (rc != FDX_OK || !lr->slab)
+        return rc == FDX_OK ? push(in, FDX_E_LINE, p, n, lr->lineno) : rc;
+    rc = fdx_batch_push_held(in->cur, p, n, lr->lineno, lr->slab);
+    return rc == FDX_OK ? FDX_OK : fdx_store_fail(in->s, rc, "out of memory");
 }
 
 /* An over-long line's bytes go to the rejects file as they stream past;
@@ -294,7 +299,7 @@ static int read_source(ingest *in, fdx_linereader *lr, const char *name)
         if (r == FDX_LR_TOO_LONG)
             rc = push(in, FDX_E_TOO_LONG, "", 0, lr->lineno);
         else if (!is_blank(p, n))
-            rc = push_line(in, p, n, lr->lineno);
+            rc = push_line(in, lr, p, n);
         if (rc == FDX_OK && fdx_batch_full(in->cur))
             rc = next_batch(in);
     }
@@ -344,6 +349,7 @@ static int read_stream(void *ctx, const char *path, const char *name)
     int rc = open_input(in->s, &lr, path, name, in->max_line);
     if (rc != FDX_OK)
         return rc;
+    fdx_lr_read_into(&lr, in->slabs);
     if (fdx_store_may_read(in->s, lr.fd, name) != FDX_OK) {
         fdx_lr_close(&lr);
         return FDX_EMISUSE;
@@ -487,9 +493,12 @@ static int run_ingest(fdx_store *s, const char *const *paths, size_t n, const ch
                           .scratch_free = worker_free,
                           .run = batch_decode,
                           .finish = batch_finish};
-    in.pool = rc == FDX_OK ? fdx_pool_new(threads, &jobs) : NULL;
-    if (!in.pool)
+    in.slabs = rc == FDX_OK ? fdx_slab_pool_new() : NULL;
+    in.pool = in.slabs ? fdx_pool_new(threads, &jobs) : NULL;
+    if (!in.pool) {
+        fdx_slab_pool_free(in.slabs);
         return rc != FDX_OK ? rc : fdx_store_fail(s, FDX_ENOMEM, "out of memory");
+    }
     in.cur = fdx_pool_take(in.pool, &rc);
     for (size_t i = 0; rc == FDX_OK && i < n; i++)
         rc = read_path(&in, data ? paths[0] : paths[i], data, len);
@@ -500,7 +509,8 @@ static int run_ingest(fdx_store *s, const char *const *paths, size_t n, const ch
     char reading[sizeof s->errmsg];
     memcpy(reading, s->errmsg, sizeof reading);
     int drained = fdx_pool_drain(in.pool);
-    fdx_pool_free(in.pool);
+    fdx_pool_free(in.pool); /* its batches let go of their blocks */
+    fdx_slab_pool_free(in.slabs);
     fdx_seen_free(&in.seen);
     if (s->path_open) { /* a failure stopped the batches inside a path: it is undone */
         char failure[sizeof s->errmsg];

@@ -45,19 +45,76 @@ void fdx_lr_open_mem(fdx_linereader *lr, const char *data, size_t len, size_t ma
     fdx_sha256_update(&lr->hash, data, len);
 }
 
+void fdx_lr_read_into(fdx_linereader *lr, fdx_slab_pool *slabs)
+{
+    if (lr->borrowed || lr->buf)
+        return;
+    size_t used;
+    lr->slabs = slabs;
+    lr->slab = fdx_slab_unpark(slabs, &used);
+    if (lr->slab) {
+        lr->buf = lr->slab->data + used;
+        lr->cap = lr->slab->cap - used;
+    }
+}
+
 void fdx_lr_close(fdx_linereader *lr)
 {
     if (lr->own_fd && lr->fd >= 0)
         close(lr->fd);
-    if (!lr->borrowed)
+    if (lr->slab)
+        fdx_slab_park(lr->slabs, lr->slab, (size_t)(lr->buf - lr->slab->data) + lr->end);
+    else if (!lr->borrowed)
         free(lr->buf);
+    lr->slab = NULL;
     lr->buf = NULL;
     lr->fd = -1;
+}
+
+/* Room after end in the pool's blocks. A block only the reader holds is
+ * compacted once full, as a buffer of its own would be; otherwise the unread
+ * bytes go to a new block with room for a read beside them, as large as a
+ * line of up to max_line bytes needs. */
+static int slab_room(fdx_linereader *lr)
+{
+    if (lr->slab && lr->end < lr->cap)
+        return 0;
+    size_t unread = lr->end - lr->start;
+    if (lr->slab && lr->slab->holders == 1 && lr->start > 0) {
+        memmove(lr->buf, lr->buf + lr->start, unread);
+        lr->end = unread;
+        lr->start = 0;
+        return 0;
+    }
+    size_t cap = lr->cap;
+    while (cap < unread + CHUNK)
+        cap = cap ? cap * 2 : CHUNK;
+    if (cap > lr->max_line + CHUNK)
+        cap = lr->max_line + CHUNK > lr->cap ? lr->max_line + CHUNK : lr->cap;
+    if (lr->slab && cap <= unread)
+        return 0; /* full, with a line over the limit: the caller skips it */
+    fdx_slab *slab = fdx_slab_take(lr->slabs, cap);
+    if (!slab) {
+        errno = ENOMEM;
+        return -1;
+    }
+    if (unread)
+        memcpy(slab->data, lr->buf + lr->start, unread);
+    if (lr->slab)
+        fdx_slab_let_go(lr->slab);
+    lr->slab = slab;
+    lr->buf = slab->data;
+    lr->cap = slab->cap;
+    lr->start = 0;
+    lr->end = unread;
+    return 0;
 }
 
 /* Makes room after end: compacts, then grows up to max_line + CHUNK bytes. */
 static int make_room(fdx_linereader *lr)
 {
+    if (lr->slabs)
+        return slab_room(lr);
     if (lr->start > 0) {
         memmove(lr->buf, lr->buf + lr->start, lr->end - lr->start);
         lr->end -= lr->start;

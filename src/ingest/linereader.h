@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "common/sha256.h"
+#include "ingest/slab.h"
 
 typedef void (*fdx_lr_skip_fn)(void *ctx, const char *p, size_t n);
 
@@ -29,6 +30,8 @@ typedef struct fdx_linereader {
     fdx_sha256 hash;
     fdx_lr_skip_fn on_skip; /* receives the bytes of over-long lines */
     void *skip_ctx;
+    fdx_slab_pool *slabs; /* when set, buf is slab's: see fdx_lr_read_into */
+    fdx_slab *slab;
 } fdx_linereader;
 
 enum { FDX_LR_EOF = 0, FDX_LR_LINE = 1, FDX_LR_TOO_LONG = 2, FDX_LR_ERROR = -1 };
@@ -37,6 +40,11 @@ enum { FDX_LR_EOF = 0, FDX_LR_LINE = 1, FDX_LR_TOO_LONG = 2, FDX_LR_ERROR = -1 }
 int fdx_lr_open(fdx_linereader *lr, const char *path, size_t max_line);
 /* Reads lines from memory the caller keeps alive until fdx_lr_close. */
 void fdx_lr_open_mem(fdx_linereader *lr, const char *data, size_t len, size_t max_line);
+/* Before the first line of a file: reads it into blocks of the pool, which a
+ * caller may hold (fdx_slab_hold on lr->slab) to keep the lines it was given
+ * beyond the next call. The reader never moves bytes of a block someone else
+ * holds; it carries the unread ones over to a new block instead. */
+void fdx_lr_read_into(fdx_linereader *lr, fdx_slab_pool *slabs);
 /*
  * Next line without its '\n' (a final line without one counts too). Returns
  * FDX_LR_LINE, FDX_LR_TOO_LONG (line skipped; lineno names it), FDX_LR_EOF,
