@@ -611,6 +611,37 @@ START_TEST(line_memo_grows_only_while_it_pays)
 }
 END_TEST
 
+/* A memo at its least bound that starts again keeps its memory: on lines
+ * that never repeat it starts again every few hundred lines, and giving the
+ * memory back each time only had the pages faulted in again. */
+START_TEST(line_memo_at_its_least_bound_keeps_its_memory)
+{
+    fdx_line_memo m;
+    memset(&m, 0, sizeof m);
+    fdx_buf packed = FDX_BUF_INIT, cands = FDX_BUF_INIT;
+    char line[1024];
+    int restarts = 0;
+    for (int i = 0; i < 20000 && restarts < 3; i++) {
+        uint64_t starts = m.starts;
+        size_t data_cap = m.data.cap, keys_cap = m.lines.keys.cap;
+        snprintf(line, sizeof line,
+                 "{\"schema\":2,\"structure_key\":\"%0200d\",\"chosen\":" IMPL_A
+                 ",\"count\":1,\"hw\":" HW_GPU "}",
+                 i);
+        memo_learn_line(&m, line, &packed, &cands);
+        if (m.starts == starts)
+            continue;
+        restarts++;
+        ck_assert_uint_ge(m.data.cap, data_cap);
+        ck_assert_uint_ge(m.lines.keys.cap, keys_cap);
+    }
+    ck_assert_int_eq(restarts, 3);
+    fdx_line_memo_free(&m);
+    fdx_buf_free(&packed);
+    fdx_buf_free(&cands);
+}
+END_TEST
+
 START_TEST(line_memo_finds_lines_with_new_latencies)
 {
     fdx_line_memo m;
@@ -1086,6 +1117,7 @@ Suite *codec_suite(void)
     tcase_add_test(tc, a_shrunk_aggregate_keeps_its_cells);
     tcase_add_test(tc, a_recycled_aggregate_keeps_what_its_cells_used);
     tcase_add_test(tc, line_memo_grows_only_while_it_pays);
+    tcase_add_test(tc, line_memo_at_its_least_bound_keeps_its_memory);
     tcase_add_test(tc, line_memo_rests_after_a_window_of_new_lines);
     tcase_add_test(tc, mutated_lines_never_crash);
     tcase_add_test(tc, sha256_matches_known_digests);

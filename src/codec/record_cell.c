@@ -44,8 +44,9 @@ static void name_field(const check_ctx *c, const char *prefix, const char *field
     snprintf(c->err, c->errsz, "%s%s%s%s: %s", list, prefix, field, idx, what);
 }
 
+/* On FDX_OK, *len (when not NULL) is the string's length. */
 static int check_text(const check_ctx *c, const char *s, const char *prefix, const char *field,
-                      size_t index)
+                      size_t index, size_t *len)
 {
     static const char *const what[] = {
         [TEXT_MISSING] = "missing (NULL)",
@@ -60,8 +61,11 @@ static int check_text(const check_ctx *c, const char *s, const char *prefix, con
         problem = TEXT_TOO_LONG;
     else if (!c->trusted && !fdx_utf8_valid(s, n, &bad))
         problem = TEXT_BAD_UTF8;
-    if (problem == TEXT_OK)
+    if (problem == TEXT_OK) {
+        if (len)
+            *len = n;
         return FDX_OK;
+    }
     char at[64] = "";
     if (problem == TEXT_BAD_UTF8)
         snprintf(at, sizeof at, "%s at byte %zu", what[problem], bad);
@@ -71,18 +75,19 @@ static int check_text(const check_ctx *c, const char *s, const char *prefix, con
     return FDX_EDATA;
 }
 
-static int check_impl(const check_ctx *c, const fdx_impl *id, const char *prefix)
+/* Fills the lengths of backend, op and kernel_source in lens. */
+static int check_impl(const check_ctx *c, const fdx_impl *id, const char *prefix, size_t lens[3])
 {
-    if (check_text(c, id->backend, prefix, "backend", NO_INDEX) ||
-        check_text(c, id->op, prefix, "op", NO_INDEX) ||
-        check_text(c, id->kernel_source, prefix, "kernel_source", NO_INDEX))
+    if (check_text(c, id->backend, prefix, "backend", NO_INDEX, &lens[0]) ||
+        check_text(c, id->op, prefix, "op", NO_INDEX, &lens[1]) ||
+        check_text(c, id->kernel_source, prefix, "kernel_source", NO_INDEX, &lens[2]))
         return FDX_EDATA;
     if (id->n_dtypes && !id->dtypes) {
         name_field(c, prefix, "dtypes", NO_INDEX, "missing (NULL)");
         return FDX_EDATA;
     }
     for (size_t i = 0; i < id->n_dtypes; i++)
-        if (check_text(c, id->dtypes[i], prefix, "dtypes", i))
+        if (check_text(c, id->dtypes[i], prefix, "dtypes", i, NULL))
             return FDX_EDATA;
     return FDX_OK;
 }
@@ -90,9 +95,10 @@ static int check_impl(const check_ctx *c, const fdx_impl *id, const char *prefix
 static int fill_common(const check_ctx *c, fdx_cell *cell, const fdx_impl *id, const fdx_hw *hw,
                        const char *prefix, fdx_buf *dtypes)
 {
-    if (check_impl(c, id, prefix) != FDX_OK ||
-        check_text(c, hw->hardware_sku, "hw.", "hardware_sku", NO_INDEX) != FDX_OK ||
-        check_text(c, hw->driver_version, "hw.", "driver_version", NO_INDEX) != FDX_OK)
+    size_t lens[3], sku_len, driver_len;
+    if (check_impl(c, id, prefix, lens) != FDX_OK ||
+        check_text(c, hw->hardware_sku, "hw.", "hardware_sku", NO_INDEX, &sku_len) != FDX_OK ||
+        check_text(c, hw->driver_version, "hw.", "driver_version", NO_INDEX, &driver_len) != FDX_OK)
         return FDX_EDATA;
     fdx_buf_clear(dtypes);
     fdx_enc_string_array(dtypes, id->dtypes, id->n_dtypes);
@@ -100,16 +106,16 @@ static int fill_common(const check_ctx *c, fdx_cell *cell, const fdx_impl *id, c
         snprintf(c->err, c->errsz, "out of memory");
         return FDX_ENOMEM;
     }
-    cell->backend = fdx_cstr(id->backend);
-    cell->op = fdx_cstr(id->op);
+    cell->backend = (fdx_str){id->backend, lens[0]};
+    cell->op = (fdx_str){id->op, lens[1]};
     cell->dtypes_json.p = dtypes->data;
     cell->dtypes_json.n = dtypes->len;
-    cell->kernel_source = fdx_cstr(id->kernel_source);
+    cell->kernel_source = (fdx_str){id->kernel_source, lens[2]};
     cell->revision = id->kernel_revision_hash;
     cell->cc_major = hw->has_compute_capability ? (int64_t)hw->cc_major : FDX_CC_ABSENT;
     cell->cc_minor = hw->has_compute_capability ? (int64_t)hw->cc_minor : FDX_CC_ABSENT;
-    cell->sku = fdx_cstr(hw->hardware_sku);
-    cell->driver = fdx_cstr(hw->driver_version);
+    cell->sku = (fdx_str){hw->hardware_sku, sku_len};
+    cell->driver = (fdx_str){hw->driver_version, driver_len};
     return FDX_OK;
 }
 
@@ -117,11 +123,12 @@ int fdx_cell_from_miss(fdx_cell *cell, const fdx_miss *m, int trusted, fdx_buf *
                        size_t errsz)
 {
     check_ctx c = {trusted, err, errsz, NULL, 0};
-    if (check_text(&c, m->wanted, "", "wanted", NO_INDEX) != FDX_OK)
+    size_t len;
+    if (check_text(&c, m->wanted, "", "wanted", NO_INDEX, &len) != FDX_OK)
         return FDX_EDATA;
     cell->kind = FDX_KIND_MISS;
     cell->keyed = 1;
-    cell->token = fdx_cstr(m->wanted);
+    cell->token = (fdx_str){m->wanted, len};
     return fill_common(&c, cell, &m->fallback, &m->hw, "fallback.", dtypes);
 }
 
@@ -133,8 +140,9 @@ int fdx_cands_encode(const fdx_candidate *cands, size_t n, int trusted, fdx_buf 
         snprintf(err, errsz, "candidates: missing (NULL)");
         return FDX_EDATA;
     }
+    size_t lens[3];
     for (c.item = 0; c.item < n; c.item++)
-        if (check_impl(&c, &cands[c.item].impl_id, "impl_id.") != FDX_OK)
+        if (check_impl(&c, &cands[c.item].impl_id, "impl_id.", lens) != FDX_OK)
             return FDX_EDATA;
     fdx_buf_clear(out);
     fdx_enc_candidates(out, cands, n);
@@ -148,16 +156,16 @@ int fdx_cands_encode(const fdx_candidate *cands, size_t n, int trusted, fdx_buf 
 int fdx_cell_from_dispatch(fdx_cell *cell, const fdx_dispatch *d, int trusted, fdx_buf *dtypes,
                            fdx_buf *cands, char *err, size_t errsz)
 {
-    static const char unkeyed[] = "";
     check_ctx c = {trusted, err, errsz, NULL, 0};
+    size_t len = 0;
     if (d->structure_key &&
-        check_text(&c, d->structure_key, "", "structure_key", NO_INDEX) != FDX_OK)
+        check_text(&c, d->structure_key, "", "structure_key", NO_INDEX, &len) != FDX_OK)
         return FDX_EDATA;
     int rc = fdx_cands_encode(d->candidates, d->n_candidates, trusted, cands, err, errsz);
     if (rc != FDX_OK)
         return rc;
     cell->kind = FDX_KIND_DISPATCH;
     cell->keyed = d->structure_key != NULL;
-    cell->token = fdx_cstr(d->structure_key ? d->structure_key : unkeyed);
+    cell->token = (fdx_str){d->structure_key ? d->structure_key : "", len};
     return fill_common(&c, cell, &d->chosen, &d->hw, "chosen.", dtypes);
 }

@@ -91,9 +91,14 @@ static void clear(fdx_line_memo *m)
     m->hits = 0;
 }
 
-/* Starts again empty with half the bound, giving the memory back. */
+/* Starts again empty with half the bound, giving the memory back; at the
+ * least bound it keeps its memory, which it would only fault in again. */
 static void shrink(fdx_line_memo *m)
 {
+    if (m->bound <= MEMO_MIN_BYTES) {
+        clear(m);
+        return;
+    }
     keep_ghosts(m);
     fdx_keymap_free(&m->lines);
     fdx_buf_free(&m->data);
