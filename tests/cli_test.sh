@@ -277,6 +277,31 @@ expect 2 "fdx-export --kind twice" -- "$EXPORT" --kind misses --kind dispatches 
 has err "--kind given twice"
 expect 2 "fdx-ingest --run-id twice" -- "$INGEST" --run-id a --run-id b "$T/twice-opt.db" /dev/null
 has err "--run-id given twice"
+# every other option that takes a value, in every program: none silently
+# takes the last of two
+BIN=$(dirname "$INGEST")
+cp "$T/basic-2.db" "$T/basic-2.db.before"
+while read -r prog opt a b rest; do
+  # shellcheck disable=SC2086 # rest holds the program's arguments, split on purpose
+  expect 2 "$prog $opt twice" -- "$BIN/$prog" "$opt" "$a" "$opt" "$b" $rest
+  has err "${opt} given twice"
+  cmp -s "$T/basic-2.db" "$T/basic-2.db.before" && ok || bad "$prog $opt twice changed the store"
+done <<EOF_TWICE
+fdx-ingest --max-errors 1 2 $T/basic-2.db /dev/null
+fdx-ingest --max-line-bytes 100 200 $T/basic-2.db /dev/null
+fdx-ingest --max-depth 3 4 $T/basic-2.db /dev/null
+fdx-ingest --busy-timeout 1 2 $T/basic-2.db /dev/null
+fdx-ingest --threads 1 2 $T/basic-2.db /dev/null
+fdx-ingest --daily-days 3 4 $T/basic-2.db /dev/null
+fdx-export --busy-timeout 1 2 $T/basic-2.db $T/twice-out
+fdx-merge --busy-timeout 1 2 $T/basic-2.db $T/basic-2.db
+fdx-prune --busy-timeout 1 2 -n --op A $T/basic-2.db
+fdx-diff --top 1 2 $T/basic-2.db $T/basic-2.db
+fdx-top --top 1 2 $T/basic-2.db
+fdx-report --top 1 2 $T/basic-2.db $T/twice.html
+fdx-report --busy-timeout 1 2 $T/basic-2.db $T/twice.html
+EOF_TWICE
+[ ! -e "$T/twice-out" ] && [ ! -e "$T/twice.html" ] && ok || bad "a refused option wrote output"
 [ ! -e "$T/twice-opt.db" ] && ok || bad "a refused option made a store"
 expect 2 "fdx-diff with an empty path" -- "$(dirname "$INGEST")/fdx-diff" "$T/basic-2.db" ""
 has err "path is empty"

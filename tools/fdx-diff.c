@@ -143,7 +143,10 @@ int main(int argc, char **argv)
     tool_common co = TOOL_COMMON_INIT;
     int c, json = 0, rc = 0;
     opterr = 0;
+    unsigned char seen[256] = {0};
     while (rc == 0 && (c = getopt_long(argc, argv, ":n:qhV", longs, NULL)) != -1) {
+        if ((rc = tool_value_once(prog, longs, c, "", seen)) != 0)
+            break;
         switch (c) {
         case 'n':
             if (tool_parse_size(optarg, 1ull << 40, &top))

@@ -54,7 +54,10 @@ static int parse_args(int argc, char **argv, options *o)
     };
     int c, rc = 0;
     opterr = 0;
+    unsigned char seen[256] = {0};
     while (rc == 0 && (c = getopt_long(argc, argv, ":qhV", longs, NULL)) != -1) {
+        if ((rc = tool_value_once(prog, longs, c, "k", seen)) != 0)
+            break;
         switch (c) {
         case 'b':
             if (tool_parse_size(optarg, 1ull << 30, &o->busy_ms))

@@ -180,7 +180,10 @@ static int parse_args(int argc, char **argv, options *o)
     };
     int c, rc = 0;
     opterr = 0;
+    unsigned char seen[256] = {0};
     while (rc == 0 && (c = getopt_long(argc, argv, ":qhV", longs, NULL)) != -1) {
+        if ((rc = tool_value_once(prog, longs, c, "rja", seen)) != 0)
+            break;
         switch (c) {
         case 'e': rc = parse_number("max-errors", optarg, 0, 1ull << 40, &o->max_errors); break;
         case 'l':

@@ -48,7 +48,10 @@ int main(int argc, char **argv)
     tool_common co = TOOL_COMMON_INIT;
     int c, rc = 0;
     opterr = 0;
+    unsigned char seen[256] = {0};
     while (rc == 0 && (c = getopt_long(argc, argv, ":qhV", longs, NULL)) != -1) {
+        if ((rc = tool_value_once(prog, longs, c, "", seen)) != 0)
+            break;
         switch (c) {
         case 'b':
             if (tool_parse_size(optarg, 1ull << 30, &busy_ms))

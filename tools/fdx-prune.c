@@ -77,7 +77,10 @@ int main(int argc, char **argv)
     tool_common co = TOOL_COMMON_INIT;
     int c, dry = 0, rc = 0;
     opterr = 0;
+    unsigned char seen[256] = {0};
     while (rc == 0 && (c = getopt_long(argc, argv, ":nqhV", longs, NULL)) != -1) {
+        if ((rc = tool_value_once(prog, longs, c, "drsockB", seen)) != 0)
+            break;
         switch (c) {
         case 'd': rc = set_once(&f.driver_version, "driver", optarg); break;
         case 'r': rc = set_once(&f.kernel_revision, "revision", optarg); break;

@@ -42,7 +42,11 @@ int main(int argc, char **argv)
     int c, quiet = 0;
     opterr = 0;
     tool_common co = TOOL_COMMON_INIT;
+    unsigned char seen[256] = {0};
     while ((c = getopt_long(argc, argv, ":n:qhV", longs, NULL)) != -1) {
+        int once = tool_value_once(prog, longs, c, "", seen);
+        if (once)
+            return once;
         switch (c) {
         case 'n':
             if (tool_parse_size(optarg, 100000, &top) || top == 0)

@@ -86,7 +86,10 @@ static int parse_args(int argc, char **argv, options *o)
     long long when;
     int c, rc = 0;
     opterr = 0;
+    unsigned char seen[256] = {0};
     while (rc == 0 && (c = getopt_long(argc, argv, ":n:qhV", longs, NULL)) != -1) {
+        if ((rc = tool_value_once(prog, longs, c, "csokSUg", seen)) != 0)
+            break;
         switch (c) {
         case 'n':
             if (tool_parse_size(optarg, 1ull << 40, &top))

@@ -265,6 +265,21 @@ int tool_set_once(const char *prog, const char **slot, const char *name, const c
     return rc;
 }
 
+int tool_value_once(const char *prog, const struct option *longs, int c, const char *own,
+                    unsigned char seen[256])
+{
+    if (c <= 0 || c > 255 || strchr(own, c))
+        return 0;
+    for (const struct option *o = longs; o->name; o++) {
+        if (o->val != c || o->has_arg != required_argument)
+            continue;
+        int rc = tool_once(prog, seen[c], o->name, NULL);
+        seen[c] = 1;
+        return rc;
+    }
+    return 0;
+}
+
 int tool_check_store_arg(const char *prog, const char *path, const char *usage)
 {
     if (!*path)

@@ -78,6 +78,13 @@ int tool_once(const char *prog, int given, const char *name, const char *why);
 /* tool_once of *slot, which it then sets to value. */
 int tool_set_once(const char *prog, const char **slot, const char *name, const char *value,
                   const char *why);
+/* Refuses (a usage error, nonzero) the second value of any option of longs
+ * that takes one, for getopt_long's c, so that no value silently replaces
+ * another. seen marks the options given so far (zeroed by the caller, room
+ * for every option character). Options in own are left to the program,
+ * which refuses a repeat with a reason of its own. */
+int tool_value_once(const char *prog, const struct option *longs, int c, const char *own,
+                    unsigned char seen[256]);
 
 /* Parses the WHEN of option --name (fdx_parse_time); 0, or the usage error
  * naming the accepted forms (EXIT_USAGE). */
