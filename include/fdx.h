@@ -69,12 +69,13 @@ const char *fdx_strerror(int status);
 
 /*
  * Removes the working copies that the PostgreSQL store handles open in this
- * process keep under $TMPDIR (otherwise removed at their close), for a
- * program's handler of a signal that ends it (SIGTERM, SIGINT, SIGHUP):
- * async-signal-safe, it only unlinks. No handle may be used after it. A
- * process forked from the one that opened them removes none. (An export's,
- * a report's or a rejects file's temporary file beside its output is
- * removed by the next writer of that output.)
+ * process keep under $TMPDIR (otherwise removed at their close), and the
+ * temporary files an export, a report or a rejects file is being written
+ * to beside its output, for a program's handler of a signal that ends it
+ * (SIGTERM, SIGINT, SIGHUP): async-signal-safe, it only unlinks. No handle
+ * may be used after it. A process forked from the one that opened them
+ * removes none. (Sixteen are noted at a time; one past those is removed by
+ * the next writer of its output.)
  */
 void fdx_remove_temporary_files(void);
 

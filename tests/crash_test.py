@@ -88,6 +88,36 @@ def exact_kills(export, shim, out, stores, states):
               f"export after a kill {when}: not the new pair alone", str(os.listdir(out)))
 
 
+def signals_leave_no_temporary_file(ingest, export, report, shim, j, stores, old):
+    """SIGTERM, as a program's handler takes it, while an export, a report and
+    a rejects file are written: each program removes its temporary files and
+    ends by the signal; the previous output stays."""
+    out = j("signalled")
+    run([export, stores[0], out])
+    run([report, "-q", stores[0], j("signalled", "report.html")])
+    page = open(j("signalled", "report.html"), "rb").read()
+    with open(j("bad.jsonl"), "w") as f:
+        f.write("not json\n")
+    rejects = j("signalled", "rejects.jsonl")
+    open(rejects, "w").close()
+    cases = [("export", [export, stores[1], out], 1), ("export", [export, stores[1], out], 2),
+             ("report", [report, "-q", stores[1], j("signalled", "report.html")], 1),
+             ("rejects", [ingest, "-q", "--skip-invalid", "--rejects", rejects, j("rejects.db"),
+                          j("bad.jsonl")], 1)]
+    for what, cmd, n in cases:
+        p = subprocess.run(cmd, env=dict(shim_env(shim), FDX_KILL_AT_FSYNC=str(n),
+                                         FDX_KILL_SIGNAL=str(int(signal.SIGTERM))),
+                           capture_output=True)
+        check(p.returncode == -signal.SIGTERM, f"{what} ended at fsync {n}: exit {p.returncode}",
+              p.stderr.decode(errors="replace"))
+        left = [n for n in os.listdir(out) if ".fdx-tmp." in n]
+        check(not left, f"{what} ended by SIGTERM at fsync {n} left its temporary files", str(left))
+        check(read_export(out) == old, f"{what} ended by SIGTERM: the previous export changed")
+        check(open(j("signalled", "report.html"), "rb").read() == page,
+              f"{what} ended by SIGTERM: the previous report changed")
+        check(os.path.getsize(rejects) == 0, f"{what} ended by SIGTERM: the rejects file changed")
+
+
 def store_cut_short(export, shim, out, stores, old):
     """Another process truncates stores[1] under its export over an export of
     stores[0] (the shim cuts it to a quarter as the export writes its first
@@ -210,6 +240,7 @@ def new_store_kills(ingest, export, j, big, kills, rng):
 
 def main():
     ingest, export, gen = sys.argv[1:4]
+    report = os.path.join(os.path.dirname(export), "fdx-report")
     kills = int(sys.argv[4]) if len(sys.argv) > 4 else 20
     rng = random.Random(4242)
     with tempfile.TemporaryDirectory(prefix="fdx-crash-") as tmp:
@@ -284,10 +315,13 @@ def main():
         shim = os.environ.get("FDX_FAULT_SHIM")
         if shim and os.path.exists(shim):
             exact_kills(export, shim, j("exact"), (j("base.db"), j("after.db")), (before, after))
+            signals_leave_no_temporary_file(ingest, export, report, shim, j,
+                                            (j("base.db"), j("after.db")), before)
             store_cut_short(export, shim, j("exact"), (j("base.db"), j("after.db")), before)
             journal_deletions_synced(ingest, shim, j)
         else:
-            skip(17, "exact export kills, a store cut short and synced journal deletions: "
+            skip(37, "exact export kills, signals while outputs are written, a store cut short and "
+                 "synced journal deletions: "
                  "FDX_FAULT_SHIM does not name the fault shim")
     return finish("crash")
 

@@ -4,7 +4,8 @@
  * moment: FDX_KILL_AT_FSYNC=N kills on the Nth fsync of a regular file,
  * before it runs; FDX_KILL_AT_FDATASYNC=N on the Nth fdatasync (SQLite's sync
  * on Linux: a commit), before it runs; FDX_KILL_AT_RENAME=N kills on the Nth
- * rename, before it runs. FDX_SYNC_LOG=FILE appends to FILE "unlink PATH"
+ * rename, before it runs. FDX_KILL_SIGNAL=N raises signal N there instead
+ * (a SIGTERM the program handles, say). FDX_SYNC_LOG=FILE appends to FILE "unlink PATH"
  * for each unlink and "sync DIR" for each sync of a directory, so that a test
  * sees whether a deletion was made durable.
  *
@@ -47,9 +48,9 @@
 
 static void count_and_kill(const char *var, int *seen)
 {
-    const char *at = getenv(var);
+    const char *at = getenv(var), *sig = getenv("FDX_KILL_SIGNAL");
     if (at && ++*seen == atoi(at))
-        raise(SIGKILL);
+        raise(sig ? atoi(sig) : SIGKILL);
 }
 
 static void log_event(const char *what, const char *path)

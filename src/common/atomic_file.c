@@ -24,6 +24,7 @@
 
 #include "common/fsutil.h"
 #include "common/message.h"
+#include "common/temp_files.h"
 #include "fdx.h"
 
 #define FLUSH_AT ((size_t)256 << 10)
@@ -154,7 +155,7 @@ static int create_temp(char *tmp, size_t len, const char *dir, const char *base)
 void fdx_afile_init(fdx_afile *af)
 {
     memset(af, 0, sizeof *af);
-    af->fd = af->dir_fd = -1;
+    af->fd = af->dir_fd = af->tmp_slot = -1;
 }
 
 int fdx_afile_open(fdx_afile *af, const char *path, char *err, size_t errsz)
@@ -177,6 +178,8 @@ int fdx_afile_open(fdx_afile *af, const char *path, char *err, size_t errsz)
         af->fd = create_temp(af->tmp_path, len, dir, base);
         if (af->fd < 0)
             rc = io_fail(af->tmp_path, "creating a temporary file", err, errsz);
+        else /* a program ended by a signal removes it (fdx_remove_temporary_files) */
+            af->tmp_slot = fdx_temp_files_note(af->tmp_path, 0);
     }
     if (rc != FDX_OK) { /* no temporary file to remove */
         free(af->tmp_path);
@@ -267,6 +270,8 @@ int fdx_afile_install(fdx_afile *af, char *err, size_t errsz)
 {
     if (rename(af->tmp_path, af->path) != 0)
         return io_fail(af->path, "replacing", err, errsz);
+    fdx_temp_files_forget(af->tmp_slot); /* after: a signal before it finds no file */
+    af->tmp_slot = -1;
     free(af->tmp_path);
     af->tmp_path = NULL;
     return FDX_OK;
@@ -274,6 +279,8 @@ int fdx_afile_install(fdx_afile *af, char *err, size_t errsz)
 
 void fdx_afile_abort(fdx_afile *af)
 {
+    fdx_temp_files_forget(af->tmp_slot); /* first: the name may be another's next */
+    af->tmp_slot = -1;
     if (af->tmp_path)
         unlink(af->tmp_path);
     fdx_afile_forget(af);
@@ -281,6 +288,8 @@ void fdx_afile_abort(fdx_afile *af)
 
 void fdx_afile_forget(fdx_afile *af)
 {
+    fdx_temp_files_forget(af->tmp_slot);
+    af->tmp_slot = -1;
     if (af->fd >= 0)
         close(af->fd);
     af->fd = -1;

@@ -21,6 +21,7 @@ typedef struct fdx_afile {
     int dir_fd; /* the target's directory; -1: none */
     char *path;
     char *tmp_path;
+    int tmp_slot; /* in common/temp_files.h, or -1 */
     fdx_buf buf;
     uint64_t written;      /* bytes written to fd */
     uint64_t writing_back; /* of those, the bytes whose writeback has started */

@@ -13,6 +13,7 @@
 enum { SLOTS = 16 };
 static char paths[SLOTS][FDX_TEMP_PATH_MAX];
 static pid_t owners[SLOTS]; /* the process that noted it (a fork's child removes none) */
+static int with_companions[SLOTS];
 static volatile sig_atomic_t used[SLOTS];
 static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t guarding = PTHREAD_ONCE_INIT;
@@ -22,7 +23,7 @@ static void guard(void)
     fdx_forks_guard(&slots_lock);
 }
 
-int fdx_temp_files_note(const char *path)
+int fdx_temp_files_note(const char *path, int companions)
 {
     size_t n = strlen(path);
     if (n + sizeof "-journal" > FDX_TEMP_PATH_MAX)
@@ -34,6 +35,7 @@ int fdx_temp_files_note(const char *path)
         if (!used[i]) {
             memcpy(paths[i], path, n + 1);
             owners[i] = getpid();
+            with_companions[i] = companions;
             __atomic_thread_fence(__ATOMIC_RELEASE); /* the path before its flag */
             used[i] = 1;
             slot = i;
@@ -78,7 +80,11 @@ void fdx_remove_temporary_files(void)
         if (!used[i])
             continue;
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        if (owners[i] == self)
+        if (owners[i] != self)
+            continue;
+        if (with_companions[i])
             fdx_temp_files_remove(paths[i]);
+        else
+            unlink(paths[i]);
     }
 }

@@ -40,7 +40,7 @@ static int make_working(fdx_store *s, fdx_pg *pg)
                               dir);
     }
     close(fd);
-    pg->working_slot = fdx_temp_files_note(pg->working);
+    pg->working_slot = fdx_temp_files_note(pg->working, 1);
     return FDX_OK;
 }
 
