@@ -52,7 +52,32 @@ def main():
         lines = sum(1 for name in ("misses.jsonl", "dispatches.jsonl")
                     for _ in open(os.path.join(out, name), "rb"))
         check(lines == 120000, f"every cell exported ({lines})")
+        padded_feeds(ingest, tmp)
     return finish("memory")
+
+
+RECORD = (b'{"schema":2,"wanted":"w","fallback":{"backend":"Cuda","op":"Op","dtypes":["F16"],'
+          b'"kernel_source":"k","kernel_revision_hash":1},"count":1,'
+          b'"hw":{"hardware_sku":"s","driver_version":"d"}}')
+
+
+def padded_feeds(ingest, tmp):
+    """Records each followed by what holds no record: 300 KB of blank lines,
+    or a line past the limit (skipped). The blocks a batch's lines are read
+    into count against its budget with what lies between them, so that a
+    batch of such lines holds as little as one of packed lines does."""
+    for what, pad, n, opts in (("blank lines", b"\n" * 300000, 400, []),
+                               ("over-long lines", b"x" * (1100000) + b"\n", 100,
+                                ["--skip-invalid"])):
+        feed = os.path.join(tmp, "padded.jsonl")
+        with open(feed, "wb") as f:
+            for _ in range(n):
+                f.write(RECORD + b"\n" + pad)
+        rc, rss, err = peak([ingest, "-q"] + opts + [os.path.join(tmp, "padded.db"), feed])
+        check(rc == 0, f"ingest of records between {what}", err)
+        check(rss < BOUND, f"peak RSS of records between {what} under {BOUND // MIB} MiB "
+              f"({rss / MIB:.1f} MiB for a feed of {os.path.getsize(feed) / MIB:.0f} MiB)")
+        os.remove(feed)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@
 #include "common/open_stores.h"
 #include "common/utf8.h"
 #include "ingest/batch.h"
+#include "ingest/linereader.h"
 #include "sql_text.h"
 #include "store/conn.h"
 #include "store/migrations.h"
@@ -4744,7 +4745,8 @@ START_TEST(files_read_in_blocks_ingest_as_the_same_bytes_from_memory)
         paths[f] = strdup(tu_path(tu_dir, name));
         FILE *out = fopen(paths[f], "wb");
         ck_assert_ptr_nonnull(out);
-        ck_assert_uint_eq(fwrite(texts[f].data, 1, texts[f].len, out), texts[f].len);
+        if (texts[f].len)
+            ck_assert_uint_eq(fwrite(texts[f].data, 1, texts[f].len, out), texts[f].len);
         ck_assert_int_eq(fclose(out), 0);
     }
     char *rejected[2];
@@ -4792,6 +4794,88 @@ START_TEST(files_read_in_blocks_ingest_as_the_same_bytes_from_memory)
 }
 END_TEST
 
+/* A block grown for one long line is not the size of every block after it:
+ * read into blocks that stay held (as batches hold them), a feed of one
+ * 900 KB line and then 4 MB of short ones takes its later blocks at the
+ * usual size. */
+START_TEST(blocks_after_a_long_line_are_of_the_usual_size)
+{
+    const char *path = tu_path(tu_dir, "long_first.jsonl");
+    FILE *out = fopen(path, "wb");
+    ck_assert_ptr_nonnull(out);
+    for (int i = 0; i < 900000; i++)
+        fputc('x', out);
+    fputc('\n', out);
+    for (int i = 0; i < 40000; i++)
+        fprintf(out, "%0100d\n", i);
+    ck_assert_int_eq(fclose(out), 0);
+    fdx_slab_pool *pool = fdx_slab_pool_new();
+    fdx_linereader lr;
+    ck_assert_int_eq(fdx_lr_open(&lr, path, 1 << 20), FDX_OK);
+    fdx_lr_read_into(&lr, pool);
+    fdx_slab *held[256];
+    size_t n_held = 0, large = 0, lines = 0;
+    const char *p;
+    size_t n;
+    int r;
+    while ((r = fdx_lr_next(&lr, &p, &n)) == FDX_LR_LINE) {
+        lines++;
+        if (n_held && held[n_held - 1] == lr.slab)
+            continue;
+        ck_assert_uint_lt(n_held, 256);
+        fdx_slab_hold(lr.slab);
+        held[n_held++] = lr.slab;
+        large += lr.slab->cap > FDX_SLAB_BYTES;
+    }
+    ck_assert_int_eq(r, FDX_LR_EOF);
+    ck_assert_uint_eq(lines, 40001);
+    ck_assert_uint_le(large, 1);
+    fdx_lr_close(&lr);
+    for (size_t i = 0; i < n_held; i++)
+        fdx_slab_let_go(held[i]);
+    fdx_slab_pool_free(pool);
+}
+END_TEST
+
+/* With threads, a line too long to take goes to the rejects file after the
+ * bad lines before it, even when the batch that holds them was handed over
+ * just before (and the batch being filled is empty). */
+START_TEST(rejects_stay_in_order_around_a_long_line)
+{
+    fdx_buf feed = FDX_BUF_INIT;
+    for (int i = 0; i < 2000; i++)
+        fdx_buf_putc(&feed, 'a');
+    fdx_buf_putc(&feed, '\n');
+    for (int i = 0; i < 1023; i++)
+        fdx_buf_append(&feed, "{}\n", 3);
+    for (int i = 0; i < 2000; i++)
+        fdx_buf_putc(&feed, 'b');
+    fdx_buf_putc(&feed, '\n');
+    fdx_buf_putc(&feed, '\0');
+    const char *path = tu_path(tu_dir, "order.jsonl");
+    tu_write_file(path, feed.data);
+    char *got = NULL;
+    size_t got_len = 0;
+    FILE *rejects = open_memstream(&got, &got_len);
+    fdx_ingest_opts opts = FDX_INGEST_OPTS_INIT;
+    opts.skip_invalid = 1;
+    opts.rejects = rejects;
+    opts.max_line_bytes = 1000;
+    opts.threads = 2;
+    fdx_store *db = tu_open(tu_path(tu_dir, "order.db"));
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+    ck_assert_msg(fdx_store_ingest_path(db, path, &opts, NULL) == FDX_OK, "%s",
+                  fdx_store_errmsg(db));
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    fdx_store_close(db);
+    ck_assert_int_eq(fclose(rejects), 0);
+    ck_assert_uint_eq(got_len, feed.len - 1);
+    ck_assert(memcmp(got, feed.data, got_len) == 0);
+    free(got);
+    fdx_buf_free(&feed);
+}
+END_TEST
+
 /* libpq and what it brings (about 6 MiB resident) are mapped when a
  * PostgreSQL store is first opened, not by every process that links fdx. */
 START_TEST(libpq_is_loaded_at_the_first_postgresql_store)
@@ -4833,6 +4917,8 @@ Suite *store_suite(void)
     tcase_add_test(tc, libpq_is_loaded_at_the_first_postgresql_store);
     tcase_add_test(tc, lines_of_any_length_fill_batches);
     tcase_add_test(tc, files_read_in_blocks_ingest_as_the_same_bytes_from_memory);
+    tcase_add_test(tc, blocks_after_a_long_line_are_of_the_usual_size);
+    tcase_add_test(tc, rejects_stay_in_order_around_a_long_line);
     tcase_add_test(tc, batch_past_its_budget_takes_no_line);
     tcase_add_test(tc, empty_structure_key_differs_from_unkeyed);
     tcase_add_test(tc, new_stores_have_8_kib_pages_and_older_ones_keep_theirs);

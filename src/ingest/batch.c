@@ -104,7 +104,8 @@ int fdx_batch_push(fdx_batch *b, fdx_entry_kind kind, const void *text, size_t l
     return FDX_OK;
 }
 
-int fdx_batch_push_held(fdx_batch *b, const char *line, size_t len, uint64_t lineno, fdx_slab *slab)
+int fdx_batch_push_held(fdx_batch *b, const char *line, size_t len, size_t read, uint64_t lineno,
+                        fdx_slab *slab)
 {
     if (!b->n_slabs || b->slabs[b->n_slabs - 1] != slab) {
         if (fdx_grow(&b->slabs, &b->cap_slabs, b->n_slabs + 1, sizeof *b->slabs))
@@ -116,6 +117,7 @@ int fdx_batch_push_held(fdx_batch *b, const char *line, size_t len, uint64_t lin
     if (!e)
         return FDX_ENOMEM;
     e->line = line;
+    b->bytes += read > len ? read - len : 0;
     return FDX_OK;
 }
 

@@ -38,7 +38,7 @@ typedef struct fdx_entry {
 
 typedef struct fdx_batch {
     fdx_buf text;
-    size_t bytes;     /* of text and of the lines in blocks */
+    size_t bytes;     /* of text, and the input read for its lines in blocks */
     fdx_slab **slabs; /* the blocks it holds, in reading order */
     size_t n_slabs;
     size_t cap_slabs;
@@ -64,8 +64,11 @@ void fdx_batch_reset(fdx_batch *b);
 int fdx_batch_push(fdx_batch *b, fdx_entry_kind kind, const void *text, size_t len,
                    uint64_t lineno);
 /* Appends a line that stays where it is, in slab, which the batch then holds
- * until it is reset; FDX_OK or FDX_ENOMEM. */
-int fdx_batch_push_held(fdx_batch *b, const char *line, size_t len, uint64_t lineno,
+ * until it is reset; FDX_OK or FDX_ENOMEM. read (at least len) is what the
+ * reader went past for it, the blank and skipped lines before it included:
+ * the batch counts that against its budget, since the blocks it holds keep
+ * those bytes too. */
+int fdx_batch_push_held(fdx_batch *b, const char *line, size_t len, size_t read, uint64_t lineno,
                         fdx_slab *slab);
 static inline const char *fdx_entry_text(const fdx_batch *b, const fdx_entry *e)
 {

@@ -249,13 +249,18 @@ static int next_batch(ingest *in)
 }
 
 /* A line that would take the batch past its byte budget starts the next.
- * A line in a block of the reader stays there, held by the batch. */
-static int push_line(ingest *in, const fdx_linereader *lr, const char *p, size_t n)
+ * A line in a block of the reader stays there, held by the batch, which
+ * counts what the reader went past since the last line (*charged on). */
+static int push_line(ingest *in, const fdx_linereader *lr, const char *p, size_t n,
+                     uint64_t *charged)
 {
-    int rc = fdx_batch_overflows(in->cur, n) ? next_batch(in) : FDX_OK;
+    uint64_t now = fdx_lr_consumed(lr);
+    size_t read = lr->slab ? (size_t)(now - *charged) : n;
+    *charged = now;
+    int rc = fdx_batch_overflows(in->cur, read) ? next_batch(in) : FDX_OK;
     if (rc != FDX_OK || !lr->slab)
         return rc == FDX_OK ? push(in, FDX_E_LINE, p, n, lr->lineno) : rc;
-    rc = fdx_batch_push_held(in->cur, p, n, lr->lineno, lr->slab);
+    rc = fdx_batch_push_held(in->cur, p, n, read, lr->lineno, lr->slab);
     return rc == FDX_OK ? FDX_OK : fdx_store_fail(in->s, rc, "out of memory");
 }
 
@@ -264,14 +269,15 @@ static int push_line(ingest *in, const fdx_linereader *lr, const char *p, size_t
 static void reject_chunk(void *ctx, const char *p, size_t n)
 {
     ingest *in = ctx;
-    if (in->cur && in->cur->n_entries) {
-        int rc = next_batch(in);
-        if (rc == FDX_OK)
-            rc = fdx_pool_drain(in->pool);
-        if (rc != FDX_OK) {
-            in->skip_rc = rc;
-            return;
-        }
+    if (!in->cur)
+        return;
+    /* the batches handed over may hold rejects too, the current one or not */
+    int rc = in->cur->n_entries ? next_batch(in) : FDX_OK;
+    if (rc == FDX_OK)
+        rc = fdx_pool_drain(in->pool);
+    if (rc != FDX_OK) {
+        in->skip_rc = rc;
+        return;
     }
     fwrite(p, 1, n, in->opts->rejects);
 }
@@ -288,6 +294,7 @@ static int read_source(ingest *in, fdx_linereader *lr, const char *name)
 {
     const char *p;
     size_t n;
+    uint64_t charged = fdx_lr_consumed(lr);
     int r, rc = FDX_OK;
     lr->on_skip = in->opts->rejects ? reject_chunk : NULL;
     lr->skip_ctx = in;
@@ -299,7 +306,7 @@ static int read_source(ingest *in, fdx_linereader *lr, const char *name)
         if (r == FDX_LR_TOO_LONG)
             rc = push(in, FDX_E_TOO_LONG, "", 0, lr->lineno);
         else if (!is_blank(p, n))
-            rc = push_line(in, lr, p, n);
+            rc = push_line(in, lr, p, n, &charged);
         if (rc == FDX_OK && fdx_batch_full(in->cur))
             rc = next_batch(in);
     }

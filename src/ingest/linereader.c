@@ -58,6 +58,11 @@ void fdx_lr_read_into(fdx_linereader *lr, fdx_slab_pool *slabs)
     }
 }
 
+uint64_t fdx_lr_consumed(const fdx_linereader *lr)
+{
+    return lr->bytes - (lr->end - lr->start);
+}
+
 void fdx_lr_close(fdx_linereader *lr)
 {
     if (lr->own_fd && lr->fd >= 0)
@@ -86,11 +91,12 @@ static int slab_room(fdx_linereader *lr)
         lr->start = 0;
         return 0;
     }
-    size_t cap = lr->cap;
-    while (cap < unread + CHUNK)
-        cap = cap ? cap * 2 : CHUNK;
-    if (cap > lr->max_line + CHUNK)
-        cap = lr->max_line + CHUNK > lr->cap ? lr->max_line + CHUNK : lr->cap;
+    size_t most = lr->max_line + CHUNK > FDX_SLAB_BYTES ? lr->max_line + CHUNK : FDX_SLAB_BYTES;
+    size_t cap = FDX_SLAB_BYTES; /* not the block's size: one long line does not make all large */
+    while (cap < unread + CHUNK && cap < most)
+        cap *= 2;
+    if (cap > most)
+        cap = most;
     if (lr->slab && cap <= unread)
         return 0; /* full, with a line over the limit: the caller skips it */
     fdx_slab *slab = fdx_slab_take(lr->slabs, cap);

@@ -45,6 +45,9 @@ void fdx_lr_open_mem(fdx_linereader *lr, const char *data, size_t len, size_t ma
  * beyond the next call. The reader never moves bytes of a block someone else
  * holds; it carries the unread ones over to a new block instead. */
 void fdx_lr_read_into(fdx_linereader *lr, fdx_slab_pool *slabs);
+/* The bytes read and gone past so far: lines, their ends, blank and skipped
+ * lines. */
+uint64_t fdx_lr_consumed(const fdx_linereader *lr);
 /*
  * Next line without its '\n' (a final line without one counts too). Returns
  * FDX_LR_LINE, FDX_LR_TOO_LONG (line skipped; lineno names it), FDX_LR_EOF,

@@ -1,7 +1,11 @@
 /*
  * The blocks lines are read into (see slab.h). A few free blocks are kept
  * for the next reads, so that reading a feed touches the same pages over
- * and over instead of faulting in new ones; more than that are freed.
+ * and over instead of faulting in new ones; more than that are freed. Of
+ * the blocks larger than FDX_SLAB_BYTES (made for long lines) only the
+ * largest is kept: a feed whose long lines come again reads each into it,
+ * as a reader's one buffer that grew would, and memory stays bounded by the
+ * longest line allowed.
  */
 #include "ingest/slab.h"
 
@@ -13,8 +17,9 @@
 #define PARK_ROOM ((size_t)16 << 10)
 
 struct fdx_slab_pool {
-    fdx_slab *free;
+    fdx_slab *free; /* of FDX_SLAB_BYTES each */
     size_t n_free;
+    fdx_slab *large; /* the largest block let go that was larger, or NULL */
     fdx_slab *parked;
     size_t parked_used;
 };
@@ -26,8 +31,10 @@ fdx_slab_pool *fdx_slab_pool_new(void)
 
 static void slab_free(fdx_slab *slab)
 {
-    free(slab->data);
-    free(slab);
+    if (slab) {
+        free(slab->data);
+        free(slab);
+    }
 }
 
 void fdx_slab_pool_free(fdx_slab_pool *pool)
@@ -41,21 +48,23 @@ void fdx_slab_pool_free(fdx_slab_pool *pool)
         slab_free(pool->free);
         pool->free = next;
     }
+    slab_free(pool->large);
     free(pool);
 }
 
 /* A free block of at least cap bytes, unlinked; NULL when none is. */
 static fdx_slab *take_free(fdx_slab_pool *pool, size_t cap)
 {
-    for (fdx_slab **at = &pool->free; *at; at = &(*at)->next_free) {
-        fdx_slab *slab = *at;
-        if (slab->cap >= cap) {
-            *at = slab->next_free;
-            pool->n_free--;
-            return slab;
-        }
+    fdx_slab *slab = NULL;
+    if (cap <= FDX_SLAB_BYTES && pool->free) {
+        slab = pool->free;
+        pool->free = slab->next_free;
+        pool->n_free--;
+    } else if (cap > FDX_SLAB_BYTES && pool->large && pool->large->cap >= cap) {
+        slab = pool->large;
+        pool->large = NULL;
     }
-    return NULL;
+    return slab;
 }
 
 fdx_slab *fdx_slab_take(fdx_slab_pool *pool, size_t cap)
@@ -88,7 +97,14 @@ void fdx_slab_let_go(fdx_slab *slab)
     if (--slab->holders > 0)
         return;
     fdx_slab_pool *pool = slab->pool;
-    if (pool->n_free >= KEEP_FREE || slab->cap > FDX_SLAB_BYTES) {
+    if (slab->cap > FDX_SLAB_BYTES) {
+        int larger = !pool->large || slab->cap > pool->large->cap;
+        slab_free(larger ? pool->large : slab);
+        if (larger)
+            pool->large = slab;
+        return;
+    }
+    if (pool->n_free >= KEEP_FREE) {
         slab_free(slab);
         return;
     }
