@@ -56,7 +56,7 @@ static int parse_args(int argc, char **argv, options *o)
     opterr = 0;
     unsigned char seen[256] = {0};
     while (rc == 0 && (c = getopt_long(argc, argv, ":qhV", longs, NULL)) != -1) {
-        if ((rc = tool_value_once(prog, longs, c, "k", seen)) != 0)
+        if ((rc = tool_value_once(prog, longs, c, "", seen)) != 0)
             break;
         switch (c) {
         case 'b':
@@ -67,8 +67,7 @@ static int parse_args(int argc, char **argv, options *o)
             if (strcmp(optarg, "misses") != 0 && strcmp(optarg, "dispatches") != 0)
                 return tool_usage_error(prog, "--kind: expected misses or dispatches, got '%s'",
                                         optarg);
-            if (tool_set_once(prog, &o->kind, "kind", optarg, NULL))
-                return EXIT_USAGE;
+            o->kind = optarg;
             break;
         case 'h': usage(); return -1;
         case 'V': tool_version(prog); return -1;

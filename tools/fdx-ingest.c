@@ -182,7 +182,7 @@ static int parse_args(int argc, char **argv, options *o)
     opterr = 0;
     unsigned char seen[256] = {0};
     while (rc == 0 && (c = getopt_long(argc, argv, ":qhV", longs, NULL)) != -1) {
-        if ((rc = tool_value_once(prog, longs, c, "rja", seen)) != 0)
+        if ((rc = tool_value_once(prog, longs, c, "", seen)) != 0)
             break;
         switch (c) {
         case 'e': rc = parse_number("max-errors", optarg, 0, 1ull << 40, &o->max_errors); break;
@@ -197,13 +197,11 @@ static int parse_args(int argc, char **argv, options *o)
         case 'r':
             if (!*optarg)
                 return tool_usage_error(prog, "--run-id: must not be empty");
-            rc = tool_set_once(prog, &o->run_id, "run-id", optarg, NULL);
+            o->run_id = optarg;
             break;
-        case 'j': rc = tool_set_once(prog, &o->rejects, "rejects", optarg, NULL); break;
+        case 'j': o->rejects = optarg; break;
         case 's': o->skip_invalid = 1; break;
         case 'a':
-            if (tool_once(prog, o->has_at, "at", NULL))
-                return EXIT_USAGE;
             rc = tool_parse_when(prog, "at", optarg, &o->at);
             o->has_at = 1;
             break;

@@ -88,7 +88,7 @@ static int parse_args(int argc, char **argv, options *o)
     opterr = 0;
     unsigned char seen[256] = {0};
     while (rc == 0 && (c = getopt_long(argc, argv, ":n:qhV", longs, NULL)) != -1) {
-        if ((rc = tool_value_once(prog, longs, c, "csokSUg", seen)) != 0)
+        if ((rc = tool_value_once(prog, longs, c, "", seen)) != 0)
             break;
         switch (c) {
         case 'n':
@@ -96,27 +96,22 @@ static int parse_args(int argc, char **argv, options *o)
                 return tool_usage_error(prog, "--top: not a number: '%s'", optarg);
             o->filter.limit = (int64_t)top;
             break;
-        case 'c':
-            rc = tool_set_once(prog, &o->filter.compute_capability, "cc", optarg, NULL);
-            break;
-        case 's': rc = tool_set_once(prog, &o->filter.hardware_sku, "sku", optarg, NULL); break;
-        case 'o': rc = tool_set_once(prog, &o->filter.op, "op", optarg, NULL); break;
-        case 'k': rc = tool_set_once(prog, &o->filter.kernel_source, "source", optarg, NULL); break;
+        case 'c': o->filter.compute_capability = optarg; break;
+        case 's': o->filter.hardware_sku = optarg; break;
+        case 'o': o->filter.op = optarg; break;
+        case 'k': o->filter.kernel_source = optarg; break;
         case 'j': o->json = 1; break;
         case 'Q': o->sql = 1; break;
         case 'S':
         case 'U': {
             int64_t *slot = c == 'S' ? &o->filter.since : &o->filter.until;
             const char *name = c == 'S' ? "since" : "until";
-            if (tool_once(prog, *slot != 0, name, NULL) ||
-                tool_parse_when(prog, name, optarg, &when))
+            if (tool_parse_when(prog, name, optarg, &when))
                 return EXIT_USAGE;
             *slot = when ? when : 1;
             break;
         }
         case 'g':
-            if (tool_once(prog, o->growth_days != 0, "growth", NULL))
-                return EXIT_USAGE;
             if (parse_span(optarg, &o->growth_days))
                 return tool_usage_error(prog, "--growth: expected N days as N, Nd or Nw; got '%s'",
                                         optarg);

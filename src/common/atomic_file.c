@@ -266,12 +266,18 @@ int fdx_afile_seal(fdx_afile *af, char *err, size_t errsz)
     return rc;
 }
 
+/* The temporary file is no longer one a signal's handler removes. */
+static void forget_slot(fdx_afile *af)
+{
+    fdx_temp_files_forget(af->tmp_slot);
+    af->tmp_slot = -1;
+}
+
 int fdx_afile_install(fdx_afile *af, char *err, size_t errsz)
 {
     if (rename(af->tmp_path, af->path) != 0)
         return io_fail(af->path, "replacing", err, errsz);
-    fdx_temp_files_forget(af->tmp_slot); /* after: a signal before it finds no file */
-    af->tmp_slot = -1;
+    forget_slot(af); /* after: a signal before it finds no file */
     free(af->tmp_path);
     af->tmp_path = NULL;
     return FDX_OK;
@@ -279,8 +285,7 @@ int fdx_afile_install(fdx_afile *af, char *err, size_t errsz)
 
 void fdx_afile_abort(fdx_afile *af)
 {
-    fdx_temp_files_forget(af->tmp_slot); /* first: the name may be another's next */
-    af->tmp_slot = -1;
+    forget_slot(af); /* first: the name may be another's next */
     if (af->tmp_path)
         unlink(af->tmp_path);
     fdx_afile_forget(af);
@@ -288,8 +293,7 @@ void fdx_afile_abort(fdx_afile *af)
 
 void fdx_afile_forget(fdx_afile *af)
 {
-    fdx_temp_files_forget(af->tmp_slot);
-    af->tmp_slot = -1;
+    forget_slot(af);
     if (af->fd >= 0)
         close(af->fd);
     af->fd = -1;

@@ -3,9 +3,9 @@
  * PostgreSQL store's working copy under $TMPDIR is removed at its handle's
  * close, and an export's, a report's or a rejects file's temporary file
  * once it is renamed or abandoned, which a program stopped by SIGTERM or
- * Ctrl-C never reaches. A
- * program's signal handler calls fdx_remove_temporary_files (fdx.h), which
- * is async-signal-safe: it only reads what was noted here and unlinks.
+ * Ctrl-C never reaches. A program's signal handler calls
+ * fdx_remove_temporary_files (fdx.h), which is async-signal-safe: it only
+ * reads what was noted here and unlinks.
  */
 #ifndef FDX_TEMP_FILES_H
 #define FDX_TEMP_FILES_H
