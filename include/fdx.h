@@ -456,6 +456,9 @@ typedef struct fdx_export_stats {
  * FDX_EDATA (naming the table, the cell and the column) for one fdx would
  * not have written, or (naming the table and the cell) for one that does not
  * come after the cell before it in export order, as in a file edited in place.
+ * The store is read on a thread the call starts and joins before it returns
+ * (on the calling thread when none can be started), a megabyte or so ahead of
+ * the checking and writing; the progress callback runs on the calling thread.
  */
 int fdx_store_export(fdx_store *store, const char *outdir, fdx_export_stats *stats);
 

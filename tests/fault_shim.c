@@ -30,6 +30,10 @@
  * over the file being opened just before the Nth open(2) of a file named
  * NAME (its last path component), as another process replacing a store
  * between a reader's opens of it would.
+ *
+ * FDX_FAIL_THREADS=1 fails every pthread_create with EAGAIN, as a process at
+ * its limit of threads is refused one: fdx then does the threads' work on
+ * the calling thread.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -38,6 +42,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -240,6 +245,16 @@ ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
     ssize_t (*real)(int, void *, size_t, off64_t) =
         (ssize_t(*)(int, void *, size_t, off64_t))dlsym(RTLD_NEXT, "pread64");
     return real(fd, buf, n, off);
+}
+
+int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+    if (getenv("FDX_FAIL_THREADS"))
+        return EAGAIN;
+    int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) =
+        (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))dlsym(
+            RTLD_NEXT, "pthread_create");
+    return real(t, attr, fn, arg);
 }
 
 __attribute__((destructor)) static void report_counts(void)

@@ -15,6 +15,7 @@ mounting is not permitted.
 Usage: faults_test.py FDX_INGEST FDX_EXPORT GEN_FEED
 """
 import hashlib
+import json
 import os
 import shutil
 import sqlite3
@@ -240,6 +241,82 @@ def hot_journal_on_read_only_media(ingest, export, base, base_out, fs):
         umount(fs)
 
 
+def long_lists(path, sizes):
+    """Dispatch lines whose candidates lists take about each of sizes bytes,
+    longer than the blocks an export's rows cross in."""
+    impl = lambda src, rev: {"backend": "Cuda", "op": "MatMul", "dtypes": ["F16"],
+                             "kernel_source": src, "kernel_revision_hash": rev}
+    with open(path, "w") as f:
+        for i, size in enumerate(sizes):
+            cands = [{"impl_id": impl(f"k{n}", n), "latency_ns": 1000 + n}
+                     for n in range(size // 100)]
+            f.write(json.dumps({"schema": 2, "structure_key": f"long{i}",
+                                "chosen": impl("k0", 0), "candidates": cands, "count": 1,
+                                "hw": {"hardware_sku": "s", "driver_version": "d"}},
+                               separators=(",", ":")) + "\n")
+
+
+def threads_refused(ingest, export, j):
+    """Where no thread can be started (the fault shim refuses them all, as a
+    process at its limit is refused), an ingest and an export do the threads'
+    work themselves: the same store, the same lines, long candidates lists
+    (past the blocks an export's rows are handed over in) among them. A row
+    that fails its check far into a large export stops the thread reading
+    ahead of it: the export fails, naming the fault, and keeps the previous
+    pair."""
+    shim = os.environ.get("FDX_FAULT_SHIM")
+    if not shim or not os.path.exists(shim):
+        return skip(5, "threads refused: FDX_FAULT_SHIM does not name the fault shim")
+    asan = os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0"
+    refused = dict(os.environ, LD_PRELOAD=shim, FDX_FAIL_THREADS="1", ASAN_OPTIONS=asan)
+    long_lists(j("long.jsonl"), [300_000, 700_000, 900_000])
+    feed = [j("big", "run_0000"), j("long.jsonl")]
+    p = run_bounded([ingest, "-q", "--max-line-bytes", "2000000", j("t.db")] + feed)
+    check(p.returncode == 0, "an ingest of long lists", p.stderr)
+    p = subprocess.run([ingest, "-q", "--max-line-bytes", "2000000", j("s.db")] + feed,
+                       env=refused, capture_output=True, text=True, timeout=300)
+    check(p.returncode == 0, "an ingest without threads", p.stderr)
+    outs = {}
+    for name, env in (("threads", None), ("none", refused)):
+        for db in ("t.db", "s.db"):
+            out = j(f"out-{name}-{db}")
+            p = subprocess.run([export, j(db), out], env=env, capture_output=True, text=True,
+                               timeout=300)
+            check(p.returncode == 0, f"an export of {db} ({name})", p.stderr)
+            outs[(name, db)] = pair(out)
+            p = subprocess.run([export, "--kind", "dispatches", j(db), "-"], env=env,
+                               capture_output=True, timeout=300)
+            check(p.returncode == 0 and p.stdout == outs[(name, db)]["dispatches.jsonl"],
+                  f"--kind dispatches of {db} ({name}) is the file's lines")
+    first = outs[("threads", "t.db")]
+    check(all(o == first for o in outs.values()), "the same lines with and without threads")
+    check(max(len(x) for x in first["dispatches.jsonl"].splitlines()) > 900_000,
+          "lines longer than a block")
+
+    bad = j("bad.db")
+    shutil.copy(j("t.db"), bad)
+    con = sqlite3.connect(bad)
+    con.execute("PRAGMA ignore_check_constraints = ON")
+    rows = con.execute("SELECT count(*) FROM dispatch_cell").fetchone()[0]
+    check(rows > 5000, "enough rows to read far ahead of", str(rows))
+    key = ("keyed, structure_key, kernel_source, kernel_revision_hash, backend, op, dtypes, "
+           "cc_major, cc_minor, hardware_sku, driver_version")
+    con.execute(f"UPDATE dispatch_cell SET count = 0 WHERE ({key}) = "
+                f"(SELECT {key} FROM dispatch_cell ORDER BY {key} LIMIT 1 OFFSET 2000)")
+    con.commit()
+    con.close()
+    out = j("out-bad")
+    run_bounded([export, j("t.db"), out])
+    before = pair(out)
+    for name, env in (("threads", None), ("none", refused)):
+        p = subprocess.run([export, bad, out], env=env, capture_output=True, text=True,
+                           timeout=120)
+        check(p.returncode == 1 and "cell 2001: count: not a count of at least 1" in p.stderr
+              and "bad.db" in p.stderr, f"a bad row far into an export ({name})", p.stderr)
+        check(pair(out) == before and listing(out) == ["dispatches.jsonl", "misses.jsonl"],
+              f"the pair kept after a bad row ({name})", str(listing(out)))
+
+
 def main():
     ingest, export, gen = sys.argv[1:4]
     with tempfile.TemporaryDirectory(prefix="fdx-faults-") as tmp:
@@ -253,6 +330,7 @@ def main():
         run([export, base, j("base-out")])
         big = j("big.db")
         check(run([ingest, "-q", big, j("big", "run_0000")]).returncode == 0, "big ingest")
+        threads_refused(ingest, export, j)
 
         ok, why = mount_tmpfs(j("small-fs"), "512k")
         if not ok:

@@ -12,13 +12,15 @@
 #include "sql_text.h"
 #include "store/conn.h"
 #include "store/row.h"
+#include "store/row_stream.h"
 
 typedef struct rows {
     fdx_store *s;
     sqlite3_stmt *st;
     fdx_kind kind;
     fdx_row_reader reader;
-    uint64_t *done; /* lines written by the whole export, for progress */
+    uint64_t *done;         /* lines written by the whole export, for progress */
+    fdx_row_stream *stream; /* while st is stepped: nothing else uses the connection */
 } rows;
 
 /* A row source's failure: the store's message, as the writer reports it. */
@@ -28,19 +30,38 @@ static int row_failed(const rows *r, int code, char *err, size_t errsz)
     return -code;
 }
 
-static int next_row(void *ctx, fdx_buf *line, char *err, size_t errsz)
+/* Stops stepping r's query: the connection is the caller's again. */
+static void rows_stop(rows *r)
 {
-    rows *r = ctx;
-    int rc = sqlite3_step(r->st);
-    if (rc == SQLITE_DONE) {
+    fdx_row_stream_stop(r->stream);
+    r->stream = NULL;
+}
+
+/* The end of r's query: 0 when it was read whole, or its failure. */
+static int rows_end(rows *r, int rc, char *err, size_t errsz)
+{
+    rows_stop(r);
+    if (rc == 0) {
         /* before the feed replaces the last one: a read without locks holds */
         int code = fdx_store_read_verdict(r->s, FDX_OK);
         return code == FDX_OK ? 0 : row_failed(r, code, err, errsz);
     }
-    if (rc != SQLITE_ROW)
-        return row_failed(r, fdx_store_fail_sqlite(r->s, rc, "reading cells"), err, errsz);
+    int code = rc == SQLITE_NOMEM ? fdx_store_fail(r->s, FDX_ENOMEM, "out of memory")
+                                  : fdx_store_fail_sqlite(r->s, rc, "reading cells");
+    return row_failed(r, code, err, errsz);
+}
+
+static int next_row(void *ctx, fdx_buf *line, char *err, size_t errsz)
+{
+    rows *r = ctx;
+    if (!r->stream && fdx_row_stream_start(&r->stream, r->st) != FDX_OK)
+        return rows_end(r, SQLITE_NOMEM, err, errsz);
+    const fdx_row_cols *cols;
+    int rc = fdx_row_stream_next(r->stream, &cols);
+    if (rc != 1)
+        return rows_end(r, rc, err, errsz);
     fdx_row row;
-    int code = fdx_row_read(&r->reader, r->st, &row);
+    int code = fdx_row_read_cols(&r->reader, cols, &row);
     if (code != FDX_OK)
         return row_failed(r, code, err, errsz);
     fdx_buf_append(line, row.line.p, row.line.n);
@@ -63,7 +84,8 @@ static int write_pair(fdx_store *s, const char *dir, fdx_export_stats *stats)
 {
     char err[512];
     uint64_t done = 0;
-    rows r[2] = {{s, NULL, FDX_KIND_MISS, {0}, &done}, {s, NULL, FDX_KIND_DISPATCH, {0}, &done}};
+    rows r[2] = {{s, NULL, FDX_KIND_MISS, {0}, &done, NULL},
+                 {s, NULL, FDX_KIND_DISPATCH, {0}, &done, NULL}};
     fdx_jsonl_file files[2] = {{fdx_path_join(dir, "misses.jsonl"), next_row, &r[0], 0},
                                {fdx_path_join(dir, "dispatches.jsonl"), next_row, &r[1], 0}};
     int rc =
@@ -75,6 +97,7 @@ static int write_pair(fdx_store *s, const char *dir, fdx_export_stats *stats)
     if (rc == FDX_OK && (rc = fdx_write_jsonl_files(files, 2, err, sizeof err)) != FDX_OK)
         fdx_store_fail(s, rc, "%s", err);
     for (int i = 0; i < 2; i++) {
+        rows_stop(&r[i]);
         if (r[i].st)
             sqlite3_reset(r[i].st);
         fdx_row_reader_free(&r[i].reader);
@@ -123,6 +146,7 @@ static int write_kind(rows *r, FILE *out, uint64_t *lines)
         rc = write_failed(r);
     if (rc == FDX_OK && (fflush(out) != 0 || ferror(out)))
         rc = write_failed(r);
+    rows_stop(r);
     if (r->st)
         sqlite3_reset(r->st);
     fdx_row_reader_free(&r->reader);
@@ -137,7 +161,7 @@ int fdx_store_export_kind(fdx_store *s, const char *kind, FILE *out, uint64_t *l
     if (!out) /* a NULL handle is refused as can_export refuses it */
         return fdx_store_fail(s, FDX_EMISUSE, "no output stream given");
     int is_miss = kind && strcmp(kind, "misses") == 0;
-    rows r = {s, NULL, is_miss ? FDX_KIND_MISS : FDX_KIND_DISPATCH, {0}, &done};
+    rows r = {s, NULL, is_miss ? FDX_KIND_MISS : FDX_KIND_DISPATCH, {0}, &done, NULL};
     lines = lines ? lines : &local;
     *lines = 0;
     if (!is_miss && !(kind && strcmp(kind, "dispatches") == 0))

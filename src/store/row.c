@@ -31,23 +31,58 @@ static fdx_str column_text(sqlite3_stmt *st, int i)
     return v;
 }
 
+void fdx_row_cols_of(sqlite3_stmt *st, fdx_row_cols *cols)
+{
+    int n = sqlite3_column_count(st);
+    cols->n = n < FDX_ROW_MAX_COLUMNS ? n : FDX_ROW_MAX_COLUMNS;
+    for (int i = 0; i < cols->n; i++) {
+        int type = sqlite3_column_type(st, i);
+        cols->type[i] = type;
+        cols->i64[i] = type == SQLITE_INTEGER ? sqlite3_column_int64(st, i) : 0;
+        cols->text[i] = type == SQLITE_TEXT ? column_text(st, i) : (fdx_str){"", 0};
+    }
+}
+
+/* Where the key columns come from: a statement's row, or the columns of one
+ * (whose types are checked first, so a text is read from a text column). */
+typedef struct source {
+    sqlite3_stmt *st;
+    const fdx_row_cols *cols;
+} source;
+
+static fdx_str text_at(const source *src, int i)
+{
+    return src->cols ? src->cols->text[i] : column_text(src->st, i);
+}
+
+static int64_t int_at(const source *src, int i)
+{
+    return src->cols ? src->cols->i64[i] : sqlite3_column_int64(src->st, i);
+}
+
 /* Reads the key columns (in the order of the export queries) into a cell. */
-int fdx_row_key(sqlite3_stmt *st, fdx_kind kind, fdx_cell *c)
+static int key_of(const source *src, fdx_kind kind, fdx_cell *c)
 {
     int i = 0;
     c->kind = kind;
-    c->keyed = kind == FDX_KIND_MISS ? 1 : sqlite3_column_int(st, i++);
-    c->token = column_text(st, i++);
-    c->backend = column_text(st, i++);
-    c->op = column_text(st, i++);
-    c->dtypes_json = column_text(st, i++);
-    c->kernel_source = column_text(st, i++);
-    c->revision = (uint64_t)sqlite3_column_int64(st, i++) ^ FDX_HASH_FLIP;
-    c->cc_major = sqlite3_column_int64(st, i++);
-    c->cc_minor = sqlite3_column_int64(st, i++);
-    c->sku = column_text(st, i++);
-    c->driver = column_text(st, i++);
+    c->keyed = kind == FDX_KIND_MISS ? 1 : (int)int_at(src, i++);
+    c->token = text_at(src, i++);
+    c->backend = text_at(src, i++);
+    c->op = text_at(src, i++);
+    c->dtypes_json = text_at(src, i++);
+    c->kernel_source = text_at(src, i++);
+    c->revision = (uint64_t)int_at(src, i++) ^ FDX_HASH_FLIP;
+    c->cc_major = int_at(src, i++);
+    c->cc_minor = int_at(src, i++);
+    c->sku = text_at(src, i++);
+    c->driver = text_at(src, i++);
     return i;
+}
+
+int fdx_row_key(sqlite3_stmt *st, fdx_kind kind, fdx_cell *c)
+{
+    source src = {st, NULL};
+    return key_of(&src, kind, c);
 }
 
 int fdx_row_reader_init(fdx_row_reader *r, fdx_store *s, fdx_kind kind)
@@ -115,11 +150,10 @@ static int bad(fdx_row_reader *r, const char *text, const char *what, const char
 }
 
 /* Every column of the row has its declared type. */
-static int check_types(fdx_row_reader *r, sqlite3_stmt *st)
+static int check_types(fdx_row_reader *r, const fdx_row_cols *cols)
 {
-    int n = sqlite3_column_count(st);
-    for (int i = 0; i < n; i++) {
-        int c = column_of(r->kind, i), type = sqlite3_column_type(st, i);
+    for (int i = 0; i < cols->n; i++) {
+        int c = column_of(r->kind, i), type = cols->type[i];
         if (c >= N_COLUMNS || (type == SQLITE_NULL && c == N_COLUMNS - 1))
             continue;
         if (type != columns[c].type)
@@ -130,13 +164,12 @@ static int check_types(fdx_row_reader *r, sqlite3_stmt *st)
 }
 
 /* The first text column that is not valid UTF-8, if any. */
-static const char *bad_utf8(fdx_row_reader *r, sqlite3_stmt *st)
+static const char *bad_utf8(fdx_row_reader *r, const fdx_row_cols *cols)
 {
-    int n = sqlite3_column_count(st);
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < cols->n; i++) {
         size_t at;
-        fdx_str v = column_text(st, i);
-        if (sqlite3_column_type(st, i) == SQLITE_TEXT && !fdx_utf8_valid(v.p, v.n, &at))
+        fdx_str v = cols->text[i];
+        if (cols->type[i] == SQLITE_TEXT && !fdx_utf8_valid(v.p, v.n, &at))
             return column_name(r->kind, i);
     }
     return NULL;
@@ -219,12 +252,13 @@ int fdx_row_round_trip(fdx_row_reader *r, const fdx_cell *cell, uint64_t count, 
 /* A row whose line does not decode: the column that is not UTF-8, or which
  * of dtypes and candidates (compact JSON kept as text) is at fault, or else
  * the decoder's reason. */
-static int not_decoding(fdx_row_reader *r, sqlite3_stmt *st, const fdx_row *row, const char *reason)
+static int not_decoding(fdx_row_reader *r, const fdx_row_cols *cols, const fdx_row *row,
+                        const char *reason)
 {
     char err[512];
     fdx_cell probe = row->cell, back;
     uint64_t n;
-    const char *field = bad_utf8(r, st);
+    const char *field = bad_utf8(r, cols);
     if (field)
         return bad(r, ": invalid UTF-8", field, "");
     probe.dtypes_json = (fdx_str){"[]", 2};
@@ -244,7 +278,8 @@ static int good_text(fdx_str v)
 }
 
 /* The checks of every field but dtypes and candidates, which are JSON. */
-static int check_fields(fdx_row_reader *r, sqlite3_stmt *st, const fdx_row *row, int64_t count)
+static int check_fields(fdx_row_reader *r, const fdx_row_cols *cols, const fdx_row *row,
+                        int64_t count)
 {
     const fdx_cell *c = &row->cell;
     const fdx_str texts[] = {c->token, c->backend, c->op, c->kernel_source, c->sku, c->driver};
@@ -260,7 +295,7 @@ static int check_fields(fdx_row_reader *r, sqlite3_stmt *st, const fdx_row *row,
         }
     if (count < 1)
         return bad(r, ": not a count of at least 1", "count", "");
-    if (first && sqlite3_column_int64(st, 0) != 0 && sqlite3_column_int64(st, 0) != 1)
+    if (first && cols->i64[0] != 0 && cols->i64[0] != 1)
         return bad(r, ": neither 0 nor 1", "keyed", "");
     if (first && !c->keyed && c->token.n)
         return bad(r, ": not empty in an unkeyed cell", "structure_key", "");
@@ -299,17 +334,25 @@ void fdx_row_reader_restart(fdx_row_reader *r)
 
 int fdx_row_read(fdx_row_reader *r, sqlite3_stmt *st, fdx_row *row)
 {
+    fdx_row_cols cols;
+    fdx_row_cols_of(st, &cols);
+    return fdx_row_read_cols(r, &cols, row);
+}
+
+int fdx_row_read_cols(fdx_row_reader *r, const fdx_row_cols *cols, fdx_row *row)
+{
     char err[512];
     r->rows++;
-    int rc = check_types(r, st);
+    int rc = check_types(r, cols);
     if (rc != FDX_OK)
         return rc;
-    int i = fdx_row_key(st, r->kind, &row->cell);
-    row->cands = r->kind == FDX_KIND_DISPATCH ? column_text(st, i++) : FDX_NO_CANDS;
-    int64_t count = sqlite3_column_int64(st, i++);
-    row->has_set_at = i < sqlite3_column_count(st) && sqlite3_column_type(st, i) != SQLITE_NULL;
-    row->set_at = row->has_set_at ? sqlite3_column_int64(st, i) : 0;
-    if ((rc = check_fields(r, st, row, count)) != FDX_OK)
+    source src = {NULL, cols};
+    int i = key_of(&src, r->kind, &row->cell);
+    row->cands = r->kind == FDX_KIND_DISPATCH ? cols->text[i++] : FDX_NO_CANDS;
+    int64_t count = cols->i64[i++];
+    row->has_set_at = i < cols->n && cols->type[i] != SQLITE_NULL;
+    row->set_at = row->has_set_at ? cols->i64[i] : 0;
+    if ((rc = check_fields(r, cols, row, count)) != FDX_OK)
         return rc;
     if ((rc = follows_previous(r, &row->cell)) != FDX_OK)
         return rc;
@@ -334,7 +377,7 @@ int fdx_row_read(fdx_row_reader *r, sqlite3_stmt *st, fdx_row *row)
             return bad(r, ": not as fdx writes it (its line would not decode to the same cell)",
                        field, "");
         if (rc != FDX_OK)
-            return not_decoding(r, st, row, err);
+            return not_decoding(r, cols, row, err);
     }
     row->line.p = r->line.data;
     row->line.n = r->line.len;

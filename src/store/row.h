@@ -30,6 +30,19 @@ typedef struct fdx_row {
     int64_t set_at;
     fdx_str line; /* the export line, '\n' included */
 } fdx_row;
+/* The columns of one row, as a statement holds them or as a copy of them
+ * holds them (store/row_stream.h): each column's SQLite type, its value when
+ * that is SQLITE_INTEGER, its bytes when that is SQLITE_TEXT. */
+enum { FDX_ROW_MAX_COLUMNS = 16 };
+typedef struct fdx_row_cols {
+    int n;
+    int type[FDX_ROW_MAX_COLUMNS];
+    int64_t i64[FDX_ROW_MAX_COLUMNS];
+    fdx_str text[FDX_ROW_MAX_COLUMNS];
+} fdx_row_cols;
+/* st's current row (its first FDX_ROW_MAX_COLUMNS columns), valid until st
+ * steps again. */
+void fdx_row_cols_of(sqlite3_stmt *st, fdx_row_cols *cols);
 int fdx_row_reader_init(fdx_row_reader *r, fdx_store *s, fdx_kind kind);
 /* Column i's text, or NULL when it holds another type or a U+0000 (which
  * the C string would cut short: "id\0forged" would read as "id"). */
@@ -46,6 +59,8 @@ void fdx_row_reader_free(fdx_row_reader *r);
  * or for one that does not come after the row before it: a reader serves one
  * pass of a query in export order. */
 int fdx_row_read(fdx_row_reader *r, sqlite3_stmt *st, fdx_row *row);
+/* The same, of a row's columns: *row points into cols's text. */
+int fdx_row_read_cols(fdx_row_reader *r, const fdx_row_cols *cols, fdx_row *row);
 /* Starts another pass: the next row read follows no row before it. */
 void fdx_row_reader_restart(fdx_row_reader *r);
 /* Writes the cell's export line into r->line, decodes it and checks that it
