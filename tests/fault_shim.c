@@ -33,7 +33,8 @@
  *
  * FDX_FAIL_THREADS=1 fails every pthread_create with EAGAIN, as a process at
  * its limit of threads is refused one: fdx then does the threads' work on
- * the calling thread.
+ * the calling thread. FDX_FAIL_THREAD_REALLOC=N fails every realloc of N
+ * bytes or more made on a thread other than the process's first.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -49,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static void count_and_kill(const char *var, int *seen)
@@ -255,6 +257,17 @@ int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *)
         (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))dlsym(
             RTLD_NEXT, "pthread_create");
     return real(t, attr, fn, arg);
+}
+
+void *realloc(void *p, size_t n)
+{
+    static void *(*real)(void *, size_t);
+    if (!real)
+        real = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
+    const char *at = getenv("FDX_FAIL_THREAD_REALLOC");
+    if (at && n >= strtoull(at, NULL, 10) && syscall(SYS_gettid) != getpid())
+        return NULL;
+    return real(p, n);
 }
 
 __attribute__((destructor)) static void report_counts(void)

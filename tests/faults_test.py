@@ -293,6 +293,17 @@ def threads_refused(ingest, export, j):
     check(max(len(x) for x in first["dispatches.jsonl"].splitlines()) > 900_000,
           "lines longer than a block")
 
+    # Out of memory on the reading thread, a block's growth refused halfway
+    # through a row: the export says so, and reads no row in part.
+    short = dict(os.environ, LD_PRELOAD=shim, FDX_FAIL_THREAD_REALLOC=str(300 << 10),
+                 ASAN_OPTIONS=asan)
+    out = j("out-threads-t.db")
+    for args in ([export, j("t.db"), out], [export, "--kind", "dispatches", j("t.db"), "-"]):
+        p = subprocess.run(args, env=short, capture_output=True, text=True, timeout=120)
+        check(p.returncode == 1 and "out of memory" in p.stderr,
+              f"out of memory on the reading thread: {args[1:-1]}", p.stderr[-300:])
+    check(pair(out) == first, "the pair kept after running out of memory")
+
     bad = j("bad.db")
     shutil.copy(j("t.db"), bad)
     con = sqlite3.connect(bad)

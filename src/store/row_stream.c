@@ -79,7 +79,8 @@ static void *stepping(void *arg)
     while ((rc = sqlite3_step(rs->st)) == SQLITE_ROW && (rc = copy_row(rs)) == SQLITE_OK)
         ;
     rs->rc = rc;
-    fdx_handoff_finish(&rs->ho, 1);
+    /* a row whose copy ran out of memory is in the block only in part */
+    fdx_handoff_finish(&rs->ho, rc != SQLITE_NOMEM);
     return NULL;
 }
 
