@@ -21,68 +21,49 @@
 #include "store/conn.h"
 #include "store/row.h"
 
-static fdx_str column_text(sqlite3_stmt *st, int i)
+int fdx_row_cols_of(sqlite3_stmt *st, fdx_row_cols *cols)
 {
-    fdx_str v;
-    v.p = (const char *)sqlite3_column_text(st, i);
-    v.n = (size_t)sqlite3_column_bytes(st, i);
-    if (!v.p)
-        v.p = "";
-    return v;
-}
-
-void fdx_row_cols_of(sqlite3_stmt *st, fdx_row_cols *cols)
-{
-    int n = sqlite3_column_count(st);
+    int n = sqlite3_column_count(st), rc = SQLITE_OK;
     cols->n = n < FDX_ROW_MAX_COLUMNS ? n : FDX_ROW_MAX_COLUMNS;
     for (int i = 0; i < cols->n; i++) {
         int type = sqlite3_column_type(st, i);
+        const char *text = type == SQLITE_TEXT ? (const char *)sqlite3_column_text(st, i) : "";
+        if (!text) { /* SQLite ran out of memory for it */
+            rc = SQLITE_NOMEM;
+            text = "";
+        }
         cols->type[i] = type;
         cols->i64[i] = type == SQLITE_INTEGER ? sqlite3_column_int64(st, i) : 0;
-        cols->text[i] = type == SQLITE_TEXT ? column_text(st, i) : (fdx_str){"", 0};
+        cols->text[i] =
+            (fdx_str){text, type == SQLITE_TEXT ? (size_t)sqlite3_column_bytes(st, i) : 0};
     }
-}
-
-/* Where the key columns come from: a statement's row, or the columns of one
- * (whose types are checked first, so a text is read from a text column). */
-typedef struct source {
-    sqlite3_stmt *st;
-    const fdx_row_cols *cols;
-} source;
-
-static fdx_str text_at(const source *src, int i)
-{
-    return src->cols ? src->cols->text[i] : column_text(src->st, i);
-}
-
-static int64_t int_at(const source *src, int i)
-{
-    return src->cols ? src->cols->i64[i] : sqlite3_column_int64(src->st, i);
+    return rc;
 }
 
 /* Reads the key columns (in the order of the export queries) into a cell. */
-static int key_of(const source *src, fdx_kind kind, fdx_cell *c)
+static int key_of(const fdx_row_cols *cols, fdx_kind kind, fdx_cell *c)
 {
     int i = 0;
     c->kind = kind;
-    c->keyed = kind == FDX_KIND_MISS ? 1 : (int)int_at(src, i++);
-    c->token = text_at(src, i++);
-    c->backend = text_at(src, i++);
-    c->op = text_at(src, i++);
-    c->dtypes_json = text_at(src, i++);
-    c->kernel_source = text_at(src, i++);
-    c->revision = (uint64_t)int_at(src, i++) ^ FDX_HASH_FLIP;
-    c->cc_major = int_at(src, i++);
-    c->cc_minor = int_at(src, i++);
-    c->sku = text_at(src, i++);
-    c->driver = text_at(src, i++);
+    c->keyed = kind == FDX_KIND_MISS ? 1 : (int)cols->i64[i++];
+    c->token = cols->text[i++];
+    c->backend = cols->text[i++];
+    c->op = cols->text[i++];
+    c->dtypes_json = cols->text[i++];
+    c->kernel_source = cols->text[i++];
+    c->revision = (uint64_t)cols->i64[i++] ^ FDX_HASH_FLIP;
+    c->cc_major = cols->i64[i++];
+    c->cc_minor = cols->i64[i++];
+    c->sku = cols->text[i++];
+    c->driver = cols->text[i++];
     return i;
 }
 
 int fdx_row_key(sqlite3_stmt *st, fdx_kind kind, fdx_cell *c)
 {
-    source src = {st, NULL};
-    return key_of(&src, kind, c);
+    fdx_row_cols cols;
+    fdx_row_cols_of(st, &cols); /* a text SQLite had no memory for reads as "" */
+    return key_of(&cols, kind, c);
 }
 
 int fdx_row_reader_init(fdx_row_reader *r, fdx_store *s, fdx_kind kind)
@@ -335,7 +316,8 @@ void fdx_row_reader_restart(fdx_row_reader *r)
 int fdx_row_read(fdx_row_reader *r, sqlite3_stmt *st, fdx_row *row)
 {
     fdx_row_cols cols;
-    fdx_row_cols_of(st, &cols);
+    if (fdx_row_cols_of(st, &cols) != SQLITE_OK)
+        return fdx_store_fail(r->s, FDX_ENOMEM, "out of memory");
     return fdx_row_read_cols(r, &cols, row);
 }
 
@@ -346,8 +328,7 @@ int fdx_row_read_cols(fdx_row_reader *r, const fdx_row_cols *cols, fdx_row *row)
     int rc = check_types(r, cols);
     if (rc != FDX_OK)
         return rc;
-    source src = {NULL, cols};
-    int i = key_of(&src, r->kind, &row->cell);
+    int i = key_of(cols, r->kind, &row->cell);
     row->cands = r->kind == FDX_KIND_DISPATCH ? cols->text[i++] : FDX_NO_CANDS;
     int64_t count = cols->i64[i++];
     row->has_set_at = i < cols->n && cols->type[i] != SQLITE_NULL;

@@ -41,8 +41,9 @@ typedef struct fdx_row_cols {
     fdx_str text[FDX_ROW_MAX_COLUMNS];
 } fdx_row_cols;
 /* st's current row (its first FDX_ROW_MAX_COLUMNS columns), valid until st
- * steps again. */
-void fdx_row_cols_of(sqlite3_stmt *st, fdx_row_cols *cols);
+ * steps again: SQLITE_OK, or SQLITE_NOMEM when SQLite had no memory for a
+ * text (which then reads as ""). */
+int fdx_row_cols_of(sqlite3_stmt *st, fdx_row_cols *cols);
 int fdx_row_reader_init(fdx_row_reader *r, fdx_store *s, fdx_kind kind);
 /* Column i's text, or NULL when it holds another type or a U+0000 (which
  * the C string would cut short: "id\0forged" would read as "id"). */

@@ -40,33 +40,24 @@ struct fdx_row_stream {
  * SQLITE_NOMEM, or SQLITE_DONE when the taker wants no more. */
 static int copy_row(fdx_row_stream *rs)
 {
-    sqlite3_stmt *st = rs->st;
-    int n = sqlite3_column_count(st);
-    n = n < FDX_ROW_MAX_COLUMNS ? n : FDX_ROW_MAX_COLUMNS;
+    fdx_row_cols c;
+    if (fdx_row_cols_of(rs->st, &c) != SQLITE_OK)
+        return SQLITE_NOMEM;
     col_head heads[FDX_ROW_MAX_COLUMNS];
-    const void *texts[FDX_ROW_MAX_COLUMNS];
-    size_t bytes = sizeof(int32_t) + (size_t)n * sizeof(col_head);
-    for (int i = 0; i < n; i++) {
-        col_head h = {0, sqlite3_column_type(st, i), 0};
-        if (h.type == SQLITE_INTEGER)
-            h.v = sqlite3_column_int64(st, i);
-        if (h.type == SQLITE_TEXT) {
-            if (!(texts[i] = sqlite3_column_text(st, i)))
-                return SQLITE_NOMEM;
-            h.v = sqlite3_column_bytes(st, i);
-            bytes += (size_t)h.v;
-        }
-        heads[i] = h;
+    size_t bytes = sizeof(int32_t) + (size_t)c.n * sizeof(col_head);
+    for (int i = 0; i < c.n; i++) {
+        heads[i] =
+            (col_head){c.type[i] == SQLITE_TEXT ? (int64_t)c.text[i].n : c.i64[i], c.type[i], 0};
+        bytes += c.text[i].n;
     }
     fdx_buf *b = fdx_handoff_room(&rs->ho, bytes);
     if (!b)
         return SQLITE_DONE;
-    int32_t n32 = n;
+    int32_t n32 = c.n;
     fdx_buf_append(b, &n32, sizeof n32);
-    fdx_buf_append(b, heads, (size_t)n * sizeof *heads);
-    for (int i = 0; i < n; i++)
-        if (heads[i].type == SQLITE_TEXT && heads[i].v)
-            fdx_buf_append(b, texts[i], (size_t)heads[i].v);
+    fdx_buf_append(b, heads, (size_t)c.n * sizeof *heads);
+    for (int i = 0; i < c.n; i++)
+        fdx_buf_append(b, c.text[i].p, c.text[i].n);
     if (b->oom)
         return SQLITE_NOMEM;
     return fdx_handoff_appended(&rs->ho) == 0 ? SQLITE_OK : SQLITE_DONE;
@@ -130,7 +121,8 @@ int fdx_row_stream_next(fdx_row_stream *rs, const fdx_row_cols **cols)
         int rc = sqlite3_step(rs->st);
         if (rc != SQLITE_ROW)
             return rc == SQLITE_DONE ? 0 : rc;
-        fdx_row_cols_of(rs->st, &rs->cols);
+        if (fdx_row_cols_of(rs->st, &rs->cols) != SQLITE_OK)
+            return SQLITE_NOMEM;
         *cols = &rs->cols;
         return 1;
     }
