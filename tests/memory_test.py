@@ -6,7 +6,7 @@ read from wait4 on each child (not a timing: it does not depend on the load).
 A build with sanitizers does not run this test: their shadow memory is no
 measure of fdx's.
 
-  memory_test.py FDX_INGEST FDX_EXPORT GEN_SHAPES
+  memory_test.py FDX_INGEST FDX_EXPORT GEN_SHAPES GEN_FEED
 """
 import os
 import subprocess
@@ -17,6 +17,7 @@ from testlib import check, finish
 
 MIB = 1024 * 1024
 BOUND = 64 * MIB  # README: "at about 30 MiB whatever the number of distinct cells"
+REPEATING_BOUND = 32 * MIB  # README: "under 30 MiB of memory on feeds that repeat their cells"
 
 
 def peak(cmd):
@@ -30,7 +31,7 @@ def peak(cmd):
 
 
 def main():
-    ingest, export, gen = sys.argv[1:4]
+    ingest, export, gen, gen_feed = sys.argv[1:5]
     with tempfile.TemporaryDirectory(prefix="fdx-memory-") as tmp:
         feed, store = os.path.join(tmp, "feed"), os.path.join(tmp, "big.db")
         # 120,000 cells with 400-byte keys of their own: a store of about 100 MiB,
@@ -53,7 +54,25 @@ def main():
                     for _ in open(os.path.join(out, name), "rb"))
         check(lines == 120000, f"every cell exported ({lines})")
         padded_feeds(ingest, tmp)
+        repeating_cells(ingest, gen_feed, tmp)
     return finish("memory")
+
+
+def repeating_cells(ingest, gen_feed, tmp):
+    """A feed that repeats 30,000 cells a kind, most dispatches with lists,
+    over 50 runs: the decoding threads' line memos grow to their largest
+    while the pending cells fill their budget and spill. The memos take
+    what they hold from that budget, so the two never add up past it (they
+    took this ingest to 35 MiB when they did)."""
+    feed, store = os.path.join(tmp, "repeating"), os.path.join(tmp, "repeating.db")
+    subprocess.run([sys.executable, gen_feed, "--runs", "50", "--lines", "5000", "--cells",
+                    "30000", "--candidates", "0.8", "--seed", "5", feed],
+                   check=True, stdout=subprocess.DEVNULL)
+    runs = sorted(os.path.join(feed, r) for r in os.listdir(feed))
+    rc, rss, err = peak([ingest, "-q", "--threads", "2", store] + runs)
+    check(rc == 0, "ingest of the repeating feed", err)
+    check(rss < REPEATING_BOUND, f"peak RSS of a feed that repeats 30,000 cells a kind under "
+          f"{REPEATING_BOUND // MIB} MiB ({rss / MIB:.1f} MiB)")
 
 
 RECORD = (b'{"schema":2,"wanted":"w","fallback":{"backend":"Cuda","op":"Op","dtypes":["F16"],'

@@ -3,6 +3,7 @@
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <locale.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -611,6 +612,47 @@ START_TEST(line_memo_grows_only_while_it_pays)
 }
 END_TEST
 
+static size_t lent_now(atomic_size_t *lent)
+{
+    return atomic_load(lent);
+}
+
+/* What a memo keeps past its least bound is lent from the ingest's budget,
+ * and given back as it shrinks or is freed; a memo given a most grows no
+ * larger than that. */
+START_TEST(line_memo_lends_what_it_keeps_past_its_least_bound)
+{
+    atomic_size_t lent = 0;
+    fdx_line_memo grown, capped;
+    memset(&grown, 0, sizeof grown);
+    memset(&capped, 0, sizeof capped);
+    grown.lent = capped.lent = &lent;
+    fdx_buf packed = FDX_BUF_INIT, cands = FDX_BUF_INIT;
+    char line[1024];
+    memo_learn_line(&grown, memo_line(line, sizeof line, 0, 0), &packed, &cands);
+    size_t least = grown.bound;
+    ck_assert_uint_gt(least, 0);
+    ck_assert_uint_eq(lent_now(&lent), 0);
+    capped.most = 2 * least;
+    size_t most_seen = 0;
+    for (int pass = 0; pass < 30; pass++)
+        for (int i = 0; i < 3000; i++) {
+            memo_learn_line(&grown, memo_line(line, sizeof line, i, pass), &packed, &cands);
+            memo_learn_line(&capped, memo_line(line, sizeof line, i, pass), &packed, &cands);
+            ck_assert_uint_eq(lent_now(&lent), grown.bound + capped.bound - 2 * least);
+            most_seen = capped.bound > most_seen ? capped.bound : most_seen;
+        }
+    ck_assert_uint_gt(grown.bound, 2 * least);
+    ck_assert_uint_eq(most_seen, 2 * least);
+    fdx_line_memo_free(&grown);
+    ck_assert_uint_eq(lent_now(&lent), capped.bound - least);
+    fdx_line_memo_free(&capped);
+    ck_assert_uint_eq(lent_now(&lent), 0);
+    fdx_buf_free(&packed);
+    fdx_buf_free(&cands);
+}
+END_TEST
+
 /* A memo at its least bound that starts again keeps its memory: on lines
  * that never repeat it starts again every few hundred lines, and giving the
  * memory back each time only had the pages faulted in again. */
@@ -1118,6 +1160,7 @@ Suite *codec_suite(void)
     tcase_add_test(tc, a_recycled_aggregate_keeps_what_its_cells_used);
     tcase_add_test(tc, line_memo_grows_only_while_it_pays);
     tcase_add_test(tc, line_memo_at_its_least_bound_keeps_its_memory);
+    tcase_add_test(tc, line_memo_lends_what_it_keeps_past_its_least_bound);
     tcase_add_test(tc, line_memo_rests_after_a_window_of_new_lines);
     tcase_add_test(tc, mutated_lines_never_crash);
     tcase_add_test(tc, sha256_matches_known_digests);

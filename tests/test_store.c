@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <sqlite3.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1489,6 +1490,31 @@ START_TEST(new_cells_are_written_without_statement_journals)
                       subjournals_opened);
     }
     unwrap_default_vfs(&counting);
+}
+END_TEST
+
+/* What an ingest's line memos keep past their least bound is lent from the
+ * budget: pending spills that much sooner, never with less than half the
+ * budget to itself. */
+START_TEST(pending_spills_sooner_by_what_is_lent_to_the_memos)
+{
+    static const char *const names[] = {"none.db", "quarter.db", "all.db"};
+    size_t budget = (size_t)1 << 20, lent[] = {0, budget / 4, SIZE_MAX};
+    size_t room[] = {budget, budget - budget / 4, budget / 2};
+    for (int k = 0; k < 3; k++) {
+        fdx_store *db = open_spilling(tu_path(tu_dir, names[k]));
+        db->spill_lent = lent[k];
+        ck_assert_int_eq(fdx_store_begin(db), FDX_OK);
+        size_t held = 0;
+        for (int i = 0; db->spills == 0; i++) {
+            held = fdx_agg_bytes(db->pending);
+            record_padded(db, i, 64);
+        }
+        ck_assert_uint_lt(held, room[k]);
+        ck_assert_uint_gt(held + 512, room[k]);
+        fdx_store_rollback(db);
+        fdx_store_close(db);
+    }
 }
 END_TEST
 
@@ -4950,6 +4976,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, many_distinct_cells_spill_and_stay_exact);
     tcase_add_test(tc, cells_kept_aside_hold_no_slack);
     tcase_add_test(tc, pending_reuses_its_arrays_within_the_budget);
+    tcase_add_test(tc, pending_spills_sooner_by_what_is_lent_to_the_memos);
     tcase_add_test(tc, a_write_that_fails_partway_leaves_only_a_rollback);
     tcase_add_test(tc, a_transaction_sqlite_rolled_back_is_not_written_after);
     tcase_add_test(tc, a_text_longer_than_sqlite_stores_fails_its_commit_saying_so);

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,11 @@ typedef struct ingest {
     uint64_t failed_paths;
     fdx_seen_files seen; /* files read so far, to notice one given twice */
     int skip_rc;         /* why reject_chunk could not hand the batch over */
+    /* The workers' line memos share the budget with the pending cells: each
+     * may keep memo_most, and what they keep past their least bound
+     * (memo_lent) the pending cells give up. */
+    size_t memo_most;
+    atomic_size_t memo_lent;
 } ingest;
 
 /* ---- the calling thread, after decoding: in batch order ---- */
@@ -169,6 +175,7 @@ static int adopt(ingest *in, fdx_batch *b, size_t seg)
     s->ledger.records += lost ? 0 : b->seg_records[seg];
     b->seg_records[seg] = 0;
     fdx_agg_clear(agg);
+    s->spill_lent = atomic_load_explicit(&in->memo_lent, memory_order_relaxed);
     return fdx_store_spill_if_full(s);
 }
 
@@ -418,11 +425,15 @@ static void batch_free(void *ctx, void *job)
 
 static void *worker_new(void *ctx)
 {
-    const ingest *in = ctx;
+    ingest *in = ctx;
     fdx_batch_worker *w = malloc(sizeof *w);
     if (w && fdx_batch_worker_init(w, in->opts->max_depth) != FDX_OK) {
         free(w);
         return NULL;
+    }
+    if (w) {
+        w->memo.most = in->memo_most;
+        w->memo.lent = &in->memo_lent;
     }
     return w;
 }
@@ -493,6 +504,7 @@ static int run_ingest(fdx_store *s, const char *const *paths, size_t n, const ch
     in.max_line = opts->max_line_bytes ? opts->max_line_bytes : FDX_DEFAULT_MAX_LINE;
     int threads = opts->threads ? opts->threads : fdx_pool_default_threads();
     int rc = fdx_store_flush_pending(s); /* what came before is older than any path */
+    in.memo_most = s->spill_bytes / 2 / (size_t)threads; /* the pending cells keep half */
     fdx_pool_jobs jobs = {.ctx = &in,
                           .job_new = batch_new,
                           .job_free = batch_free,
@@ -516,7 +528,8 @@ static int run_ingest(fdx_store *s, const char *const *paths, size_t n, const ch
     char reading[sizeof s->errmsg];
     memcpy(reading, s->errmsg, sizeof reading);
     int drained = fdx_pool_drain(in.pool);
-    fdx_pool_free(in.pool); /* its batches let go of their blocks */
+    fdx_pool_free(in.pool); /* its batches let go of their blocks, its memos of the budget */
+    s->spill_lent = 0;
     fdx_slab_pool_free(in.slabs);
     fdx_seen_free(&in.seen);
     if (s->path_open) { /* a failure stopped the batches inside a path: it is undone */

@@ -14,6 +14,7 @@
 #ifndef FDX_LINE_MEMO_H
 #define FDX_LINE_MEMO_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -77,6 +78,12 @@ typedef struct fdx_line_memo {
     uint64_t *ghosts; /* hashes of lines forgotten */
     size_t n_ghosts;
     uint64_t starts; /* times it started again */
+    /* Set by an ingest, whose budget its memos share with its pending cells:
+     * the most one may keep (0: line_memo.c's own bound), and what they keep
+     * past their least bound, which the pending cells give up. */
+    size_t most;
+    atomic_size_t *lent;
+    size_t lent_here; /* this memo's part of *lent */
 } fdx_line_memo;
 
 void fdx_line_memo_free(fdx_line_memo *m);

@@ -339,10 +339,13 @@ static int spill_path(fdx_store *s)
  * (many cells in one, long keys in the next), and the pages one run wrote
  * stay in memory while the next fills other arrays, so pending also spills
  * once those and its cells hold a sixteenth of the budget more than its room.
+ * What an ingest's line memos hold past their least bound is lent from the
+ * budget (spill_lent, at most half of it).
  */
 int fdx_store_spill_if_full(fdx_store *s)
 {
-    size_t kept = fdx_agg_bytes(s->saved), budget = s->spill_bytes;
+    size_t lent = s->spill_lent < s->spill_bytes / 2 ? s->spill_lent : s->spill_bytes / 2;
+    size_t kept = fdx_agg_bytes(s->saved), budget = s->spill_bytes - lent;
     size_t room = kept < budget / 4 * 3 ? budget - kept : budget / 4;
     if (fdx_agg_bytes(s->pending) < room && fdx_agg_resident(s->pending) < room + budget / 16)
         return FDX_OK;

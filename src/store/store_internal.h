@@ -202,6 +202,7 @@ struct fdx_store {
     int path_open;      /* 0, or how the ingest under way began (FDX_PATH_*); an
                            undoable one marked pending where it began */
     size_t spill_bytes; /* FDX_SPILL_BYTES (tests lower it) */
+    size_t spill_lent;  /* of those, lent to an ingest's line memos (at most half) */
     uint64_t spills;    /* spills forced by spill_bytes */
     int ungrouped;      /* tests: each new cell in a statement of its own */
     fdx_buf dtypes;     /* scratch for recording */
