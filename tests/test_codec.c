@@ -627,6 +627,7 @@ START_TEST(line_memo_lends_what_it_keeps_past_its_least_bound)
     memset(&grown, 0, sizeof grown);
     memset(&capped, 0, sizeof capped);
     grown.lent = capped.lent = &lent;
+    grown.most = SIZE_MAX;
     fdx_buf packed = FDX_BUF_INIT, cands = FDX_BUF_INIT;
     char line[1024];
     memo_learn_line(&grown, memo_line(line, sizeof line, 0, 0), &packed, &cands);

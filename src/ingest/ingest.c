@@ -505,7 +505,6 @@ static int run_ingest(fdx_store *s, const char *const *paths, size_t n, const ch
     int threads = opts->threads ? opts->threads : fdx_pool_default_threads();
     int rc = fdx_store_flush_pending(s); /* what came before is older than any path */
     in.memo_most = s->spill_bytes / 2 / (size_t)threads; /* the pending cells keep half */
-    in.memo_most += !in.memo_most; /* 0 would leave the memos at their own bound */
     fdx_pool_jobs jobs = {.ctx = &in,
                           .job_new = batch_new,
                           .job_free = batch_free,

@@ -43,10 +43,10 @@
 static const char LATENCY_KEY[] = "\"latency_ns\":";
 enum { LATENCY_KEY_LEN = sizeof LATENCY_KEY - 1, COUNT_KEY_LEN = 8 };
 
-/* The largest bound the memo may have. */
+/* The largest bound the memo may have: its own, or its share of an ingest's. */
 static size_t largest_bound(const fdx_line_memo *m)
 {
-    return m->most && m->most < MEMO_MAX_BYTES ? m->most : MEMO_MAX_BYTES;
+    return m->lent && m->most < MEMO_MAX_BYTES ? m->most : MEMO_MAX_BYTES;
 }
 
 /* Sets the bound, lending the ingest's budget what it takes past the least. */

@@ -78,9 +78,10 @@ typedef struct fdx_line_memo {
     uint64_t *ghosts; /* hashes of lines forgotten */
     size_t n_ghosts;
     uint64_t starts; /* times it started again */
-    /* Set by an ingest, whose budget its memos share with its pending cells:
-     * the most one may keep (0: line_memo.c's own bound), and what they keep
-     * past their least bound, which the pending cells give up. */
+    /* Set together by an ingest, whose budget its memos share with its
+     * pending cells (lent NULL: a memo of its own): the most one may keep,
+     * and what they keep past their least bound, which the pending cells
+     * give up. */
     size_t most;
     atomic_size_t *lent;
     size_t lent_here; /* this memo's part of *lent */
