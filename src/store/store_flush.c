@@ -118,8 +118,13 @@ static int by_cell_id(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* History rows wait for this many (4 MiB) before they are written. */
-#define HISTORY_ROWS ((size_t)1 << 18)
+/* History rows wait for this many (4 MiB) before they are written, sorted by
+ * cell id: a store that holds cells has its history walked once for them. A
+ * new store numbers its cells in the order written, so its rows come sorted
+ * and waiting buys nothing; they wait for fewer (256 KiB), since they grow
+ * while pending, which the merge reads from, still holds its budget. */
+#define HISTORY_ROWS       ((size_t)1 << 18)
+#define FRESH_HISTORY_ROWS ((size_t)1 << 14)
 
 /* New cells wait for a statement of this many (*_insert_rows.sql): its own
  * cost, paid once for them all, is more than a row's. */
@@ -137,7 +142,7 @@ typedef struct writer {
     fdx_store *s;
     int fresh; /* the store held no cell: none needs looking up */
     fdx_history_row *rows;
-    size_t n, cap;
+    size_t n, cap, most;      /* rows waiting, room for them, and the most that wait */
     held_cell held[2][GROUP]; /* by kind */
     int n_held[2];
 } writer;
@@ -224,7 +229,7 @@ static int write_history(writer *w)
 static int write_cell(void *ctx, const fdx_cell *cell, uint64_t count, fdx_str cands)
 {
     writer *w = ctx;
-    int rc = w->n == HISTORY_ROWS ? write_history(w) : FDX_OK;
+    int rc = w->n == w->most ? write_history(w) : FDX_OK;
     if (rc == FDX_OK && fdx_grow(&w->rows, &w->cap, w->n + 1, sizeof *w->rows))
         rc = fdx_store_fail(w->s, FDX_ENOMEM, "out of memory");
     if (rc != FDX_OK)
@@ -257,6 +262,7 @@ static int write_pending(fdx_store *s)
     if ((rc = fdx_store_has_cells(s, &has_cells)) != FDX_OK)
         return rc;
     w.fresh = !has_cells;
+    w.most = w.fresh ? FRESH_HISTORY_ROWS : HISTORY_ROWS;
     char err[700] = "";
     rc = fdx_spill_runs(s->spill)
              ? fdx_spill_merge_piped(s->spill, s->pending, write_cell, &w, err, sizeof err)
