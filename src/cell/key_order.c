@@ -323,6 +323,11 @@ static uint32_t *numbers_in_place(sort_ent *v, size_t n)
     return fit ? fit : out;
 }
 
+size_t fdx_agg_key_order_bytes(size_t n)
+{
+    return (n + n / 2) * sizeof(sort_ent);
+}
+
 int fdx_agg_key_order(const fdx_agg *agg, uint32_t **order)
 {
     size_t n = fdx_agg_cells(agg);

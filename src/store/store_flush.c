@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 
+#include "cell/key_order.h"
 #include "cell/spill_pipe.h"
 #include "store/conn.h"
 #include "store/history.h"
@@ -346,14 +347,18 @@ static int spill_path(fdx_store *s)
  * stay in memory while the next fills other arrays, so pending also spills
  * once those and its cells hold a sixteenth of the budget more than its room.
  * What an ingest's line memos hold past their least bound is lent from the
- * budget (spill_lent, at most half of it).
+ * budget (spill_lent, at most half of it). The spill's sort takes memory of
+ * its own for each cell (a fifth more than small cells hold), so the cells
+ * and what sorting them will take stay within the room together.
  */
 int fdx_store_spill_if_full(fdx_store *s)
 {
     size_t lent = s->spill_lent < s->spill_bytes / 2 ? s->spill_lent : s->spill_bytes / 2;
     size_t kept = fdx_agg_bytes(s->saved), budget = s->spill_bytes - lent;
     size_t room = kept < budget / 4 * 3 ? budget - kept : budget / 4;
-    if (fdx_agg_bytes(s->pending) < room && fdx_agg_resident(s->pending) < room + budget / 16)
+    size_t sort = fdx_agg_key_order_bytes(fdx_agg_cells(s->pending));
+    if (fdx_agg_bytes(s->pending) + sort < room &&
+        fdx_agg_resident(s->pending) + sort < room + budget / 16)
         return FDX_OK;
     if (s->path_open == FDX_PATH_UNDOABLE)
         return spill_path(s);
