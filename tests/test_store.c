@@ -1639,6 +1639,45 @@ static void record_committed(fdx_store *db, int first, int n)
     ck_assert_uint_eq(cs.cells_added, (uint64_t)n);
 }
 
+/* A copy's first write moves the history it holds aside and back in a TEMP
+ * table (identity_relabel*.sql). The rows are read once, in order, so the
+ * TEMP cache is kept small: at SQLite's default, 2 MiB of its pages stayed
+ * with the connection beside the ingest that followed. */
+START_TEST(a_copys_relabelling_keeps_a_small_temp_cache)
+{
+    enum { CELLS = 100000 };
+    char orig[4096], copy[4096];
+    snprintf(orig, sizeof orig, "%s", tu_path(tu_dir, "orig.db"));
+    snprintf(copy, sizeof copy, "%s", tu_path(tu_dir, "copy.db"));
+    fdx_store *db = tu_open(orig);
+    record_committed(db, 0, CELLS);
+    fdx_store_close(db);
+    size_t len;
+    char *bytes = tu_read_file(orig, &len);
+    FILE *f = fopen(copy, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(bytes, 1, len, f), len);
+    ck_assert_int_eq(fclose(f), 0);
+    free(bytes);
+    db = tu_open(copy);
+    ck_assert_int_eq(fdx_store_begin(db), FDX_OK); /* a copy: its history is relabelled */
+    int64_t moved[1];
+    raw_ints(orig, "SELECT count(*) FROM cell_history", moved, 1);
+    ck_assert_int_eq(moved[0], CELLS);
+    int used = 0, high = 0;
+    ck_assert_int_eq(sqlite3_db_status(db->db, SQLITE_DBSTATUS_CACHE_USED, &used, &high, 0),
+                     SQLITE_OK);
+    /* the store's own cache (2000 KiB) and the TEMP one's 256 KiB, with their
+     * pages' headers */
+    ck_assert_int_lt(used, (2000 + 256) * 1024 * 11 / 10);
+    record_cells(db, CELLS, 1, 1); /* a commit of nothing but the relabelling is none */
+    ck_assert_int_eq(fdx_store_commit(db, NULL), FDX_OK);
+    fdx_store_close(db);
+    raw_ints(copy, "SELECT count(*) FROM cell_history WHERE origin <> 0", moved, 1);
+    ck_assert_int_eq(moved[0], CELLS);
+}
+END_TEST
+
 /* Creates a trigger (sql) that makes the next write fail, then ingests a
  * line, which must fail saying why. */
 static void ingest_refused(fdx_store *db, const char *sql, const char *why)
@@ -5029,6 +5068,7 @@ Suite *store_suite(void)
     tcase_add_test(tc, pending_reuses_its_arrays_within_the_budget);
     tcase_add_test(tc, pending_spills_sooner_by_what_is_lent_to_the_memos);
     tcase_add_test(tc, a_new_stores_history_rows_do_not_wait_for_all_its_cells);
+    tcase_add_test(tc, a_copys_relabelling_keeps_a_small_temp_cache);
     tcase_add_test(tc, a_write_that_fails_partway_leaves_only_a_rollback);
     tcase_add_test(tc, a_transaction_sqlite_rolled_back_is_not_written_after);
     tcase_add_test(tc, a_text_longer_than_sqlite_stores_fails_its_commit_saying_so);
