@@ -143,7 +143,7 @@ typedef struct writer {
     fdx_store *s;
     int fresh; /* the store held no cell: none needs looking up */
     fdx_history_row *rows;
-    size_t n, cap, most;      /* rows waiting, room for them, and the most that wait */
+    size_t n, cap;
     held_cell held[2][GROUP]; /* by kind */
     int n_held[2];
 } writer;
@@ -230,7 +230,7 @@ static int write_history(writer *w)
 static int write_cell(void *ctx, const fdx_cell *cell, uint64_t count, fdx_str cands)
 {
     writer *w = ctx;
-    int rc = w->n == w->most ? write_history(w) : FDX_OK;
+    int rc = w->n == (w->fresh ? FRESH_HISTORY_ROWS : HISTORY_ROWS) ? write_history(w) : FDX_OK;
     if (rc == FDX_OK && fdx_grow(&w->rows, &w->cap, w->n + 1, sizeof *w->rows))
         rc = fdx_store_fail(w->s, FDX_ENOMEM, "out of memory");
     if (rc != FDX_OK)
@@ -263,7 +263,6 @@ static int write_pending(fdx_store *s)
     if ((rc = fdx_store_has_cells(s, &has_cells)) != FDX_OK)
         return rc;
     w.fresh = !has_cells;
-    w.most = w.fresh ? FRESH_HISTORY_ROWS : HISTORY_ROWS;
     char err[700] = "";
     rc = fdx_spill_runs(s->spill)
              ? fdx_spill_merge_piped(s->spill, s->pending, write_cell, &w, err, sizeof err)
